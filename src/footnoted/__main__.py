@@ -1,0 +1,3 @@
+from footnoted.cli import app
+
+app(prog_name="footnoted")

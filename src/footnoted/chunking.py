@@ -1,0 +1,163 @@
+"""Chunking: a parsed document -> sentence-aware chunks with exact offsets.
+
+Rules:
+- a chunk never cuts a sentence, unless one sentence alone is longer than a chunk;
+- a chunk never spans two sections; it ends at a paragraph boundary once it holds
+  ``min_tokens`` (short blocks such as headings join the paragraph after them);
+- ``chunk.text == document.text[chunk.char_start:chunk.char_end]`` always.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from sentencex import segment
+
+from .models import Chunk, ParsedDocument, Segment
+
+TokenCounter = Callable[[Sequence[str]], list[int]]
+TokenOffsets = Callable[[str], list[tuple[int, int]]]
+
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A sentence (or a slice of an over-long one) inside one segment."""
+
+    start: int
+    end: int
+    tokens: int
+    segment: int  # index of the segment it belongs to
+
+
+def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Sentence offsets in ``text[start:end]``, whitespace trimmed, end exclusive."""
+    end = len(text) if end is None else end
+    spans: list[tuple[int, int]] = []
+    cursor = start
+    for sentence in segment("en", text[start:end]):
+        found = text.find(sentence, cursor, end)
+        s = cursor if found < 0 else found
+        e = s + len(sentence)
+        cursor = e
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            spans.append((s, e))
+    return spans
+
+
+class Chunker:
+    def __init__(
+        self,
+        count_tokens: TokenCounter,
+        token_offsets: TokenOffsets,
+        max_tokens: int = 200,
+        min_tokens: int = 64,
+    ) -> None:
+        self.count_tokens = count_tokens
+        self.token_offsets = token_offsets
+        self.max_tokens = max_tokens
+        self.min_tokens = min(min_tokens, max_tokens // 2)
+
+    def chunk(self, document_id: str, parsed: ParsedDocument) -> list[Chunk]:
+        segments = parsed.segments or (Segment(0, len(parsed.text)),)
+        pieces = self._pieces(parsed.text, segments)
+        groups = self._group(pieces, segments)
+        chunks: list[Chunk] = []
+        for group in groups:
+            start, end = group[0].start, group[-1].end
+            first, last = segments[group[0].segment], segments[group[-1].segment]
+            text = parsed.text[start:end]
+            chunks.append(
+                Chunk(
+                    id=chunk_id(document_id, len(chunks), text),
+                    document_id=document_id,
+                    index=len(chunks),
+                    text=text,
+                    char_start=start,
+                    char_end=end,
+                    page=first.page,
+                    section=" > ".join(last.section) or None,
+                    token_count=sum(p.tokens for p in group),
+                )
+            )
+        return chunks
+
+    def _pieces(self, text: str, segments: Sequence[Segment]) -> list[Piece]:
+        spans: list[tuple[int, int, int]] = []
+        for i, seg in enumerate(segments):
+            spans.extend((s, e, i) for s, e in split_sentences(text, seg.start, seg.end))
+        counts = self.count_tokens([text[s:e] for s, e, _ in spans])
+        pieces: list[Piece] = []
+        for (s, e, i), n in zip(spans, counts, strict=True):
+            if n <= self.max_tokens:
+                pieces.append(Piece(s, e, n, i))
+            else:
+                pieces.extend(self._split_long(text, s, e, i))
+        return pieces
+
+    def _split_long(self, text: str, start: int, end: int, seg: int) -> list[Piece]:
+        """Cut one over-long sentence at token boundaries, preferring whitespace."""
+        offsets = self.token_offsets(text[start:end])
+        out: list[Piece] = []
+        i = 0
+        while i < len(offsets):
+            j = min(i + self.max_tokens, len(offsets))
+            if j < len(offsets):
+                k = j
+                while k > i + self.max_tokens // 2 and offsets[k][0] == offsets[k - 1][1]:
+                    k -= 1  # back off to a token preceded by whitespace
+                j = k
+            s = start + offsets[i][0]
+            e = start + (offsets[j][0] if j < len(offsets) else end - start)
+            while e > s and text[e - 1].isspace():
+                e -= 1
+            if e > s:
+                out.append(Piece(s, e, j - i, seg))
+            i = j
+        return out
+
+    def _group(self, pieces: list[Piece], segments: Sequence[Segment]) -> list[list[Piece]]:
+        groups: list[list[Piece]] = []
+        current: list[Piece] = []
+        tokens = 0
+        for piece in pieces:
+            if current:
+                prev = current[-1]
+                new_section = segments[piece.segment].section != segments[prev.segment].section
+                new_block = piece.segment != prev.segment
+                too_big = tokens + piece.tokens > self.max_tokens
+                if (
+                    too_big
+                    or (new_section and not _heading_only(current, segments))
+                    or (new_block and tokens >= self.min_tokens)
+                ):
+                    groups.append(current)
+                    current, tokens = [], 0
+            current.append(piece)
+            tokens += piece.tokens
+        if current:
+            groups.append(current)
+        return groups
+
+
+def _heading_only(group: list[Piece], segments: Sequence[Segment]) -> bool:
+    """A group that is just a heading block: it should join the text it introduces."""
+    seg = segments[group[0].segment]
+    return len({p.segment for p in group}) == 1 and bool(seg.section) and len(group) == 1
+
+
+def chunk_id(document_id: str, index: int, text: str) -> str:
+    digest = hashlib.sha256(f"{document_id}\x00{index}\x00{text}".encode()).hexdigest()
+    return digest[:32]
+
+
+def normalise_space(text: str) -> str:
+    return _WS.sub(" ", text).strip()

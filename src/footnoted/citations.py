@@ -1,0 +1,94 @@
+"""Citations: building them from retrieved chunks, and the one ``[N]`` marker pattern."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .models import Citation, RetrievedChunk, Span
+
+MARKER = re.compile(r"\[(\d+)\]")
+EXCERPT_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An answer with its citations; ``referenced`` lists the indices used in ``text``."""
+
+    text: str
+    citations: tuple[Citation, ...]
+    referenced: tuple[int, ...]
+    spans: tuple[Span, ...]
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0]
+    return cut + "…"
+
+
+def make_citation(index: int, hit: RetrievedChunk) -> Citation:
+    chunk = hit.chunk
+    return Citation(
+        index=index,
+        chunk_id=chunk.id,
+        document_id=chunk.document_id,
+        document_title=hit.document_title,
+        chunk_index=chunk.index,
+        page=chunk.page,
+        section=chunk.section,
+        url=hit.document_url,
+        excerpt=excerpt(chunk.text),
+        text=chunk.text,
+        char_start=chunk.char_start,
+        char_end=chunk.char_end,
+        score=round(hit.score, 4),
+    )
+
+
+def referenced_indices(text: str) -> list[int]:
+    """Citation numbers in order of first use."""
+    seen: dict[int, None] = {}
+    for match in MARKER.finditer(text):
+        seen.setdefault(int(match.group(1)), None)
+    return list(seen)
+
+
+def location(citation: Citation) -> str:
+    parts = []
+    if citation.page is not None:
+        parts.append(f"Page {citation.page}")
+    if citation.section:
+        parts.append(f"Section {citation.section}")
+    return ", ".join(parts)
+
+
+def escape_markdown_html(text: str) -> str:
+    """Neutralise raw HTML in text destined for a Markdown renderer.
+
+    Escaping ``&`` and ``<`` is enough: no tag or entity can start without them, and
+    ``>`` stays readable in section paths such as ``Refunds > Annual plans``.
+    """
+    return text.replace("&", "&amp;").replace("<", "&lt;")
+
+
+def sources_block(citations: Sequence[Citation], referenced: Sequence[int]) -> str:
+    """``1. Title — Page X, Section Y`` for each referenced citation."""
+    by_index = {c.index: c for c in citations}
+    lines = []
+    for n in referenced:
+        c = by_index[n]
+        where = location(c)
+        title = escape_markdown_html(c.document_title)
+        lines.append(f"{n}. {title}" + (f" — {escape_markdown_html(where)}" if where else ""))
+    return "\n".join(lines)
+
+
+def answer_markdown(answer: Answer) -> str:
+    body = escape_markdown_html(answer.text)
+    if not answer.referenced:
+        return body
+    return f"{body}\n\n**Sources**\n\n{sources_block(answer.citations, answer.referenced)}"

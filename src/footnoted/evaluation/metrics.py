@@ -1,0 +1,147 @@
+"""Pure metric functions used by the evaluation runners.
+
+Everything here is deterministic and free of I/O so it can be unit-tested on tiny
+hand-checked examples.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from ..citations import MARKER
+
+MIN_OVERLAP = 40
+YES_NO = frozenset({"yes", "no"})
+_WS = re.compile(r"\s+")
+
+
+def normalize(text: str) -> str:
+    """Lower-case, citation markers like ``[1]`` removed, whitespace collapsed."""
+    return _WS.sub(" ", MARKER.sub(" ", text)).strip().lower()
+
+
+def collapse(text: str) -> str:
+    """Whitespace collapsed to single spaces and trimmed (case kept)."""
+    return _WS.sub(" ", text).strip()
+
+
+def rate(hits: int, total: int) -> float | None:
+    """``hits / total``, or ``None`` when there is nothing to measure."""
+    return hits / total if total else None
+
+
+def contains_any(text: str, golds: Iterable[str]) -> bool:
+    """True when some non-empty gold string occurs in ``text`` (case/space-insensitive)."""
+    haystack = normalize(text)
+    return any(g and g in haystack for g in (normalize(g) for g in golds))
+
+
+def contains_gold(answer_text: str | None, golds: Iterable[str]) -> bool:
+    """Answer-contains-gold: a refusal (``None``) never contains the gold answer."""
+    return answer_text is not None and contains_any(answer_text, golds)
+
+
+def shares_passage(chunk: str, passage: str, min_len: int = MIN_OVERLAP) -> bool:
+    """True when ``chunk`` and ``passage`` share ``min_len`` consecutive characters.
+
+    Both sides are whitespace-collapsed first. A chunk shorter than ``min_len`` counts
+    when it is contained in the passage as a whole. Equivalent to "longest common
+    substring >= min_len", computed in linear time: some ``min_len``-character window
+    of the chunk must be a window of the passage.
+    """
+    a, b = collapse(chunk), collapse(passage)
+    if not a:
+        return False
+    if len(a) < min_len:
+        return a in b
+    if len(b) < min_len:
+        return False
+    windows = {b[i : i + min_len] for i in range(len(b) - min_len + 1)}
+    return any(a[i : i + min_len] in windows for i in range(len(a) - min_len + 1))
+
+
+def longest_common_substring(a: str, b: str) -> int:
+    """Length of the longest common substring (for reports; O(n·m) worst case)."""
+    from difflib import SequenceMatcher
+
+    match = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
+    return match.size
+
+
+def citation_hit(
+    referenced_texts: Sequence[str] | None, golds: Sequence[str], gold_passage: str
+) -> bool:
+    """Some referenced chunk contains a gold answer and overlaps the gold passage.
+
+    ``None`` (a refused question) is a miss.
+    """
+    if not referenced_texts:
+        return False
+    return any(
+        contains_any(text, golds) and shares_passage(text, gold_passage)
+        for text in referenced_texts
+    )
+
+
+def first_occurrences(items: Iterable[str]) -> list[str]:
+    """Items in order of first appearance (chunks -> documents by best rank)."""
+    seen: dict[str, None] = {}
+    for item in items:
+        seen.setdefault(item, None)
+    return list(seen)
+
+
+def ndcg_at_k(ranked: Sequence[str], qrels: Mapping[str, int], k: int = 10) -> float:
+    """nDCG@k as trec_eval/pytrec_eval ``ndcg_cut`` computes it (BEIR's definition).
+
+    Gain is the graded relevance itself, discount ``log2(rank + 1)`` with ranks from
+    1; the ideal DCG ranks all judged documents by relevance. Documents judged <= 0
+    contribute nothing. A query without relevant documents scores 0.
+    """
+    ideal = sorted((r for r in qrels.values() if r > 0), reverse=True)[:k]
+    idcg = sum(rel / math.log2(i + 2) for i, rel in enumerate(ideal))
+    if idcg == 0:
+        return 0.0
+    dcg = sum(max(qrels.get(doc, 0), 0) / math.log2(i + 2) for i, doc in enumerate(ranked[:k]))
+    return dcg / idcg
+
+
+def recall_at_k(ranked: Sequence[str], qrels: Mapping[str, int], k: int = 100) -> float:
+    """Share of the relevant (judged > 0) documents found in the top ``k``."""
+    relevant = {doc for doc, rel in qrels.items() if rel > 0}
+    if not relevant:
+        return 0.0
+    return len(relevant.intersection(ranked[:k])) / len(relevant)
+
+
+def kb_text(texts: Iterable[str]) -> str:
+    """Knowledge-base text prepared for :func:`answer_in_text`: lower-case, spaces collapsed."""
+    return "\n".join(collapse(t).lower() for t in texts)
+
+
+def answer_in_text(golds: Iterable[str], prepared: str) -> bool:
+    """Off-topic skip rule: some gold answer appears as a whole word/phrase.
+
+    ``prepared`` comes from :func:`kb_text` (case-insensitive matching). "Whole" means
+    no letter or digit touches the phrase on either side.
+    """
+    for gold in golds:
+        phrase = collapse(gold).lower()
+        if not phrase or phrase not in prepared:
+            continue
+        if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", prepared):
+            return True
+    return False
+
+
+def title_coverage(cited: Iterable[str], supporting: Iterable[str]) -> tuple[bool, bool]:
+    """(all supporting titles cited, at least one cited); no supporting titles -> both False."""
+    need = set(supporting)
+    found = need.intersection(cited)
+    return (bool(need) and found == need, bool(found))
+
+
+def is_yes_no(answer: str) -> bool:
+    return answer.strip().lower() in YES_NO

@@ -1,0 +1,430 @@
+"""Evaluation runners: build a knowledge base through the normal ingest path, then ask.
+
+Each runner writes the dataset as ordinary files into a fresh temporary directory,
+ingests them with ``Footnoted.ingest`` (default settings, a temporary ``home``), asks
+through ``Footnoted.answer`` / ``Footnoted.retrieve`` and returns a typed result.
+Documents map back to dataset keys through their source file names, never titles.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import FootnotedError
+from ..ingest import FileResult
+from ..service import AskResult, Footnoted
+from ..settings import Settings
+from . import metrics as m
+from .datasets import (
+    SquadArticle,
+    read_beir_corpus,
+    read_beir_queries,
+    read_hotpot,
+    read_nq_open,
+    read_qrels,
+    read_squad,
+    safe_stem,
+)
+
+ProgressFn = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``; stages are "ingest" then "questions" or "queries"."""
+
+BEIR_DEPTH = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    name: str
+    value: float | None  # a fraction 0..1; None when n is 0
+    n: int  # how many items it was measured over
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """The settings a run used, its knowledge base and its wall times."""
+
+    model: str
+    threshold: float
+    top_k: int
+    chunk_tokens: int
+    bf16: bool
+    documents: int
+    chunks: int
+    failed_files: int
+    model_seconds: float  # loading the embedding model (0 when already loaded)
+    ingest_seconds: float
+    ask_seconds: float
+
+    @property
+    def seconds(self) -> float:
+        return self.model_seconds + self.ingest_seconds + self.ask_seconds
+
+
+@dataclass(frozen=True, slots=True)
+class SquadResult:
+    info: RunInfo
+    articles: int
+    answerable: int
+    answered: int
+    citation_hits: int
+    contains_gold: int
+    unanswerable: int
+    refused_unanswerable: int
+    errors: int
+    items: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    def metrics(self) -> list[Metric]:
+        a, u = self.answerable, self.unanswerable
+        return [
+            Metric("answered (answerable)", m.rate(self.answered, a), a),
+            Metric("citation hit (answerable)", m.rate(self.citation_hits, a), a),
+            Metric("answer contains gold (answerable)", m.rate(self.contains_gold, a), a),
+            Metric("refused (unanswerable)", m.rate(self.refused_unanswerable, u), u),
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class OfftopicResult:
+    info: RunInfo
+    questions: int  # read from the file
+    skipped: int  # a gold answer appears in the knowledge base
+    evaluated: int
+    refused: int
+    errors: int
+    items: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    def metrics(self) -> list[Metric]:
+        return [Metric("refused (off-topic)", m.rate(self.refused, self.evaluated), self.evaluated)]
+
+
+@dataclass(frozen=True, slots=True)
+class BeirResult:
+    info: RunInfo
+    corpus: int
+    queries: int  # evaluated: in qrels and in queries.jsonl
+    missing_queries: int  # in qrels but not in queries.jsonl
+    ndcg_at_10: float | None
+    recall_at_100: float | None
+    items: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    def metrics(self) -> list[Metric]:
+        return [
+            Metric("nDCG@10", self.ndcg_at_10, self.queries),
+            Metric("recall@100", self.recall_at_100, self.queries),
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class HotpotResult:
+    info: RunInfo
+    questions: int
+    answered: int
+    both_cited: int
+    one_cited: int
+    contains_gold: int
+    contains_evaluated: int  # questions whose gold answer is not yes/no
+    yes_no_skipped: int
+    conflicting_titles: int  # same title, different paragraph text (first one kept)
+    errors: int
+    items: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    def metrics(self) -> list[Metric]:
+        q, c = self.questions, self.contains_evaluated
+        return [
+            Metric("answered", m.rate(self.answered, q), q),
+            Metric("both supporting titles cited", m.rate(self.both_cited, q), q),
+            Metric("at least one supporting title cited", m.rate(self.one_cited, q), q),
+            Metric("answer contains gold (not yes/no)", m.rate(self.contains_gold, c), c),
+        ]
+
+
+Result = SquadResult | OfftopicResult | BeirResult | HotpotResult
+
+
+def to_dict(result: Result) -> dict[str, Any]:
+    """Every number of a result, the metrics table and the per-item records."""
+    data = asdict(result)
+    data["info"]["seconds"] = round(result.info.seconds, 3)
+    data["metrics"] = [asdict(x) for x in result.metrics()]
+    items = data.pop("items")
+    data["items"] = items
+    return data
+
+
+# -- the knowledge base ------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class KnowledgeBase:
+    fn: Footnoted
+    key_of: dict[str, str]  # document id -> dataset key
+    documents: int
+    chunks: int
+    failed_files: int
+    model_seconds: float
+    ingest_seconds: float
+
+    def info(self, ask_seconds: float) -> RunInfo:
+        s = self.fn.settings
+        return RunInfo(
+            model=s.embedding_model,
+            threshold=s.evidence_threshold,
+            top_k=s.top_k,
+            chunk_tokens=s.chunk_tokens,
+            bf16=bool(getattr(self.fn.embedder, "bf16", False)),
+            documents=self.documents,
+            chunks=self.chunks,
+            failed_files=self.failed_files,
+            model_seconds=round(self.model_seconds, 3),
+            ingest_seconds=round(self.ingest_seconds, 3),
+            ask_seconds=round(ask_seconds, 3),
+        )
+
+    def referenced(self, result: AskResult) -> list[tuple[str, str]]:
+        """(dataset key, chunk text) of each citation the answer text refers to."""
+        if result.answer is None:
+            return []
+        used = set(result.answer.referenced)
+        return [
+            (self.key_of.get(c.document_id, ""), c.text)
+            for c in result.answer.citations
+            if c.index in used
+        ]
+
+
+@contextmanager
+def knowledge_base(
+    documents: Mapping[str, tuple[str, str]],
+    progress: ProgressFn | None = None,
+) -> Iterator[KnowledgeBase]:
+    """Write ``{key: (file name, text)}`` to files, ingest them in one call, yield the KB.
+
+    Runs in a fresh temporary directory (removed afterwards) with default settings
+    apart from ``home`` (``FOOTNOTED_*`` environment variables apply as usual).
+    """
+    names: dict[str, str] = {}
+    for key, (name, _) in documents.items():
+        if name in names:
+            raise ValueError(f"two documents share the file name {name!r}")
+        names[name] = key
+    with tempfile.TemporaryDirectory(prefix="footnoted-eval-") as tmp:
+        root = Path(tmp)
+        folder = root / "documents"
+        folder.mkdir()
+        for name, text in documents.values():
+            (folder / name).write_text(text, encoding="utf-8")
+        fn = Footnoted(Settings(home=root / "home"))
+        try:
+            total = len(documents)
+            done = 0
+
+            def step(_: FileResult) -> None:
+                nonlocal done
+                done += 1
+                if progress is not None:
+                    progress("ingest", done, total)
+
+            started = time.perf_counter()
+            fn.embedder.warm_up()
+            loaded = time.perf_counter() - started
+            if progress is not None:
+                progress("ingest", 0, total)
+            started = time.perf_counter()
+            report = fn.ingest([folder], progress=step)
+            elapsed = time.perf_counter() - started
+            key_of = {
+                d.id: names[Path(d.source).name]
+                for d in fn.documents()
+                if Path(d.source).name in names
+            }
+            yield KnowledgeBase(
+                fn, key_of, len(key_of), report.chunks, len(report.failed), loaded, elapsed
+            )
+        finally:
+            fn.close()
+
+
+def squad_documents(articles: Sequence[SquadArticle]) -> dict[str, tuple[str, str]]:
+    """One ``<Title with spaces>.txt`` per article: paragraphs joined by blank lines."""
+    return {a.title: (f"{safe_stem(a.name)}.txt", a.text) for a in articles}
+
+
+def _ask(kb: KnowledgeBase, question: str) -> AskResult | None:
+    try:
+        return kb.fn.answer(question)
+    except FootnotedError:
+        return None
+
+
+# -- runners -----------------------------------------------------------------------------
+
+
+def run_squad(
+    path: Path,
+    articles: int | None = None,
+    questions: int | None = None,
+    progress: ProgressFn | None = None,
+) -> SquadResult:
+    data = read_squad(path, articles, questions)
+    qs = [q for a in data for q in a.questions]
+    answerable = answered = hits = contains = unanswerable = refused_u = errors = 0
+    items: list[dict[str, Any]] = []
+    with knowledge_base(squad_documents(data), progress) as kb:
+        started = time.perf_counter()
+        for i, q in enumerate(qs):
+            result = _ask(kb, q.question)
+            errors += result is None
+            refused = result is None or result.refused
+            item: dict[str, Any] = {
+                "id": q.id,
+                "answerable": not q.is_impossible,
+                "refused": refused,
+            }
+            if q.is_impossible:
+                unanswerable += 1
+                refused_u += refused
+            else:
+                answerable += 1
+                texts = [t for _, t in kb.referenced(result)] if result else []
+                hit = m.citation_hit(texts, q.answers, q.paragraph)
+                reply = result.answer.text if result and result.answer else None
+                got = m.contains_gold(reply, q.answers)
+                answered += not refused
+                hits += hit
+                contains += got
+                item.update(hit=hit, contains_gold=got)
+            items.append(item)
+            if progress is not None:
+                progress("questions", i + 1, len(qs))
+        info = kb.info(time.perf_counter() - started)
+    return SquadResult(
+        info, len(data), answerable, answered, hits, contains, unanswerable, refused_u,
+        errors, items,
+    )  # fmt: skip
+
+
+def run_offtopic(
+    kb_path: Path,
+    questions_path: Path,
+    limit: int | None = None,
+    articles: int | None = None,
+    progress: ProgressFn | None = None,
+) -> OfftopicResult:
+    data = read_squad(kb_path, articles)
+    text = m.kb_text(a.text for a in data)
+    qs = read_nq_open(questions_path, limit)
+    keep = [q for q in qs if not m.answer_in_text(q.answers, text)]
+    refused = errors = 0
+    items: list[dict[str, Any]] = []
+    with knowledge_base(squad_documents(data), progress) as kb:
+        started = time.perf_counter()
+        for i, q in enumerate(keep):
+            result = _ask(kb, q.question)
+            errors += result is None
+            was_refused = result is None or result.refused
+            refused += was_refused
+            items.append({"question": q.question, "refused": was_refused})
+            if progress is not None:
+                progress("questions", i + 1, len(keep))
+        info = kb.info(time.perf_counter() - started)
+    return OfftopicResult(info, len(qs), len(qs) - len(keep), len(keep), refused, errors, items)
+
+
+def run_beir(
+    directory: Path,
+    qrels_path: Path,
+    queries: int | None = None,
+    progress: ProgressFn | None = None,
+) -> BeirResult:
+    corpus = read_beir_corpus(directory)
+    texts = read_beir_queries(directory)
+    qrels = read_qrels(qrels_path)
+    selected = list(qrels)[:queries]
+    present = [qid for qid in selected if qid in texts]
+    documents = {d.id: (f"{safe_stem(d.id)}{d.suffix}", d.file_text()) for d in corpus}
+    ndcg: list[float] = []
+    recall: list[float] = []
+    items: list[dict[str, Any]] = []
+    with knowledge_base(documents, progress) as kb:
+        started = time.perf_counter()
+        for i, qid in enumerate(present):
+            retrieval = kb.fn.retrieve(texts[qid], None, BEIR_DEPTH)
+            ranked = m.first_occurrences(
+                kb.key_of[h.chunk.document_id]
+                for h in retrieval.hits
+                if h.chunk.document_id in kb.key_of
+            )
+            n10 = m.ndcg_at_k(ranked, qrels[qid], 10)
+            r100 = m.recall_at_k(ranked, qrels[qid], 100)
+            ndcg.append(n10)
+            recall.append(r100)
+            items.append({"query_id": qid, "ndcg@10": round(n10, 6), "recall@100": r100})
+            if progress is not None:
+                progress("queries", i + 1, len(present))
+        info = kb.info(time.perf_counter() - started)
+    return BeirResult(
+        info, len(corpus), len(present), len(selected) - len(present),
+        _mean(ndcg), _mean(recall), items,
+    )  # fmt: skip
+
+
+def run_hotpot(
+    path: Path,
+    questions: int | None = None,
+    progress: ProgressFn | None = None,
+) -> HotpotResult:
+    qs = read_hotpot(path, questions)
+    paragraphs: dict[str, str] = {}
+    conflicts = 0
+    for q in qs:
+        for title, text in q.context:
+            if title not in paragraphs:
+                paragraphs[title] = text
+            elif paragraphs[title] != text:
+                conflicts += 1
+    documents = {t: (f"{safe_stem(t)}.txt", text) for t, text in paragraphs.items()}
+    answered = both = one = contains = evaluated = yes_no = errors = 0
+    items: list[dict[str, Any]] = []
+    with knowledge_base(documents, progress) as kb:
+        started = time.perf_counter()
+        for i, q in enumerate(qs):
+            result = _ask(kb, q.question)
+            errors += result is None
+            refused = result is None or result.refused
+            cited = [key for key, _ in kb.referenced(result)] if result else []
+            all_found, any_found = m.title_coverage(cited, q.supporting_titles)
+            answered += not refused
+            both += all_found
+            one += any_found
+            item: dict[str, Any] = {
+                "id": q.id,
+                "refused": refused,
+                "both": all_found,
+                "at_least_one": any_found,
+            }
+            if m.is_yes_no(q.answer):
+                yes_no += 1
+            else:
+                evaluated += 1
+                reply = result.answer.text if result and result.answer else None
+                got = m.contains_gold(reply, [q.answer])
+                contains += got
+                item["contains_gold"] = got
+            items.append(item)
+            if progress is not None:
+                progress("questions", i + 1, len(qs))
+        info = kb.info(time.perf_counter() - started)
+    return HotpotResult(
+        info, len(qs), answered, both, one, contains, evaluated, yes_no, conflicts, errors,
+        items,
+    )  # fmt: skip
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None

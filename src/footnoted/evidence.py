@@ -1,0 +1,50 @@
+"""Evidence check: is there enough in the documents to answer?
+
+The rule that always holds: the best cosine similarity below ``threshold`` refuses
+(0.35 passes, 0.34 refuses). An empty collection refuses with its own message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .models import Evidence, RetrievedChunk
+from .retrieval import Retrieval
+
+EMPTY_MESSAGE = "The knowledge base is empty. Please contact an admin."
+REFUSAL_MESSAGE = (
+    "I don't have enough information to answer that question. "
+    "You might try contacting support or rephrasing your question."
+)
+SUGGESTIONS = ("Contact support", "Rephrase your question")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    evidence: Evidence
+    qualifying: tuple[RetrievedChunk, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.evidence.reason == "ok"
+
+    @property
+    def message(self) -> str:
+        return EMPTY_MESSAGE if self.evidence.reason == "empty" else REFUSAL_MESSAGE
+
+
+def passes(score: float, threshold: float) -> bool:
+    """``score >= threshold`` with both rounded to 6 places, so 0.35 passes at 0.35."""
+    return round(score, 6) >= round(threshold, 6)
+
+
+def check(question: str, retrieval: Retrieval, threshold: float) -> Verdict:
+    if retrieval.total_chunks == 0:
+        return Verdict(Evidence(None, threshold, "empty"), ())
+    best = retrieval.max_score
+    if best is None or not passes(best, threshold):
+        return Verdict(Evidence(best, threshold, "below_threshold"), ())
+    qualifying = tuple(h for h in retrieval.hits if passes(h.score, threshold))
+    if not qualifying:  # the best cosine sits among candidates beyond top_k
+        qualifying = (max(retrieval.candidates, key=lambda h: h.score),)
+    return Verdict(Evidence(round(best, 4), threshold), qualifying)

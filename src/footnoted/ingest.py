@@ -1,0 +1,249 @@
+"""Ingestion: files -> parsed text -> chunks -> vectors -> one atomic write per document.
+
+Ids are content hashes, so ingesting an unchanged file again is a no-op and a changed
+file replaces its old chunks in one transaction. Chunks of several small files are
+embedded together (sorted by length) so that small files still fill the model's batches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from . import loaders
+from .chunking import Chunker
+from .embedding import Embedder, Vectors
+from .errors import FootnotedError
+from .models import Chunk, Document, ParsedDocument
+from .stores.base import Store
+
+Outcome = Literal["added", "replaced", "unchanged", "failed"]
+BATCH_CHUNKS = 256
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    source: str
+    outcome: Outcome
+    document_id: str | None = None
+    title: str | None = None
+    chunks: int = 0
+    error: str | None = None
+    code: str | None = None
+
+
+@dataclass(slots=True)
+class IngestReport:
+    results: list[FileResult] = field(default_factory=list)
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(1 for r in self.results if r.outcome == outcome)
+
+    @property
+    def chunks(self) -> int:
+        return sum(r.chunks for r in self.results)
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [r for r in self.results if r.outcome == "failed"]
+
+
+ProgressFn = Callable[[FileResult], None]
+
+
+@dataclass(slots=True)
+class _Pending:
+    document: Document
+    text: str
+    chunks: list[Chunk]
+    replaces: bool
+
+
+def document_id(collection: str, content_hash: str) -> str:
+    return hashlib.sha256(f"{collection}\x00{content_hash}".encode()).hexdigest()[:32]
+
+
+def walk(paths: Iterable[Path]) -> Iterator[Path]:
+    """Files under the given paths, directories recursively, hidden entries skipped."""
+    for path in paths:
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                rel = child.relative_to(path).parts
+                if child.is_file() and not any(p.startswith(".") for p in rel):
+                    yield child
+        else:
+            yield path
+
+
+def embedding_text(title: str, chunk: Chunk) -> str:
+    """What gets embedded: the document title and section path give a chunk its context."""
+    heading = title if not chunk.section or chunk.section == title else f"{title} > {chunk.section}"
+    return f"{heading}\n{chunk.text}"
+
+
+class Ingestor:
+    def __init__(
+        self, store: Store, embedder: Embedder, chunker: Chunker, max_bytes: int | None
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.chunker = chunker
+        self.max_bytes = max_bytes
+
+    def ingest_paths(
+        self, paths: Sequence[Path], collection: str, progress: ProgressFn | None = None
+    ) -> IngestReport:
+        report = IngestReport()
+        pending: list[_Pending] = []
+
+        def done(result: FileResult) -> None:
+            report.results.append(result)
+            if progress is not None:
+                progress(result)
+
+        for path in walk(paths):
+            try:
+                data = _read(path, self.max_bytes)
+                item = self.prepare(data, path.name, str(path.resolve()), collection)
+            except FootnotedError as exc:
+                done(FileResult(str(path), "failed", error=exc.message, code=exc.code))
+                continue
+            if isinstance(item, FileResult):
+                done(item)
+                continue
+            pending.append(item)
+            if sum(len(p.chunks) for p in pending) >= BATCH_CHUNKS:
+                self._flush(pending, done)
+                pending = []
+        self._flush(pending, done)
+        return report
+
+    def ingest_bytes(
+        self,
+        data: bytes,
+        filename: str,
+        collection: str,
+        *,
+        source: str | None = None,
+        title: str | None = None,
+        url: str | None = None,
+    ) -> FileResult:
+        """One file from memory (uploads). Raises ``FootnotedError`` for bad input."""
+        if self.max_bytes is not None and len(data) > self.max_bytes:
+            loaders.load_bytes(data, filename, max_bytes=self.max_bytes)  # raises TooLarge
+        item = self.prepare(data, filename, source or filename, collection, title=title, url=url)
+        if isinstance(item, FileResult):
+            return item
+        results: list[FileResult] = []
+        self._flush([item], results.append)
+        return results[0]
+
+    def prepare(
+        self,
+        data: bytes,
+        filename: str,
+        source: str,
+        collection: str,
+        *,
+        title: str | None = None,
+        url: str | None = None,
+    ) -> _Pending | FileResult:
+        """Parse and chunk one file, or say it is unchanged. Raises for bad input."""
+        content_hash = hashlib.sha256(data).hexdigest()
+        existing = self.store.find_document(collection, source)
+        if (
+            existing is not None
+            and existing.content_hash == content_hash
+            and existing.status == "ready"
+            and existing.embedding_model == self.embedder.name
+            and (title is None or existing.title == title)
+        ):
+            return FileResult(source, "unchanged", existing.id, existing.title, 0)
+        doc_id = document_id(collection, content_hash)
+        parsed = loaders.load_bytes(data, filename, max_bytes=self.max_bytes)
+        document = Document(
+            id=doc_id,
+            collection=collection,
+            title=title or parsed.title or Path(filename).stem,
+            source=source,
+            kind=parsed.kind,
+            content_hash=content_hash,
+            size=len(data),
+            url=url,
+            page_count=parsed.page_count,
+            embedding_model=self.embedder.name,
+        )
+        self._check_duplicate(document)
+        chunks = self.chunker.chunk(doc_id, parsed)
+        return _Pending(document, parsed.text, chunks, existing is not None)
+
+    def _check_duplicate(self, document: Document) -> None:
+        from .errors import Conflict, NotFound
+
+        try:
+            other = self.store.get_document(document.id)
+        except NotFound:
+            return
+        if other.source != document.source:
+            raise Conflict(
+                f"Same content as {other.source!r}, already in collection "
+                f"{document.collection!r}; skipped.",
+                code="duplicate_document",
+            )
+
+    def _flush(self, pending: list[_Pending], done: ProgressFn) -> None:
+        if not pending:
+            return
+        texts = [embedding_text(p.document.title, c) for p in pending for c in p.chunks]
+        vectors = embed_sorted(self.embedder, texts)
+        offset = 0
+        for item in pending:
+            n = len(item.chunks)
+            doc = replace(item.document, chunk_count=n)
+            self.store.save_document(doc, item.text, item.chunks, vectors[offset : offset + n])
+            offset += n
+            outcome: Outcome = "replaced" if item.replaces else "added"
+            done(FileResult(doc.source, outcome, doc.id, doc.title, n))
+
+    def reembed(self, document: Document) -> int:
+        """Re-embed a stored document's chunks with the current model (no re-parsing)."""
+        chunks = self.store.document_chunks(document.id)
+        text = self.store.document_text(document.id)
+        vectors = embed_sorted(self.embedder, [embedding_text(document.title, c) for c in chunks])
+        updated = replace(document, embedding_model=self.embedder.name, chunk_count=len(chunks))
+        self.store.save_document(updated, text, chunks, vectors)
+        return len(chunks)
+
+
+def embed_sorted(embedder: Embedder, texts: Sequence[str]) -> Vectors:
+    """Embed in length-sorted order (less padding per batch), returned in input order."""
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    vectors = embedder.embed([texts[i] for i in order])
+    out = np.empty_like(vectors)
+    out[order] = vectors
+    return out
+
+
+def _read(path: Path, max_bytes: int | None) -> bytes:
+    from .errors import DocumentError, TooLarge
+
+    try:
+        size = path.stat().st_size
+        if max_bytes is not None and size > max_bytes:
+            raise TooLarge(
+                f"{path.name} is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB."
+            )
+        return path.read_bytes()
+    except OSError as exc:
+        raise DocumentError(f"Cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def parsed_summary(parsed: ParsedDocument) -> str:
+    return f"{parsed.kind}, {len(parsed.text)} characters, {len(parsed.segments)} blocks"

@@ -1,0 +1,187 @@
+"""Core data types: what travels from loaders to the screen.
+
+Everything here is plain, immutable data. Citations are data, not formatting: a
+:class:`Citation` is built once from a retrieved chunk and is stored, streamed and
+rendered unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+DocumentStatus = Literal["processing", "ready", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A run of a document's text that shares one page and one section path.
+
+    Offsets are code-point offsets into :attr:`ParsedDocument.text`, end exclusive.
+    Loaders emit one segment per paragraph-like block; chunking never merges text
+    across segments that belong to different sections.
+    """
+
+    start: int
+    end: int
+    page: int | None = None
+    section: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedDocument:
+    """A loader's output: canonical extracted text plus where each part came from."""
+
+    text: str
+    kind: str
+    title: str | None = None
+    segments: tuple[Segment, ...] = ()
+    page_count: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    id: str
+    collection: str
+    title: str
+    source: str
+    kind: str
+    content_hash: str
+    size: int
+    status: DocumentStatus = "ready"
+    enabled: bool = True
+    error: str | None = None
+    url: str | None = None
+    page_count: int | None = None
+    chunk_count: int = 0
+    embedding_model: str | None = None
+    created_at: str = ""
+    updated_at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    id: str
+    document_id: str
+    index: int
+    text: str
+    char_start: int
+    char_end: int
+    page: int | None = None
+    section: str | None = None
+    token_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievedChunk:
+    """A chunk with the document facts a citation needs and its relevance scores."""
+
+    chunk: Chunk
+    document_title: str
+    document_url: str | None
+    score: float  # cosine similarity of query and chunk, clamped to 0..1
+    keyword_rank: int | None = None
+    dense_rank: int | None = None
+    fused: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    index: int
+    chunk_id: str
+    document_id: str
+    document_title: str
+    chunk_index: int
+    page: int | None
+    section: str | None
+    url: str | None
+    excerpt: str
+    text: str
+    char_start: int
+    char_end: int
+    score: float
+    download_url: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Citation:
+        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__})  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Ties answer text ``[answer_start, answer_end)`` to source text of citation ``index``.
+
+    ``doc_start``/``doc_end`` are offsets into the cited document's extracted text.
+    """
+
+    answer_start: int
+    answer_end: int
+    index: int
+    doc_start: int
+    doc_end: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Why the evidence check passed or refused."""
+
+    max_score: float | None
+    threshold: float
+    reason: str = "ok"
+    features: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"max_score": self.max_score, "threshold": self.threshold}
+        if self.reason != "ok":
+            data["reason"] = self.reason
+        return data
+
+
+# ---- events yielded by Footnoted.ask() -------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    warning: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    citations: tuple[Citation, ...]
+    referenced_indices: tuple[int, ...]
+    spans: tuple[Span, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    message: str
+    suggestions: tuple[str, ...]
+    evidence: Evidence
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    answer: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    code: str
+    message: str
+
+
+Event = Started | Delta | Sources | Refusal | Done | Failed

@@ -1,0 +1,114 @@
+"""Retrieval: dense (vector) + keyword (BM25) candidates, fused by reciprocal rank.
+
+Every returned chunk carries its exact cosine similarity to the question, which the
+evidence check and the citations' ``score`` use. Disabled and non-ready documents
+never appear: the store filters them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .embedding import Embedder, Vectors
+from .errors import InvalidInput, ReindexRequired
+from .models import RetrievedChunk
+from .stores.base import Store
+from .text import content_words
+
+RRF_K = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieval:
+    hits: tuple[RetrievedChunk, ...]  # best first, at most top_k
+    candidates: tuple[RetrievedChunk, ...]  # everything scored, best first
+    max_score: float | None  # best cosine among candidates; None for an empty collection
+    total_chunks: int
+
+
+class Retriever:
+    def __init__(
+        self, store: Store, embedder: Embedder, depth: int = 50, keyword_weight: float = 1.0
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.depth = depth
+        self.keyword_weight = keyword_weight
+
+    def check_models(self, collection: str) -> None:
+        stale = self.store.embedding_models(collection) - {self.embedder.name}
+        if stale:
+            raise ReindexRequired(
+                f"Collection {collection!r} holds vectors from {', '.join(sorted(stale))}, "
+                f"but the embedding model is now {self.embedder.name}. "
+                "Run `footnoted reindex` to re-embed its documents."
+            )
+
+    def query_vector(self, question: str, embedding: list[float] | None) -> Vectors:
+        if embedding is None:
+            return np.asarray(self.embedder.embed([question])[0], dtype=np.float32)
+        if len(embedding) != self.embedder.dim:
+            raise InvalidInput(
+                f"embedding has {len(embedding)} dimensions; the model makes {self.embedder.dim}.",
+                code="embedding_dimension_mismatch",
+            )
+        vector = np.asarray(embedding, dtype=np.float32)
+        norm = float(np.linalg.norm(vector))
+        return vector / norm if norm > 0 else vector
+
+    def retrieve(
+        self,
+        question: str,
+        collection: str,
+        top_k: int,
+        embedding: list[float] | None = None,
+    ) -> Retrieval:
+        total = self.store.count_chunks(collection)
+        if total == 0:
+            return Retrieval((), (), None, 0)
+        self.check_models(collection)
+        vector = self.query_vector(question, embedding)
+        depth = max(self.depth, 4 * top_k)
+        dense = self.store.dense_search(collection, vector, depth)
+        keyword = self.store.keyword_search(collection, content_words(question), depth)
+        fused = self._fuse([cid for cid, _ in dense], keyword)
+        ranked = self._score(fused, vector, dense, keyword)
+        best = max((h.score for h in ranked), default=None)
+        return Retrieval(tuple(ranked[:top_k]), tuple(ranked), best, total)
+
+    def _fuse(self, dense: list[str], keyword: list[str]) -> dict[str, float]:
+        scores: dict[str, float] = {}
+        for rank, cid in enumerate(dense):
+            scores[cid] = scores.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
+        for rank, cid in enumerate(keyword):
+            scores[cid] = scores.get(cid, 0.0) + self.keyword_weight / (RRF_K + rank + 1)
+        return scores
+
+    def _score(
+        self,
+        fused: dict[str, float],
+        vector: Vectors,
+        dense: list[tuple[str, float]],
+        keyword: list[str],
+    ) -> list[RetrievedChunk]:
+        order = sorted(fused, key=lambda cid: -fused[cid])
+        dense_rank = {cid: i for i, (cid, _) in enumerate(dense)}
+        keyword_rank = {cid: i for i, cid in enumerate(keyword)}
+        out: list[RetrievedChunk] = []
+        for stored in self.store.fetch_chunks(order):
+            cid = stored.chunk.id
+            cosine = float(np.dot(stored.vector, vector))
+            out.append(
+                RetrievedChunk(
+                    chunk=stored.chunk,
+                    document_title=stored.document_title,
+                    document_url=stored.document_url,
+                    score=min(1.0, max(0.0, cosine)),
+                    keyword_rank=keyword_rank.get(cid),
+                    dense_rank=dense_rank.get(cid),
+                    fused=fused[cid],
+                )
+            )
+        return out

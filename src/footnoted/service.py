@@ -1,0 +1,263 @@
+"""The ``Footnoted`` facade: wires the pipeline stages from ``Settings``.
+
+The HTTP API, the CLI and the evaluation commands all go through this one object.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import evidence
+from .answering.extractive import extract
+from .chunking import Chunker
+from .citations import Answer, answer_markdown
+from .embedding import SentenceTransformerEmbedder, get_embedder
+from .errors import InvalidInput
+from .ingest import FileResult, Ingestor, IngestReport, ProgressFn
+from .models import (
+    Chunk,
+    Delta,
+    Document,
+    Done,
+    Event,
+    Evidence,
+    Refusal,
+    Sources,
+    Started,
+)
+from .retrieval import Retrieval, Retriever
+from .settings import Settings
+from .stores.base import Store
+from .stores.sqlite import SQLiteStore
+
+MAX_QUESTION_CHARS = 4000
+_DELTA = re.compile(r"\S+\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class AskResult:
+    """Everything one question produced: an answer, or a refusal."""
+
+    question: str
+    answer: Answer | None
+    refusal: Refusal | None
+    retrieval: Retrieval
+    warning: str | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.refusal is not None
+
+
+class Footnoted:
+    def __init__(self, settings: Settings | None = None, store: Store | None = None) -> None:
+        self.settings = settings or Settings()
+        self.embedder: SentenceTransformerEmbedder = get_embedder(self.settings)
+        self.settings.home.mkdir(parents=True, exist_ok=True)
+        self.store: Store = store or SQLiteStore(
+            self.settings.home / "footnoted.db", self.embedder.dim
+        )
+        self.retriever = Retriever(self.store, self.embedder)
+        self._ingestor: Ingestor | None = None
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Footnoted:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- ingestion ---------------------------------------------------------------------
+    @property
+    def ingestor(self) -> Ingestor:
+        if self._ingestor is None:
+            limit = min(self.settings.chunk_tokens, self.embedder.max_tokens - 40)
+            chunker = Chunker(
+                self.embedder.count_tokens, self.embedder.token_offsets, max_tokens=limit
+            )
+            max_bytes = int(self.settings.max_file_mb * 1024 * 1024)
+            self._ingestor = Ingestor(self.store, self.embedder, chunker, max_bytes)
+        return self._ingestor
+
+    def ingest(
+        self,
+        paths: Sequence[Path],
+        collection: str | None = None,
+        progress: ProgressFn | None = None,
+    ) -> IngestReport:
+        return self.ingestor.ingest_paths(paths, collection or self.settings.collection, progress)
+
+    def ingest_bytes(
+        self,
+        data: bytes,
+        filename: str,
+        collection: str | None = None,
+        *,
+        title: str | None = None,
+        url: str | None = None,
+    ) -> FileResult:
+        coll = collection or self.settings.collection
+        return self.ingestor.ingest_bytes(data, filename, coll, title=title, url=url)
+
+    def reindex(self, collection: str | None = None, progress: ProgressFn | None = None) -> int:
+        """Re-embed every document whose vectors came from another model."""
+        done = 0
+        for doc in self.store.list_documents(collection):
+            if doc.status == "ready" and doc.embedding_model != self.embedder.name:
+                n = self.ingestor.reembed(doc)
+                done += 1
+                if progress is not None:
+                    progress(FileResult(doc.source, "replaced", doc.id, doc.title, n))
+        return done
+
+    # -- documents ---------------------------------------------------------------------
+    def documents(self, collection: str | None = None) -> list[Document]:
+        return self.store.list_documents(collection)
+
+    def document(self, document_id: str) -> Document:
+        return self.store.get_document(document_id)
+
+    def set_enabled(self, document_id: str, enabled: bool) -> Document:
+        return self.store.set_enabled(document_id, enabled)
+
+    def delete(self, document_id: str) -> None:
+        self.store.delete_document(document_id)
+
+    def document_text(self, document_id: str) -> str:
+        return self.store.document_text(document_id)
+
+    def document_chunks(self, document_id: str) -> list[Chunk]:
+        return self.store.document_chunks(document_id)
+
+    # -- asking ------------------------------------------------------------------------
+    def retrieve(
+        self, question: str, collection: str | None = None, top_k: int | None = None
+    ) -> Retrieval:
+        coll = collection or self.settings.collection
+        return self.retriever.retrieve(question, coll, top_k or self.settings.top_k)
+
+    def ask(
+        self,
+        question: str,
+        collection: str | None = None,
+        *,
+        top_k: int | None = None,
+        threshold: float | None = None,
+        embedding: list[float] | None = None,
+    ) -> Iterator[Event]:
+        """Yield ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Done``."""
+        result = self.answer(
+            question, collection, top_k=top_k, threshold=threshold, embedding=embedding
+        )
+        if result.refusal is not None:
+            yield result.refusal
+            return
+        assert result.answer is not None
+        yield Started(warning=result.warning)
+        for piece in _DELTA.findall(result.answer.text):
+            yield Delta(piece)
+        a = result.answer
+        yield Sources(a.citations, a.referenced, a.spans)
+        yield Done(a.text)
+
+    def answer(
+        self,
+        question: str,
+        collection: str | None = None,
+        *,
+        top_k: int | None = None,
+        threshold: float | None = None,
+        embedding: list[float] | None = None,
+    ) -> AskResult:
+        question = validate_question(question)
+        coll = collection or self.settings.collection
+        limit = threshold if threshold is not None else self.settings.evidence_threshold
+        k = top_k or self.settings.top_k
+        warning = self._length_warning(question) if embedding is None else None
+        retrieval = self.retriever.retrieve(question, coll, k, embedding)
+        verdict = evidence.check(question, retrieval, limit)
+        if not verdict.ok:
+            refusal = Refusal(verdict.message, evidence.SUGGESTIONS, verdict.evidence)
+            return AskResult(question, None, refusal, retrieval, warning)
+        answer = extract(question, verdict.qualifying)
+        return AskResult(question, answer, None, retrieval, warning)
+
+    def _length_warning(self, question: str) -> str | None:
+        tokens = self.embedder.count_tokens([question])[0]
+        limit = self.embedder.max_tokens - 2
+        if tokens <= limit:
+            return None
+        return (
+            f"The question is {tokens} tokens long; only the first {limit} were used to "
+            "search the documents."
+        )
+
+
+def validate_question(question: str) -> str:
+    text = question.strip()
+    if not text:
+        raise InvalidInput("The question is empty.", code="empty_question")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidInput(
+            f"The question is {len(question)} characters long; the limit is {MAX_QUESTION_CHARS}.",
+            code="question_too_long",
+        )
+    return text
+
+
+def refusal_payload(refusal: Refusal) -> dict[str, object]:
+    return {
+        "type": "refusal",
+        "message": refusal.message,
+        "suggestions": list(refusal.suggestions),
+        "evidence": refusal.evidence.to_dict(),
+    }
+
+
+def answer_payload(
+    answer: Answer,
+    *,
+    session_id: str | None = None,
+    message_id: str | None = None,
+    include_citations: bool = True,
+    warning: str | None = None,
+) -> dict[str, object]:
+    """The JSON answer object of the ``/api/chat`` contract."""
+    payload: dict[str, object] = {
+        "type": "answer",
+        "session_id": session_id,
+        "message_id": message_id,
+        "answer": answer.text,
+    }
+    if include_citations:
+        payload["answer_markdown"] = answer_markdown(answer)
+        payload["citations"] = [c.to_dict() for c in answer.citations]
+        payload["referenced_indices"] = list(answer.referenced)
+        payload["spans"] = [s.to_dict() for s in answer.spans]
+        payload["citation_map"] = {
+            str(c.index): {
+                "text": c.text[:500],
+                "source": c.url or c.document_title,
+                "title": c.document_title,
+                "score": c.score,
+                "metadata": {"page": c.page, "section": c.section},
+            }
+            for c in answer.citations
+        }
+    else:
+        from .citations import MARKER, escape_markdown_html
+
+        plain = MARKER.sub("", answer.text).replace("  ", " ").strip()
+        payload["answer"] = plain
+        payload["answer_markdown"] = escape_markdown_html(plain)
+    if warning:
+        payload["warning"] = warning
+    return payload
+
+
+__all__ = ["AskResult", "Evidence", "Footnoted", "answer_payload", "refusal_payload"]

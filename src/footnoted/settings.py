@@ -1,0 +1,63 @@
+"""One settings object. Every field reads ``FOOTNOTED_<NAME>`` from the environment.
+
+Every setting here is documented in ``docs/settings.md``; a test fails when one is not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+def _default_home() -> Path:
+    return Path.home() / ".local" / "share" / "footnoted"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="FOOTNOTED_", extra="ignore")
+
+    home: Path = Field(
+        default_factory=_default_home,
+        description="Directory holding all state: the SQLite database and vector indexes.",
+    )
+    embedding_model: str = Field(
+        default=DEFAULT_MODEL,
+        description=(
+            "Sentence-transformers model: the packaged all-MiniLM-L6-v2 by default, "
+            "or a path to any sentence-transformers model directory."
+        ),
+    )
+    embedding_precision: Literal["auto", "fp32", "bf16"] = Field(
+        default="auto",
+        description=(
+            "auto uses bf16 autocast when the CPU has native bf16 (AMX or AVX512-BF16), "
+            "fp32 otherwise; fp32 or bf16 force one."
+        ),
+    )
+    embedding_batch_size: int = Field(default=32, ge=1, description="Texts per embedding batch.")
+    chunk_tokens: int = Field(
+        default=200,
+        ge=32,
+        le=512,
+        description="Largest chunk in model tokens (capped at what the embedding model reads).",
+    )
+    evidence_threshold: float = Field(
+        default=0.35,
+        ge=0.0,
+        le=1.0,
+        validation_alias=AliasChoices("CHAT_EVIDENCE_THRESHOLD", "FOOTNOTED_EVIDENCE_THRESHOLD"),
+        description=(
+            "Lowest cosine similarity of the best chunk that lets an answer through "
+            "(also read from CHAT_EVIDENCE_THRESHOLD)."
+        ),
+    )
+    top_k: int = Field(default=5, ge=1, le=50, description="Chunks retrieved per question.")
+    max_file_mb: float = Field(
+        default=50.0, gt=0, description="Largest file accepted for ingestion, in megabytes."
+    )
+    collection: str = Field(default="default", description="Collection used when none is named.")

@@ -1,0 +1,290 @@
+"""The default store: one SQLite file (WAL) plus per-collection vector indexes.
+
+Reads use one connection per thread; writes go through one lock per process and
+SQLite's own file lock across processes (``BEGIN IMMEDIATE`` with a busy timeout).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import NotFound
+from ..models import Chunk, Document
+from .base import StoredChunk, Vector
+from .migrations import migrate
+from .vectors import VectorIndexes
+
+_DOC_COLUMNS = (
+    "id, collection, title, source, kind, content_hash, size, status, enabled, error, url, "
+    "page_count, chunk_count, embedding_model, created_at, updated_at"
+)
+_LIVE = "d.status = 'ready' AND d.enabled = 1"
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _document(row: sqlite3.Row) -> Document:
+    data = dict(row)
+    data["enabled"] = bool(data["enabled"])
+    return Document(**data)
+
+
+def _chunk(row: sqlite3.Row) -> Chunk:
+    return Chunk(
+        id=row["id"],
+        document_id=row["document_id"],
+        index=row["idx"],
+        text=row["text"],
+        char_start=row["char_start"],
+        char_end=row["char_end"],
+        page=row["page"],
+        section=row["section"],
+        token_count=row["token_count"],
+    )
+
+
+class SQLiteStore:
+    def __init__(self, path: Path, dim: int) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._write_lock = threading.RLock()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        migrate(self.db)
+        (path.parent / "vectors").mkdir(exist_ok=True)
+        self.vectors = VectorIndexes(path.parent / "vectors", dim)
+
+    # -- connections ---------------------------------------------------------------------
+    @property
+    def db(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=30
+            )
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA busy_timeout = 30000")
+            self._local.conn = conn
+            with self._connections_lock:
+                self._connections.append(conn)
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all or nothing, serialised within and across processes."""
+        with self._write_lock:
+            db = self.db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._connections_lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    # -- documents ---------------------------------------------------------------------
+    def get_document(self, document_id: str) -> Document:
+        row = self.db.execute(
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE id = ?", (document_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"No document with id {document_id!r}.", code="document_not_found")
+        return _document(row)
+
+    def find_document(self, collection: str, source: str) -> Document | None:
+        row = self.db.execute(
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE collection = ? AND source = ?",
+            (collection, source),
+        ).fetchone()
+        return None if row is None else _document(row)
+
+    def list_documents(self, collection: str | None = None) -> list[Document]:
+        sql = f"SELECT {_DOC_COLUMNS} FROM documents"
+        params: tuple[Any, ...] = ()
+        if collection is not None:
+            sql += " WHERE collection = ?"
+            params = (collection,)
+        rows = self.db.execute(sql + " ORDER BY created_at, title", params).fetchall()
+        return [_document(r) for r in rows]
+
+    def collections(self) -> list[str]:
+        rows = self.db.execute("SELECT DISTINCT collection FROM documents ORDER BY 1").fetchall()
+        return [r[0] for r in rows]
+
+    def save_document(
+        self, document: Document, text: str, chunks: Sequence[Chunk], vectors: Vector
+    ) -> None:
+        stamp = now()
+        with self.transaction() as db:
+            old = self.find_document(document.collection, document.source)
+            if old is not None:
+                self._delete(db, old.id)
+            db.execute(
+                f"INSERT INTO documents ({_DOC_COLUMNS}, text) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    document.id, document.collection, document.title, document.source,
+                    document.kind, document.content_hash, document.size, document.status,
+                    int(document.enabled), document.error, document.url, document.page_count,
+                    len(chunks), document.embedding_model,
+                    old.created_at if old else stamp, stamp, text,
+                ),
+            )  # fmt: skip
+            for chunk, vector in zip(chunks, vectors, strict=True):
+                cur = db.execute(
+                    "INSERT INTO chunks (id, document_id, collection, idx, text, char_start, "
+                    "char_end, page, section, token_count, embedding) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        chunk.id, chunk.document_id, document.collection, chunk.index, chunk.text,
+                        chunk.char_start, chunk.char_end, chunk.page, chunk.section,
+                        chunk.token_count, np.asarray(vector, dtype=np.float32).tobytes(),
+                    ),
+                )  # fmt: skip
+                db.execute(
+                    "INSERT INTO chunks_fts (rowid, text, title, section) VALUES (?, ?, ?, ?)",
+                    (cur.lastrowid, chunk.text, document.title, chunk.section or ""),
+                )
+
+    def _delete(self, db: sqlite3.Connection, document_id: str) -> None:
+        db.execute(
+            "DELETE FROM chunks_fts WHERE rowid IN "
+            "(SELECT rowid FROM chunks WHERE document_id = ?)",
+            (document_id,),
+        )
+        db.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+        db.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+
+    def set_enabled(self, document_id: str, enabled: bool) -> Document:
+        with self.transaction() as db:
+            self.get_document(document_id)
+            db.execute(
+                "UPDATE documents SET enabled = ?, updated_at = ? WHERE id = ?",
+                (int(enabled), now(), document_id),
+            )
+        return self.get_document(document_id)
+
+    def delete_document(self, document_id: str) -> None:
+        with self.transaction() as db:
+            self.get_document(document_id)
+            self._delete(db, document_id)
+
+    def document_text(self, document_id: str) -> str:
+        row = self.db.execute("SELECT text FROM documents WHERE id = ?", (document_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"No document with id {document_id!r}.", code="document_not_found")
+        return str(row[0])
+
+    def document_chunks(self, document_id: str) -> list[Chunk]:
+        self.get_document(document_id)
+        rows = self.db.execute(
+            "SELECT * FROM chunks WHERE document_id = ? ORDER BY idx", (document_id,)
+        ).fetchall()
+        return [_chunk(r) for r in rows]
+
+    # -- retrieval ---------------------------------------------------------------------
+    def count_chunks(self, collection: str) -> int:
+        row = self.db.execute(
+            "SELECT coalesce(sum(chunk_count), 0) FROM documents d WHERE collection = ? AND "
+            + _LIVE,
+            (collection,),
+        ).fetchone()
+        return int(row[0])
+
+    def embedding_models(self, collection: str) -> set[str]:
+        rows = self.db.execute(
+            "SELECT DISTINCT embedding_model FROM documents WHERE collection = ? "
+            "AND status = 'ready'",
+            (collection,),
+        ).fetchall()
+        return {r[0] for r in rows if r[0]}
+
+    def dense_search(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
+        db = self.db
+        newest, total = db.execute(
+            "SELECT coalesce(max(rowid), 0), count(*) FROM chunks WHERE collection = ?",
+            (collection,),
+        ).fetchone()
+        index = self.vectors.sync(
+            collection,
+            newest,
+            total,
+            lambda after: db.execute(
+                "SELECT rowid, embedding FROM chunks WHERE collection = ? AND rowid > ? "
+                "ORDER BY rowid",
+                (collection, after),
+            ),
+        )
+        want = 2 * k + 32
+        while True:
+            hits = index.search(vector, want)
+            ranked = self._live_hits(hits)
+            if len(ranked) >= k or len(hits) < want:
+                return ranked[:k]
+            want *= 4  # disabled or stale entries crowded the top: look deeper
+
+    def _live_hits(self, hits: list[tuple[int, float]]) -> list[tuple[str, float]]:
+        if not hits:
+            return []
+        scores = dict(hits)
+        marks = ",".join("?" * len(scores))
+        rows = self.db.execute(
+            f"SELECT c.rowid, c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
+            f"WHERE c.rowid IN ({marks}) AND {_LIVE}",
+            list(scores),
+        ).fetchall()
+        return sorted(((r[1], scores[r[0]]) for r in rows), key=lambda t: -t[1])
+
+    def keyword_search(self, collection: str, terms: Sequence[str], k: int) -> list[str]:
+        if not terms:
+            return []
+        query = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        rows = self.db.execute(
+            "SELECT c.id FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid "
+            "JOIN documents d ON d.id = c.document_id "
+            f"WHERE chunks_fts MATCH ? AND c.collection = ? AND {_LIVE} "
+            "ORDER BY bm25(chunks_fts, 1.0, 0.5, 0.5) LIMIT ?",
+            (query, collection, k),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def fetch_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
+        if not chunk_ids:
+            return []
+        marks = ",".join("?" * len(chunk_ids))
+        rows = self.db.execute(
+            f"SELECT c.*, d.title AS document_title, d.url AS document_url FROM chunks c "
+            f"JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks}) AND {_LIVE}",
+            list(chunk_ids),
+        ).fetchall()
+        by_id = {
+            r["id"]: StoredChunk(
+                chunk=_chunk(r),
+                document_title=r["document_title"],
+                document_url=r["document_url"],
+                vector=np.frombuffer(r["embedding"], dtype=np.float32),
+            )
+            for r in rows
+        }
+        return [by_id[i] for i in chunk_ids if i in by_id]

@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import write
+from footnoted import Delta, Done, Footnoted, Refusal, Sources, Started
+from footnoted.citations import MARKER, answer_markdown
+from footnoted.service import answer_payload
+
+
+def test_extractive_answer_quotes_at_most_three_cited_sentences(samples_service: Footnoted) -> None:
+    result = samples_service.answer("How are annual plans refunded?")
+    answer = result.answer
+    assert answer is not None
+    pieces = MARKER.split(answer.text)
+    sentences = [p.strip() for p in pieces[0::2] if p.strip()]
+    numbers = [int(n) for n in pieces[1::2]]
+    assert 1 <= len(sentences) <= 3
+    assert len(numbers) == len(sentences)  # each sentence followed by one [N]
+    assert "refunded in full" in answer.text
+    assert list(answer.referenced) == sorted(set(numbers), key=numbers.index)
+    assert [c.index for c in answer.citations] == list(range(1, len(answer.citations) + 1))
+    first = answer.citations[0]
+    assert first.document_title == "Northwind Cloud Customer Handbook"
+    assert first.section == "Northwind Cloud Customer Handbook > Refunds > Annual plans"
+    assert 0 < first.score <= 1
+    assert len(first.excerpt) <= 201
+
+
+def test_spans_point_at_the_exact_source_text(samples_service: Footnoted) -> None:
+    result = samples_service.answer("What encryption is used for files at rest?")
+    answer = result.answer
+    assert answer is not None and answer.spans
+    by_index = {c.index: c for c in answer.citations}
+    for span in answer.spans:
+        quoted = answer.text[span.answer_start : span.answer_end]
+        doc_text = samples_service.document_text(by_index[span.index].document_id)
+        assert doc_text[span.doc_start : span.doc_end] == quoted
+        assert answer.text[span.answer_end :].startswith(f" [{span.index}]")
+
+
+def test_sources_block_lists_titles_pages_and_sections(samples_service: Footnoted) -> None:
+    result = samples_service.answer("How long are audit logs kept on the Team plan?")
+    assert result.answer is not None
+    markdown = answer_markdown(result.answer)
+    assert "**Sources**" in markdown
+    assert "1. Data Retention Policy — Section Data Retention Policy > Audit logs" in markdown
+
+
+def test_ask_streams_typed_events_in_order(samples_service: Footnoted) -> None:
+    events = list(samples_service.ask("What is the target first response time for Team customers?"))
+    assert isinstance(events[0], Started)
+    deltas = [e for e in events if isinstance(e, Delta)]
+    assert len(deltas) > 1
+    assert isinstance(events[-2], Sources) and isinstance(events[-1], Done)
+    assert "".join(d.text for d in deltas) == events[-1].answer
+    assert "4 hours" in events[-1].answer
+
+
+def test_ask_refusal_is_a_single_event(samples_service: Footnoted) -> None:
+    events = list(samples_service.ask("What is the boiling point of mercury?"))
+    assert len(events) == 1 and isinstance(events[0], Refusal)
+
+
+def test_answer_payload_matches_the_chat_contract(samples_service: Footnoted) -> None:
+    result = samples_service.answer("When is payment due?")
+    assert result.answer is not None
+    payload = answer_payload(result.answer, session_id="s", message_id="m")
+    assert payload["type"] == "answer"
+    assert set(payload) >= {
+        "session_id", "message_id", "answer", "answer_markdown", "citations",
+        "referenced_indices", "spans", "citation_map",
+    }  # fmt: skip
+    cmap = payload["citation_map"]
+    assert isinstance(cmap, dict) and "1" in cmap
+    assert set(cmap["1"]) == {"text", "source", "title", "score", "metadata"}
+    assert set(cmap["1"]["metadata"]) == {"page", "section"}
+    bare = answer_payload(result.answer, include_citations=False)
+    assert "citations" not in bare and "[1]" not in str(bare["answer"])
+
+
+def test_markdown_escapes_html_from_documents(service: Footnoted, tmp_path: Path) -> None:
+    write(
+        tmp_path / "x.txt", "The launch code is <script>alert('xss')</script> hidden in the vault."
+    )
+    service.ingest([tmp_path / "x.txt"])
+    result = service.answer("What is the launch code hidden in the vault?")
+    assert result.answer is not None
+    markdown = answer_markdown(result.answer)
+    assert "<" not in markdown
+    assert "&lt;script>alert('xss')&lt;/script>" in markdown

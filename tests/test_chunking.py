@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import pytest
+
+from footnoted import Settings
+from footnoted.chunking import Chunker, split_sentences
+from footnoted.embedding import get_embedder
+from footnoted.models import ParsedDocument, Segment
+
+
+@pytest.fixture(scope="module")
+def chunker() -> Chunker:
+    embedder = get_embedder(Settings())
+    return Chunker(embedder.count_tokens, embedder.token_offsets, max_tokens=60, min_tokens=20)
+
+
+def _doc(blocks: list[tuple[str, tuple[str, ...], int | None]]) -> ParsedDocument:
+    text, segments, pos = "", [], 0
+    for block, section, page in blocks:
+        if text:
+            text += "\n\n"
+            pos += 2
+        segments.append(Segment(pos, pos + len(block), page, section))
+        text += block
+        pos += len(block)
+    return ParsedDocument(text=text, kind="text", segments=tuple(segments))
+
+
+SENTENCES = [f"Sentence number {i} talks about topic {i} in some detail." for i in range(30)]
+
+
+def test_split_sentences_offsets_are_exact() -> None:
+    text = "  Dr. Smith arrived at 5 p.m. on Monday.  He left early!\nWhy? Nobody knows.  "
+    spans = split_sentences(text)
+    assert [text[s:e] for s, e in spans] == [
+        "Dr. Smith arrived at 5 p.m. on Monday.",
+        "He left early!",
+        "Why?",
+        "Nobody knows.",
+    ]
+
+
+def test_chunk_text_equals_document_text_at_offsets(chunker: Chunker) -> None:
+    doc = _doc(
+        [(" ".join(SENTENCES[:12]), ("Intro",), 1), (" ".join(SENTENCES[12:]), ("Body",), 2)]
+    )
+    chunks = chunker.chunk("doc1", doc)
+    assert len(chunks) > 2
+    for i, c in enumerate(chunks):
+        assert c.index == i
+        assert c.text == doc.text[c.char_start : c.char_end]
+        assert c.token_count <= 60
+        assert c.document_id == "doc1"
+
+
+def test_chunks_never_cut_a_sentence(chunker: Chunker) -> None:
+    doc = _doc([(" ".join(SENTENCES), (), None)])
+    chunks = chunker.chunk("d", doc)
+    for c in chunks:
+        assert c.text.startswith("Sentence number ")
+        assert c.text.endswith("detail.")
+    joined = " ".join(c.text for c in chunks)
+    assert joined == doc.text
+
+
+def test_chunks_keep_section_and_start_page(chunker: Chunker) -> None:
+    doc = _doc(
+        [
+            ("Refunds", ("Refunds",), 3),
+            ("Annual plans", ("Refunds", "Annual plans"), 3),
+            ("Annual plans are refunded in full within 30 days.", ("Refunds", "Annual plans"), 3),
+            (" ".join(SENTENCES[:3]), ("Security",), 4),
+        ]
+    )
+    chunks = chunker.chunk("d", doc)
+    assert chunks[0].text.startswith("Refunds")
+    assert "refunded in full" in chunks[0].text
+    assert chunks[0].section == "Refunds > Annual plans"
+    assert chunks[0].page == 3
+    assert chunks[-1].section == "Security"
+    assert chunks[-1].page == 4
+    assert all("Security" not in c.text or c.section == "Security" for c in chunks)
+
+
+def test_over_long_sentence_is_split_at_token_limit(chunker: Chunker) -> None:
+    words = " ".join(f"word{i}" for i in range(400))
+    doc = _doc([(words + ".", (), None)])
+    chunks = chunker.chunk("d", doc)
+    assert len(chunks) > 3
+    assert all(c.token_count <= 60 for c in chunks)
+    assert all(c.text == doc.text[c.char_start : c.char_end] for c in chunks)
+    assert " ".join(c.text for c in chunks) == doc.text
+
+
+def test_chunk_ids_are_stable_content_hashes(chunker: Chunker) -> None:
+    doc = _doc([(" ".join(SENTENCES[:20]), (), None)])
+    first = [c.id for c in chunker.chunk("d", doc)]
+    assert first == [c.id for c in chunker.chunk("d", doc)]
+    assert len(set(first)) == len(first)
+    assert first != [c.id for c in chunker.chunk("other", doc)]

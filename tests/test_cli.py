@@ -1,0 +1,85 @@
+"""The command line, run as a real process against a real data directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES, write
+
+
+def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "FOOTNOTED_HOME": str(home), "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "footnoted", *args],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("cli") / "home"
+    result = run(home, "ingest", str(SAMPLES))
+    assert result.returncode == 0, result.stderr
+    assert "3 added" in result.stdout
+    return home
+
+
+def test_ingest_reports_bad_files_one_line_each(tmp_path: Path) -> None:
+    write(tmp_path / "docs" / "ok.txt", "This document is fine.")
+    write(tmp_path / "docs" / "empty.md", "   \n")
+    (tmp_path / "docs" / "bin.txt").write_bytes(b"\x00\x01\x02binary\x00" * 50)
+    result = run(tmp_path / "home", "ingest", str(tmp_path / "docs"), str(tmp_path / "nope"))
+    assert result.returncode == 0
+    assert "1 added" in result.stdout and "3 failed" in result.stdout
+    failures = [line for line in result.stderr.splitlines() if line.startswith(("failed", "missing"))]
+    assert len(failures) == 3
+    assert any("empty.md" in f for f in failures)
+    assert any("bin.txt" in f and "unsupported_type" in f for f in failures)
+    assert any("nope" in f for f in failures)
+
+
+def test_ask_prints_answer_then_sources(home: Path) -> None:
+    result = run(home, "ask", "How are annual plans refunded?")
+    assert result.returncode == 0, result.stderr
+    answer, _, sources = result.stdout.partition("Sources")
+    assert "[1]" in answer and "refunded in full" in answer
+    assert "1. Northwind Cloud Customer Handbook — Section" in sources
+
+
+def test_ask_json_prints_the_answer_object(home: Path) -> None:
+    result = run(home, "ask", "How long is data kept after an account is closed?", "--json")
+    payload = json.loads(result.stdout)
+    assert payload["type"] == "answer"
+    assert "60 days" in payload["answer"]
+    assert payload["citations"][0]["document_title"] == "Data Retention Policy"
+    assert payload["referenced_indices"][0] == 1
+
+
+def test_ask_json_refusal(home: Path) -> None:
+    result = run(home, "ask", "Who painted the Mona Lisa?", "--json")
+    payload = json.loads(result.stdout)
+    assert payload["type"] == "refusal"
+    assert payload["suggestions"] == ["Contact support", "Rephrase your question"]
+    assert payload["evidence"]["threshold"] == 0.35
+
+
+def test_docs_disable_enable_and_errors(home: Path) -> None:
+    listing = run(home, "docs", "list")
+    assert "Data Retention Policy" in listing.stdout
+    ids = [d["id"] for d in json.loads(run(home, "docs", "list", "--json").stdout)]
+    assert len(ids) == 3
+    assert run(home, "docs", "disable", ids[0]).returncode == 0
+    assert run(home, "docs", "enable", ids[0][:10]).returncode == 0
+    bad = run(home, "docs", "disable", "zzzz")
+    assert bad.returncode == 1 and "matches 0 documents" in bad.stderr
+
+
+def test_empty_question_is_a_clear_error(home: Path) -> None:
+    result = run(home, "ask", "   ")
+    assert result.returncode == 1
+    assert "[empty_question]" in result.stderr

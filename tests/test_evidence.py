@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import write
+from footnoted import Footnoted, Settings
+from footnoted.evidence import EMPTY_MESSAGE, REFUSAL_MESSAGE, SUGGESTIONS
+
+
+def _query_at(cosine: float, v: np.ndarray) -> list[float]:
+    """A unit vector whose cosine with unit vector ``v`` is exactly ``cosine``."""
+    rng = np.random.default_rng(7)
+    u = rng.normal(size=v.shape).astype(np.float64)
+    u -= u.dot(v) * v
+    u /= np.linalg.norm(u)
+    q = cosine * v.astype(np.float64) + np.sqrt(1 - cosine**2) * u
+    return [float(x) for x in q]
+
+
+@pytest.fixture
+def one_chunk(service: Footnoted, tmp_path: Path) -> tuple[Footnoted, np.ndarray]:
+    service.ingest([write(tmp_path / "note.txt", "The office opens at nine in the morning.")])
+    (doc,) = service.documents()
+    (chunk,) = service.document_chunks(doc.id)
+    (stored,) = service.store.fetch_chunks([chunk.id])
+    return service, stored.vector.astype(np.float64)
+
+
+@pytest.mark.parametrize(("cosine", "refused"), [(0.34, True), (0.35, False), (0.36, False)])
+def test_evidence_boundary(
+    one_chunk: tuple[Footnoted, np.ndarray], cosine: float, refused: bool
+) -> None:
+    fn, v = one_chunk
+    result = fn.answer("When does the office open?", embedding=_query_at(cosine, v))
+    assert result.refused is refused
+    if refused:
+        assert result.refusal is not None
+        assert result.refusal.message == REFUSAL_MESSAGE
+        assert result.refusal.suggestions == SUGGESTIONS
+        assert result.refusal.evidence.threshold == 0.35
+        assert result.refusal.evidence.max_score == pytest.approx(0.34, abs=1e-5)
+    else:
+        assert result.answer is not None
+        assert result.answer.citations[0].score == pytest.approx(cosine, abs=1e-4)
+
+
+def test_threshold_comes_from_chat_evidence_threshold(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("CHAT_EVIDENCE_THRESHOLD", "0.5")
+    assert Settings(home=tmp_path).evidence_threshold == 0.5
+
+
+def test_empty_knowledge_base_refuses_with_its_own_message(service: Footnoted) -> None:
+    result = service.answer("What is the refund policy?")
+    assert result.refusal is not None
+    assert result.refusal.message == EMPTY_MESSAGE
+    assert result.refusal.evidence.max_score is None
+
+
+def test_unrelated_question_refuses_with_scores(samples_service: Footnoted) -> None:
+    result = samples_service.answer("Who won the 1966 football World Cup final?")
+    assert result.refusal is not None
+    assert result.refusal.message == REFUSAL_MESSAGE
+    ev = result.refusal.evidence
+    assert ev.max_score is not None and ev.max_score < ev.threshold
+    assert ev.to_dict()["threshold"] == 0.35
+
+
+def test_wrong_embedding_dimension_is_invalid_input(samples_service: Footnoted) -> None:
+    from footnoted.errors import InvalidInput
+
+    with pytest.raises(InvalidInput) as info:
+        samples_service.answer("refunds?", embedding=[0.1, 0.2])
+    assert info.value.code == "embedding_dimension_mismatch"
+
+
+def test_changed_model_requires_reindex(samples_service: Footnoted) -> None:
+    from footnoted.errors import ReindexRequired
+
+    db = samples_service.store.db  # type: ignore[attr-defined]
+    db.execute("UPDATE documents SET embedding_model = 'some-older-model'")
+    with pytest.raises(ReindexRequired) as info:
+        samples_service.answer("What does the Team plan cost?")
+    assert info.value.code == "reindex_required"
+    assert samples_service.reindex() == 3
+    assert not samples_service.answer("What does the Team plan cost?").refused

@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from conftest import SAMPLES, shared, write
+from footnoted import Footnoted
+
+
+def _chunk_ids(fn: Footnoted) -> set[str]:
+    return {c.id for d in fn.documents() for c in fn.document_chunks(d.id)}
+
+
+def test_ingest_walks_directories_recursively(service: Footnoted, tmp_path: Path) -> None:
+    write(tmp_path / "docs" / "a.md", "# Alpha\n\nAlpha is the first letter.")
+    write(tmp_path / "docs" / "nested" / "deeper" / "b.txt", "Beta is the second letter.")
+    write(tmp_path / "docs" / ".hidden" / "c.txt", "Hidden files are skipped.")
+    report = service.ingest([tmp_path / "docs"])
+    assert report.count("added") == 2
+    assert sorted(d.title for d in service.documents()) == ["Alpha", "b"]
+
+
+def test_reingest_is_a_no_op(service: Footnoted) -> None:
+    first = service.ingest([SAMPLES])
+    ids = _chunk_ids(service)
+    docs = {d.id: d.updated_at for d in service.documents()}
+    second = service.ingest([SAMPLES])
+    assert first.count("added") == 3
+    assert second.count("unchanged") == 3 and second.count("added") == 0
+    assert second.chunks == 0
+    assert _chunk_ids(service) == ids
+    assert {d.id: d.updated_at for d in service.documents()} == docs
+
+
+def test_changed_file_replaces_its_chunks(service: Footnoted, tmp_path: Path) -> None:
+    path = write(tmp_path / "policy.txt", "Refunds take 10 days.\n\nShipping is free.")
+    service.ingest([path])
+    (old,) = service.documents()
+    old_chunks = {c.id for c in service.document_chunks(old.id)}
+    write(path, "Refunds take 5 days.\n\nShipping costs 3 dollars.")
+    report = service.ingest([path])
+    assert report.count("replaced") == 1
+    (new,) = service.documents()
+    assert new.id != old.id and new.source == old.source
+    assert new.created_at == old.created_at
+    new_chunks = {c.id for c in service.document_chunks(new.id)}
+    assert not old_chunks & new_chunks
+    assert _chunk_ids(service) == new_chunks
+    result = service.answer("How many days do refunds take?")
+    assert result.answer is not None and "5 days" in result.answer.text
+
+
+def test_bad_files_fail_one_line_each_and_the_rest_continue(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    write(docs / "good.md", "# Good\n\nThis file is fine and has text.")
+    write(docs / "empty.txt", "")
+    (docs / "corrupt.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage")
+    (docs / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    write(docs / "also-good.txt", "Another fine file.")
+    report = service.ingest([docs])
+    assert report.count("added") == 2
+    failed = {Path(r.source).name: r for r in report.failed}
+    assert set(failed) == {"empty.txt", "corrupt.pdf", "image.png"}
+    assert all(r.error and r.code for r in failed.values())
+    assert failed["image.png"].code == "unsupported_type"
+    assert failed["empty.txt"].code == "document_unreadable"
+    titles = sorted(d.title for d in service.documents())
+    assert titles == ["Good", "also-good"]
+    assert all(d.status == "ready" and d.chunk_count > 0 for d in service.documents())
+
+
+def test_file_over_the_size_limit_is_refused(tmp_path: Path) -> None:
+    from footnoted import Settings
+
+    path = write(tmp_path / "big.txt", "word " * 300_000)
+    with Footnoted(Settings(home=tmp_path / "h", max_file_mb=1)) as fn:
+        report = fn.ingest([path])
+        assert report.failed[0].code == "file_too_large"
+        assert "limit" in (report.failed[0].error or "")
+        assert fn.documents() == []
+
+
+def test_store_is_consistent_after_ingest(samples_service: Footnoted) -> None:
+    db = sqlite3.connect(samples_service.settings.home / "footnoted.db")
+    chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    fts = db.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
+    declared = db.execute("SELECT sum(chunk_count) FROM documents").fetchone()[0]
+    assert chunks == fts == declared > 0
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_chunk_offsets_match_document_text(samples_service: Footnoted) -> None:
+    for doc in samples_service.documents():
+        text = samples_service.document_text(doc.id)
+        for chunk in samples_service.document_chunks(doc.id):
+            assert text[chunk.char_start : chunk.char_end] == chunk.text
+
+
+def test_pdf_chunks_carry_pages(service: Footnoted) -> None:
+    pdf = shared("pdfs", "pdfplumber__issue-33-lorem-ipsum.pdf")
+    report = service.ingest([pdf])
+    assert report.count("added") == 1
+    (doc,) = service.documents()
+    pages = [c.page for c in service.document_chunks(doc.id)]
+    assert all(isinstance(p, int) and p >= 1 for p in pages)
+    assert len(set(pages)) > 1
+    assert pages == sorted(pages)
+
+
+def test_disable_enable_and_delete(samples_service: Footnoted) -> None:
+    question = "How long do deleted files stay in the trash?"
+    assert not samples_service.answer(question).refused
+    doc = next(d for d in samples_service.documents() if d.title == "Data Retention Policy")
+    samples_service.set_enabled(doc.id, False)
+    result = samples_service.answer(question)
+    cited = {c.document_id for c in result.answer.citations} if result.answer else set()
+    assert doc.id not in cited
+    samples_service.set_enabled(doc.id, True)
+    result = samples_service.answer(question)
+    assert result.answer is not None
+    assert result.answer.citations[0].document_id == doc.id
+    samples_service.delete(doc.id)
+    assert doc.id not in {d.id for d in samples_service.documents()}
+    result = samples_service.answer(question)
+    assert doc.id not in {c.document_id for c in (result.answer.citations if result.answer else ())}

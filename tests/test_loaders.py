@@ -1,0 +1,463 @@
+"""Loaders: real PDFs, generated DOCX/HTML/Markdown/text, and hostile input."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import zipfile
+from pathlib import Path
+
+import docx
+import pypdf
+import pytest
+
+from footnoted.errors import DocumentError, NotFound, TooLarge, UnsupportedType
+from footnoted.loaders import SUPPORTED_SUFFIXES, detect_kind, load_bytes, load_path
+from footnoted.models import ParsedDocument
+
+PDF_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdfs"
+PDF_NAMES = [
+    "ALCE__ALCE.pdf",
+    "haystack__react_paper.pdf",
+    "haystack__sample_pdf_1.pdf",
+    "haystack__sample_pdf_2.pdf",
+    "pdfplumber__issue-33-lorem-ipsum.pdf",
+    "pypdf__pdflatex-outline.pdf",
+]
+
+
+def blocks(doc: ParsedDocument) -> list[str]:
+    return [doc.text[seg.start : seg.end] for seg in doc.segments]
+
+
+def sections(doc: ParsedDocument) -> set[tuple[str, ...]]:
+    return {seg.section for seg in doc.segments}
+
+
+def section_of(doc: ParsedDocument, block: str) -> tuple[str, ...]:
+    return next(seg.section for seg in doc.segments if doc.text[seg.start : seg.end] == block)
+
+
+def assert_well_formed(doc: ParsedDocument) -> None:
+    """The output contract every loader must keep."""
+    assert doc.segments
+    texts = blocks(doc)
+    assert doc.text == "\n\n".join(texts)  # ordered, non-overlapping, covering every block
+    for text in texts:
+        assert text and text == text.strip()
+        assert " ".join(text.split()) == text  # whitespace inside a block is normalised
+    for seg in doc.segments:
+        assert all(isinstance(title, str) and title for title in seg.section)
+        if doc.kind == "pdf":
+            assert doc.page_count is not None and seg.page is not None
+            assert 1 <= seg.page <= doc.page_count
+        else:
+            assert seg.page is None
+    if doc.kind == "pdf":
+        pages = [seg.page or 0 for seg in doc.segments]
+        assert pages == sorted(pages)
+
+
+# ---- real PDFs ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pdfs() -> dict[str, ParsedDocument]:
+    if not PDF_DIR.is_dir():
+        pytest.skip(f"sample PDFs not found at {PDF_DIR} (the shared data folder is missing)")
+    return {name: load_path(PDF_DIR / name) for name in PDF_NAMES}
+
+
+@pytest.mark.parametrize("name", PDF_NAMES)
+def test_pdf_output_contract(pdfs: dict[str, ParsedDocument], name: str) -> None:
+    doc = pdfs[name]
+    assert doc.kind == "pdf"
+    assert_well_formed(doc)
+
+
+def test_pdf_outline_gives_sections(pdfs: dict[str, ParsedDocument]) -> None:
+    doc = pdfs["pypdf__pdflatex-outline.pdf"]
+    assert doc.page_count == 4
+    assert {("Foo",), ("Bar",), ("Baz",)} <= sections(doc)
+    assert section_of(doc, "1 Foo") == ("Foo",)  # the heading's own segment ends with itself
+    assert section_of(doc, "5 Bar") == ("Bar",)
+    assert doc.segments[0].section == ()  # the table of contents precedes every bookmark
+    assert all(seg.section for seg in doc.segments if seg.page and seg.page > 1)
+
+
+def test_pdf_nested_outline(pdfs: dict[str, ParsedDocument]) -> None:
+    doc = pdfs["haystack__react_paper.pdf"]
+    setup = ("3 Knowledge-Intensive Reasoning Tasks", "3.1 Setup")
+    assert setup in sections(doc)
+    assert section_of(doc, "3.1 SETUP") == setup
+    assert ("B Trajectories", "B.2 ALFWorld Trajectories", "B.2.1 ReAct trajectory") in sections(
+        doc
+    )
+    assert "Published as a conference paper" not in doc.text  # running header dropped
+    assert "$FW" not in doc.text  # glyphs without a Unicode map are dropped, not garbled in
+
+
+def test_pdf_without_outline_detects_title_and_headings(pdfs: dict[str, ParsedDocument]) -> None:
+    doc = pdfs["ALCE__ALCE.pdf"]
+    assert doc.title == "Enabling Large Language Models to Generate Text with Citations"
+    assert doc.page_count == 23
+    found = sections(doc)
+    assert ("1 Introduction",) in found
+    assert ("3 Automatic Evaluation", "3.1 Fluency") in found
+    assert section_of(doc, "3.1 Fluency") == ("3 Automatic Evaluation", "3.1 Fluency")
+    first_intro = next(seg for seg in doc.segments if seg.section == ("1 Introduction",))
+    assert first_intro.page == 1
+
+
+def test_pdf_line_joins_and_hyphenation(pdfs: dict[str, ParsedDocument]) -> None:
+    text = pdfs["ALCE__ALCE.pdf"].text
+    assert "prone to hallucination. In this work" in text
+    assert "improving their factual correctness" in text
+    assert "hal-lucination" not in text and "\ufffe" not in text
+    assert "state-of-the-art" in text  # a real compound keeps its hyphens
+
+
+def test_pdf_metadata_title_and_pages(pdfs: dict[str, ParsedDocument]) -> None:
+    assert pdfs["haystack__sample_pdf_2.pdf"].title == "sample_pdf_with_headers"
+    assert "This is a header" not in pdfs["haystack__sample_pdf_2.pdf"].text
+    lorem = pdfs["pdfplumber__issue-33-lorem-ipsum.pdf"]
+    assert lorem.page_count == 2
+    assert {seg.page for seg in lorem.segments} == {1, 2}
+    assert (
+        "Quiquia adipisci numquam tempora dolore magnam.",
+        "Etincidunt consectetur porro velit sed quaerat.",
+    ) in sections(lorem)
+    assert pdfs["pypdf__pdflatex-outline.pdf"].title is None  # "Contents" is not a title
+
+
+def test_pdf_paragraphs_never_span_pages(pdfs: dict[str, ParsedDocument]) -> None:
+    doc = pdfs["pypdf__pdflatex-outline.pdf"]
+    by_page = list(zip(blocks(doc), doc.segments, strict=True))
+    page_two = [text for text, seg in by_page if seg.page == 2]
+    page_three = [text for text, seg in by_page if seg.page == 3]
+    # one paragraph runs from page 2 onto page 3: it is split into one segment per page
+    assert page_two[-1].endswith("how the letters are")
+    assert page_three[0].startswith("written and an impression of the look")
+
+
+# ---- DOCX -----------------------------------------------------------------------------
+
+
+def make_docx() -> bytes:
+    document = docx.Document()
+    document.core_properties.title = "Billing handbook"
+    document.add_paragraph("Billing handbook", style="Title")
+    document.add_heading("Refunds", level=1)
+    document.add_paragraph("Refunds are paid   within 30 days.")
+    document.add_heading("Annual plans", level=2)
+    document.add_paragraph("Annual plans are refunded pro rata.")
+    table = document.add_table(rows=2, cols=3)
+    for cell, text in zip(table.rows[0].cells, ["Plan", "Price", "Term"], strict=True):
+        cell.text = text
+    table.cell(1, 0).text = "Basic"
+    table.cell(1, 1).merge(table.cell(1, 2)).text = "$5 a month"
+    document.add_heading("Contact", level=1)
+    document.add_paragraph("Write to billing@example.com.")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def test_docx_sections_and_tables(tmp_path: Path) -> None:
+    path = tmp_path / "handbook.docx"
+    path.write_bytes(make_docx())
+    doc = load_path(path)
+    assert_well_formed(doc)
+    assert (doc.kind, doc.title) == ("docx", "Billing handbook")
+    assert blocks(doc) == [
+        "Billing handbook",
+        "Refunds",
+        "Refunds are paid within 30 days.",
+        "Annual plans",
+        "Annual plans are refunded pro rata.",
+        "Plan | Price | Term",
+        "Basic | $5 a month",
+        "Contact",
+        "Write to billing@example.com.",
+    ]
+    assert section_of(doc, "Refunds") == ("Refunds",)
+    assert section_of(doc, "Annual plans are refunded pro rata.") == ("Refunds", "Annual plans")
+    assert section_of(doc, "Basic | $5 a month") == ("Refunds", "Annual plans")
+    assert section_of(doc, "Write to billing@example.com.") == ("Contact",)
+
+
+# ---- HTML, Markdown, text ---------------------------------------------------------------
+
+HTML = b"""<!DOCTYPE html>
+<html><head><title>Refund policy &amp; terms</title>
+<style>p { color: red }</style><script>var leak = "<p>script text</p>";</script></head>
+<body><nav><a href="/">Home</a> <a href="/help">Help</a></nav>
+<header><p>Site banner</p></header>
+<main>
+  <h1>Refunds</h1>
+  <p>We refund <b>within</b> 30&nbsp;days.<br>No questions asked.</p>
+  <div>Loose text in a div <span>with inline</span><p>and a paragraph</p></div>
+  <h2>Annual plans</h2>
+  <ul><li>Pro rata</li><li>Within <a href="https://example.com/x">one year</a></li></ul>
+  <table><tr><th>Plan</th><th>Refund</th></tr><tr><td>Annual</td><td>Pro rata</td></tr></table>
+  <p hidden>Hidden text</p><noscript>Enable JavaScript</noscript>
+  <aside>Related links</aside><form><label>Email</label></form>
+  <svg><text>chart label</text></svg><template><p>template</p></template>
+  <h1>Contact</h1><p>Mail us.</p>
+</main>
+<footer>Copyright</footer></body></html>"""
+
+
+def test_html_drops_chrome_and_keeps_headings() -> None:
+    doc = load_bytes(HTML, "policy.html")
+    assert_well_formed(doc)
+    assert (doc.kind, doc.title) == ("html", "Refund policy & terms")
+    assert blocks(doc) == [
+        "Refunds",
+        "We refund within 30 days. No questions asked.",
+        "Loose text in a div with inline",
+        "and a paragraph",
+        "Annual plans",
+        "Pro rata",
+        "Within one year",
+        "Plan | Refund",
+        "Annual | Pro rata",
+        "Contact",
+        "Mail us.",
+    ]
+    assert section_of(doc, "Within one year") == ("Refunds", "Annual plans")
+    assert section_of(doc, "Mail us.") == ("Contact",)
+
+
+def test_html_title_falls_back_to_first_h1() -> None:
+    doc = load_bytes(b"<html><body><h1>Only heading</h1><p>Body.</p></body></html>", "a.htm")
+    assert doc.title == "Only heading"
+
+
+MARKDOWN = """\
+# Guide
+
+Read the [install notes](https://example.com/install) *first*, then run `make`.
+
+## Install
+
+- Download the **wheel**
+- Run pip
+  - nested item
+
+```bash
+pip install   footnoted
+```
+
+### Verify
+
+| Step | Result |
+|------|--------|
+| run  | ok     |
+
+# Usage
+
+Ask a question.
+"""
+
+
+def test_markdown_renders_plain_text_with_sections() -> None:
+    doc = load_bytes(MARKDOWN.encode(), "guide.md")
+    assert_well_formed(doc)
+    assert (doc.kind, doc.title) == ("markdown", "Guide")
+    assert blocks(doc) == [
+        "Guide",
+        "Read the install notes first, then run make.",
+        "Install",
+        "Download the wheel",
+        "Run pip",
+        "nested item",
+        "pip install footnoted",
+        "Verify",
+        "Step | Result",
+        "run | ok",
+        "Usage",
+        "Ask a question.",
+    ]
+    assert section_of(doc, "Guide") == ("Guide",)
+    assert section_of(doc, "pip install footnoted") == ("Guide", "Install")
+    assert section_of(doc, "run | ok") == ("Guide", "Install", "Verify")
+    assert section_of(doc, "Ask a question.") == ("Usage",)
+    assert "https://" not in doc.text and "#" not in doc.text and "*" not in doc.text
+
+
+def test_plain_text_paragraphs() -> None:
+    data = b"First paragraph\nwraps here.\r\n\r\n\n  Second   one.\n \nThird."
+    doc = load_bytes(data, "notes.txt")
+    assert_well_formed(doc)
+    assert (doc.kind, doc.title) == ("text", None)
+    assert blocks(doc) == ["First paragraph wraps here.", "Second one.", "Third."]
+    assert sections(doc) == {()}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "\ufeffCaf\u00e9 menu\n\nSecond".encode(),
+        "Caf\u00e9 menu\n\nSecond".encode("utf-16"),
+        b"\xfe\xff" + "Caf\u00e9 menu\n\nSecond".encode("utf-16-be"),
+    ],
+    ids=["utf-8-bom", "utf-16-le-bom", "utf-16-be-bom"],
+)
+def test_text_encodings(data: bytes) -> None:
+    doc = load_bytes(data, "menu.txt")
+    assert blocks(doc) == ["Caf\u00e9 menu", "Second"]
+
+
+# ---- sniffing ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "filename", "kind"),
+    [
+        (b"%PDF-1.7\n...", "report.bin", "pdf"),
+        (b"  <!doctype html><p>x</p>", "page.txt", "html"),
+        (b"\xef\xbb\xbf<html><body>x</body></html>", "page", "html"),
+        (b"<!-- c --><body>x</body>", "page.md", "html"),
+        (b"<p>fragment</p>", "page.htm", "html"),
+        (b"# Title\n\ntext", "notes.md", "markdown"),
+        (b"# Title\n\ntext", "notes.markdown", "markdown"),
+        (b"# Title\n\ntext", "notes.txt", "text"),
+        (b"plain words", "README", "text"),
+        (b"plain words", "fake.pdf", "text"),  # the extension does not make it a PDF
+    ],
+)
+def test_detect_kind_sniffs_content(data: bytes, filename: str, kind: str) -> None:
+    assert detect_kind(data, filename) == kind
+
+
+def test_detect_kind_docx_by_content() -> None:
+    assert detect_kind(make_docx(), "upload.bin") == "docx"
+
+
+def test_supported_suffixes() -> None:
+    assert {".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text"} == set(
+        SUPPORTED_SUFFIXES
+    )
+
+
+# ---- bad input ------------------------------------------------------------------------
+
+
+def zip_bytes(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def encrypted_pdf() -> bytes:
+    writer = pypdf.PdfWriter()
+    writer.add_blank_page(200, 200)
+    writer.encrypt("secret", algorithm="RC4-128")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+def blank_pdf() -> bytes:
+    writer = pypdf.PdfWriter()
+    writer.add_blank_page(200, 200)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("data", "filename", "error", "words"),
+    [
+        (b"", "empty.txt", DocumentError, "empty.txt is empty"),
+        (b" \n\t\r\n ", "blank.md", DocumentError, "blank.md is empty"),
+        ("\ufeff \n".encode(), "bom.txt", DocumentError, "is empty"),
+        (b"%PDF-1.4 garbage", "broken.pdf", DocumentError, "not a readable PDF"),
+        (encrypted_pdf(), "locked.pdf", DocumentError, "encrypted"),
+        (blank_pdf(), "scan.pdf", DocumentError, "no extractable text"),
+        (b"\x89PNG\r\n\x1a\n" + bytes(64), "x.pdf", UnsupportedType, "x.pdf looks like a PNG"),
+        (os.urandom(4096), "noise.bin", UnsupportedType, "noise.bin is not a supported"),
+        (b"text\x00with\x00nuls", "nul.txt", UnsupportedType, "binary data"),
+        ("caf\u00e9".encode("latin-1"), "latin.txt", UnsupportedType, "UTF-8"),
+        (zip_bytes({"a.txt": b"hi"}), "a.zip", UnsupportedType, "not a Word .docx"),
+        (b"PK\x03\x04 damaged", "broken.docx", DocumentError, "damaged ZIP"),
+        (zip_bytes({"word/document.xml": b"<w:"}), "bad.docx", DocumentError, "bad.docx"),
+        (b"<html><script>only()</script></html>", "s.html", DocumentError, "no extractable"),
+    ],
+    ids=[
+        "empty",
+        "whitespace",
+        "bom-only",
+        "garbage-pdf",
+        "encrypted-pdf",
+        "no-text-layer",
+        "png-named-pdf",
+        "random",
+        "nul-bytes",
+        "latin-1",
+        "plain-zip",
+        "damaged-docx",
+        "bad-docx-xml",
+        "script-only-html",
+    ],
+)
+def test_bad_input(data: bytes, filename: str, error: type[Exception], words: str) -> None:
+    with pytest.raises(error, match=re.escape(words)) as caught:
+        load_bytes(data, filename)
+    assert type(caught.value) is error
+
+
+def test_truncated_real_pdf() -> None:
+    path = PDF_DIR / "ALCE__ALCE.pdf"
+    if not path.is_file():
+        pytest.skip(f"sample PDF not found at {path}")
+    data = path.read_bytes()
+    with pytest.raises(DocumentError, match=r"ALCE\.pdf"):
+        load_bytes(data[: len(data) // 2], "ALCE.pdf")
+
+
+def test_zip_bomb_by_total_size(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.docx"
+    zeros = bytes(8 << 20)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        archive.writestr("word/document.xml", "<w:document/>")
+        with archive.open("word/media/zeros.bin", "w", force_zip64=True) as member:
+            for _ in range(300 // 8 + 1):  # a little over 300 MB, streamed
+                member.write(zeros)
+    assert path.stat().st_size < 2 << 20
+    with pytest.raises(DocumentError, match=r"bomb\.docx would expand to 30\d\.\d MB.*zip bomb"):
+        load_path(path)
+
+
+def test_zip_bomb_by_ratio() -> None:
+    data = zip_bytes({"word/document.xml": bytes(5 << 20)})
+    with pytest.raises(DocumentError, match=r"compressed [\d,]+:1 \(the limit is 100:1\)"):
+        load_bytes(data, "ratio.docx")
+
+
+def test_too_large_bytes() -> None:
+    with pytest.raises(TooLarge, match=r"big\.txt is 2\.0 MB, over the 1\.0 MB limit"):
+        load_bytes(b"x" * (2 << 20), "big.txt", max_bytes=1 << 20)
+
+
+def test_load_path_checks_size_before_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"word " * 1000)
+
+    def no_read(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the file was opened before its size was checked")
+
+    monkeypatch.setattr(Path, "open", no_read)
+    with pytest.raises(TooLarge, match=r"big\.txt"):
+        load_path(path, max_bytes=100)
+
+
+def test_load_path_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(NotFound, match=r"nothing\.pdf"):
+        load_path(tmp_path / "nothing.pdf")
