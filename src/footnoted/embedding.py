@@ -106,11 +106,8 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        import transformers
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         from sentence_transformers import SentenceTransformer
-
-        transformers.logging.disable_progress_bar()
-        transformers.logging.set_verbosity_error()
 
         try:
             model = SentenceTransformer(self._path, device="cpu", local_files_only=True)

@@ -134,16 +134,14 @@ class _Sections:
 
     def __init__(self) -> None:
         self._stack: list[tuple[int, str]] = []
+        self.path: tuple[str, ...] = ()
 
     def enter(self, level: int, title: str) -> tuple[str, ...]:
         while self._stack and self._stack[-1][0] >= level:
             self._stack.pop()
         self._stack.append((level, title))
+        self.path = tuple(title for _, title in self._stack)
         return self.path
-
-    @property
-    def path(self) -> tuple[str, ...]:
-        return tuple(title for _, title in self._stack)
 
 
 _INVISIBLE = re.compile("[\x00-\x08\x0e-\x1f\x7f\u00ad\u200b\ufeff\ufffe\uffff]")
@@ -553,7 +551,8 @@ def _html_roots(tree: LexborHTMLParser) -> list[LexborNode]:
 def _parse_html(markup: str, name: str) -> LexborHTMLParser:
     """Parse after refusing absurdly deep nesting, which would take minutes to parse."""
     depth = peak = 0
-    for match in _HTML_TAG.finditer(markup):
+    tags = _HTML_TAG.finditer(markup) if markup.count("<") > MAX_HTML_NESTING else ()
+    for match in tags:
         if match[3].endswith("/") or match[2].lower() in _HTML_FLAT:
             continue
         depth = max(depth - 1, 0) if match[1] else depth + 1
