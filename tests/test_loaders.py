@@ -6,12 +6,14 @@ import io
 import os
 import re
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import docx
 import pypdf
 import pytest
 
+from footnoted import loaders
 from footnoted.errors import DocumentError, NotFound, TooLarge, UnsupportedType
 from footnoted.loaders import SUPPORTED_SUFFIXES, detect_kind, load_bytes, load_path
 from footnoted.models import ParsedDocument
@@ -129,6 +131,31 @@ def test_pdf_metadata_title_and_pages(pdfs: dict[str, ParsedDocument]) -> None:
         "Etincidunt consectetur porro velit sed quaerat.",
     ) in sections(lorem)
     assert pdfs["pypdf__pdflatex-outline.pdf"].title is None  # "Contents" is not a title
+
+
+@pytest.mark.parametrize(
+    ("limit", "value", "words"),
+    [("MAX_PDF_PAGES", 3, "has 4 pages; the limit is 3"), ("MAX_TEXT_CHARS", 5000, "more than")],
+)
+def test_pdf_bomb_limits(
+    monkeypatch: pytest.MonkeyPatch, limit: str, value: int, words: str
+) -> None:
+    path = PDF_DIR / "pypdf__pdflatex-outline.pdf"
+    if not path.is_file():
+        pytest.skip(f"sample PDF not found at {path}")
+    monkeypatch.setattr(loaders, limit, value)
+    with pytest.raises(DocumentError, match=words):
+        load_path(path)
+
+
+def test_pdf_parsing_is_thread_safe() -> None:
+    paths = [PDF_DIR / "haystack__sample_pdf_1.pdf", PDF_DIR / "haystack__sample_pdf_2.pdf"]
+    if not all(path.is_file() for path in paths):
+        pytest.skip(f"sample PDFs not found in {PDF_DIR}")
+    expected = [load_path(path).text for path in paths]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        texts = list(pool.map(lambda path: load_path(path).text, paths * 4))
+    assert texts == expected * 4
 
 
 def test_pdf_paragraphs_never_span_pages(pdfs: dict[str, ParsedDocument]) -> None:
@@ -336,6 +363,11 @@ def test_detect_kind_docx_by_content() -> None:
     assert detect_kind(make_docx(), "upload.bin") == "docx"
 
 
+def test_detect_kind_refuses_other_binaries() -> None:
+    with pytest.raises(UnsupportedType, match=r"photo\.pdf looks like a JPEG image"):
+        detect_kind(b"\xff\xd8\xff\xe0" + bytes(32), "uploads/photo.pdf")
+
+
 def test_supported_suffixes() -> None:
     assert {".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text"} == set(
         SUPPORTED_SUFFIXES
@@ -437,6 +469,12 @@ def test_zip_bomb_by_ratio() -> None:
     data = zip_bytes({"word/document.xml": bytes(5 << 20)})
     with pytest.raises(DocumentError, match=r"compressed [\d,]+:1 \(the limit is 100:1\)"):
         load_bytes(data, "ratio.docx")
+
+
+def test_html_nested_absurdly_deep_is_refused() -> None:
+    data = b"<html><body>" + b"<div>" * 12_000 + b"x" + b"</div>" * 12_000 + b"</body></html>"
+    with pytest.raises(DocumentError, match=r"deep\.html nests HTML elements more than"):
+        load_bytes(data, "deep.html")
 
 
 def test_too_large_bytes() -> None:

@@ -19,7 +19,7 @@ from . import loaders
 from .chunking import Chunker
 from .embedding import Embedder, Vectors
 from .errors import FootnotedError
-from .models import Chunk, Document, ParsedDocument
+from .models import Chunk, Document
 from .stores.base import Store
 
 Outcome = Literal["added", "replaced", "unchanged", "failed"]
@@ -134,8 +134,7 @@ class Ingestor:
         url: str | None = None,
     ) -> FileResult:
         """One file from memory (uploads). Raises ``FootnotedError`` for bad input."""
-        if self.max_bytes is not None and len(data) > self.max_bytes:
-            loaders.load_bytes(data, filename, max_bytes=self.max_bytes)  # raises TooLarge
+        loaders.check_size(len(data), self.max_bytes, filename)
         item = self.prepare(data, filename, source or filename, collection, title=title, url=url)
         if isinstance(item, FileResult):
             return item
@@ -232,18 +231,10 @@ def embed_sorted(embedder: Embedder, texts: Sequence[str]) -> Vectors:
 
 
 def _read(path: Path, max_bytes: int | None) -> bytes:
-    from .errors import DocumentError, TooLarge
+    from .errors import DocumentError
 
     try:
-        size = path.stat().st_size
-        if max_bytes is not None and size > max_bytes:
-            raise TooLarge(
-                f"{path.name} is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB."
-            )
+        loaders.check_size(path.stat().st_size, max_bytes, path.name)  # raises TooLarge
         return path.read_bytes()
     except OSError as exc:
         raise DocumentError(f"Cannot read {path}: {exc.strerror or exc}") from exc
-
-
-def parsed_summary(parsed: ParsedDocument) -> str:
-    return f"{parsed.kind}, {len(parsed.text)} characters, {len(parsed.segments)} blocks"

@@ -1,0 +1,95 @@
+"""The shared output path of every loader: blocks of text -> :class:`ParsedDocument`.
+
+Each loader produces a list of :class:`Block` (one paragraph-like run of text with its
+page and heading path); :func:`assemble` joins the blocks with blank lines into
+:attr:`ParsedDocument.text` and records one :class:`Segment` per block, so
+``text[segment.start:segment.end]`` is exactly that block.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from footnoted.models import ParsedDocument, Segment
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    text: str
+    section: tuple[str, ...] = ()
+    page: int | None = None
+
+
+class Sections:
+    """The current heading path; entering a heading closes those at its level or deeper."""
+
+    def __init__(self) -> None:
+        self._stack: list[tuple[int, str]] = []
+        self.path: tuple[str, ...] = ()
+
+    def enter(self, level: int, title: str) -> tuple[str, ...]:
+        while self._stack and self._stack[-1][0] >= level:
+            self._stack.pop()
+        self._stack.append((level, title))
+        self.path = tuple(title for _, title in self._stack)
+        return self.path
+
+    def place(self, level: int, title: str) -> tuple[str, ...]:
+        """The path of a block: a heading (level > 0) enters its section, others stay."""
+        return self.enter(level, title) if level else self.path
+
+
+_INVISIBLE = re.compile("[\x00-\x08\x0e-\x1f\x7f\u00ad\u200b\ufeff\ufffe\uffff]")
+_LIGATURES = str.maketrans(
+    {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
+)
+_JUNK_TITLE = re.compile(
+    r"^(?:untitled.*|title|document\d*|no title|none|null|unknown|slide \d+"
+    r"|microsoft (?:word|powerpoint|excel) - .*|.*\.(?:docx?|pdf|rtf|odt|tex|dvi|ps|pptx?"
+    r"|xlsx?|txt|html?|indd|qxd|pages))$",
+    re.IGNORECASE,
+)
+
+
+def clean(text: str) -> str:
+    """Drop invisible characters and collapse every run of whitespace to one space."""
+    return " ".join(_INVISIBLE.sub("", text).translate(_LIGATURES).split())
+
+
+def clean_title(raw: str | None) -> str | None:
+    title = clean(raw or "")
+    if not any(ch.isalnum() for ch in title) or _JUNK_TITLE.match(title):
+        return None
+    return title
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one short, clean line for an error message."""
+    text = clean(str(exc)) or type(exc).__name__
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def assemble(
+    blocks: Sequence[Block], *, kind: str, title: str | None, page_count: int | None = None
+) -> ParsedDocument:
+    parts: list[str] = []
+    segments: list[Segment] = []
+    offset = 0
+    for block in blocks:
+        text = clean(block.text)
+        if not text:
+            continue
+        if parts:
+            offset += 2
+        segments.append(Segment(offset, offset + len(text), block.page, block.section))
+        parts.append(text)
+        offset += len(text)
+    return ParsedDocument(
+        text="\n\n".join(parts),
+        kind=kind,
+        title=title,
+        segments=tuple(segments),
+        page_count=page_count,
+    )

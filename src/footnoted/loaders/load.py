@@ -1,0 +1,78 @@
+"""Entry points: check the size, sniff the kind, dispatch to that kind's loader, and turn
+every failure into a :class:`FootnotedError` that names the file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from footnoted.errors import DocumentError, FootnotedError, NotFound
+from footnoted.models import ParsedDocument
+
+from .blocks import clean, describe
+from .md import load_markdown
+from .pdf import load_pdf
+from .plain import load_text
+from .sizes import check_size
+from .sniff import display_name, sniff
+from .web import load_html
+from .word import load_docx
+
+_LOADERS: dict[str, Callable[[bytes, str | None, str], ParsedDocument]] = {
+    "pdf": load_pdf,
+    "docx": load_docx,
+    "html": load_html,
+    "markdown": load_markdown,
+    "text": load_text,
+}
+_KIND_NAMES = {
+    "pdf": "a PDF",
+    "docx": "a Word document",
+    "html": "an HTML page",
+    "markdown": "Markdown",
+    "text": "plain text",
+}
+
+
+def load_bytes(data: bytes, filename: str, *, max_bytes: int | None = None) -> ParsedDocument:
+    """Parse a document held in memory; every failure is a :class:`FootnotedError`."""
+    name = display_name(filename)
+    check_size(len(data), max_bytes, name)
+    if not data or data.isspace():
+        raise DocumentError(f"{name} is empty.")
+    kind, text = sniff(data, filename)
+    if text is not None and not clean(text):
+        raise DocumentError(f"{name} is empty.")
+    try:
+        document = _LOADERS[kind](data, text, name)
+    except FootnotedError:
+        raise
+    except Exception as exc:
+        raise DocumentError(
+            f"Could not read {name} as {_KIND_NAMES[kind]}: {describe(exc)}"
+        ) from exc
+    if not document.text:
+        raise DocumentError(_no_text_message(name, kind))
+    return document
+
+
+def load_path(path: Path, *, max_bytes: int | None = None) -> ParsedDocument:
+    """Read and parse a file, checking its size before reading it."""
+    try:
+        check_size(path.stat().st_size, max_bytes, path.name)
+        with path.open("rb") as handle:
+            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+    except FileNotFoundError as exc:
+        raise NotFound(f"No such file: {path}") from exc
+    except OSError as exc:
+        raise DocumentError(f"Could not read {path.name}: {exc.strerror or exc}") from exc
+    return load_bytes(data, path.name, max_bytes=max_bytes)
+
+
+def _no_text_message(name: str, kind: str) -> str:
+    if kind == "pdf":
+        return (
+            f"{name} has no extractable text; it may be a scanned document without a text "
+            "layer (run OCR on it first)."
+        )
+    return f"{name} has no extractable text."

@@ -1,0 +1,124 @@
+"""Sniffing: what kind of document some bytes are, judged by their content, and the
+decoded text (UTF-8 or BOM-marked UTF-16) of the text kinds."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import re
+import zipfile
+from pathlib import PurePath
+
+from footnoted.errors import UnsupportedType
+
+SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
+    {".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text"}
+)
+KINDS: tuple[str, ...] = ("pdf", "docx", "html", "markdown", "text")
+
+ZIP_ERRORS = (zipfile.BadZipFile, OSError, ValueError)  # what opening a bad archive raises
+
+_BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "a legacy Microsoft Office file (.doc, .xls, .ppt)"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!\x1a\x07", "a RAR archive"),
+    (b"\x7fELF", "an executable program"),
+    (b"{\\rtf", "an RTF document"),
+)
+_HTML_START = re.compile(
+    r"\A(?:\s|<!--.*?-->|<\?xml[^>]*>)*<(?:!doctype\s+html|html|head|body)[\s>/]",
+    re.IGNORECASE | re.DOTALL,
+)
+_SUPPORTED_LIST = "PDF, Word (.docx), HTML, Markdown and plain text"
+
+
+def detect_kind(data: bytes, filename: str) -> str:
+    """Return "pdf", "docx", "html", "markdown" or "text", judged by content first.
+
+    The extension only tells Markdown from plain text (and lets an ``.html`` fragment
+    count as HTML). Raises :class:`UnsupportedType` for any other binary data.
+    """
+    return sniff(data, filename)[0]
+
+
+def display_name(filename: str) -> str:
+    """The file name to show in messages: no directories, never empty."""
+    return PurePath(filename).name or filename or "The file"
+
+
+def zip_members(data: bytes) -> list[zipfile.ZipInfo]:
+    """The entries of a ZIP archive held in memory; raises one of :data:`ZIP_ERRORS`."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return archive.infolist()
+
+
+def sniff(data: bytes, filename: str) -> tuple[str, str | None]:
+    """The kind of ``data`` and, for text kinds, its decoded text."""
+    name = display_name(filename)
+    suffix = PurePath(filename).suffix.lower()
+    if data[:1024].lstrip(b"\x00\t\n\r\f \xef\xbb\xbf")[:5] == b"%PDF-":
+        return "pdf", None
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return _sniff_zip(data, name, suffix), None
+    for signature, what in _BINARY_SIGNATURES:
+        if data.startswith(signature):
+            raise UnsupportedType(
+                f"{name} looks like {what}, which is not supported; "
+                f"supported are {_SUPPORTED_LIST}."
+            )
+    text = _decode(data)
+    if text is None:
+        raise UnsupportedType(
+            f"{name} is not a supported document: it is binary data, or text in an "
+            f"encoding other than UTF-8/UTF-16; supported are {_SUPPORTED_LIST}."
+        )
+    if _HTML_START.match(text[:65536]):
+        return "html", text
+    if suffix in {".html", ".htm"} and text.lstrip().startswith("<"):
+        return "html", text
+    return ("markdown" if suffix in {".md", ".markdown"} else "text"), text
+
+
+def _sniff_zip(data: bytes, name: str, suffix: str) -> str:
+    try:
+        names = {member.filename for member in zip_members(data)}
+    except ZIP_ERRORS as exc:
+        if suffix == ".docx":
+            return "docx"  # a damaged Word file: the DOCX loader reports it as unreadable
+        raise UnsupportedType(
+            f"{name} is a damaged ZIP archive, not a supported document."
+        ) from exc
+    if "word/document.xml" in names or (
+        "[Content_Types].xml" in names and any(n.startswith("word/") for n in names)
+    ):
+        return "docx"
+    raise UnsupportedType(
+        f"{name} is a ZIP archive (such as .xlsx, .pptx, .odt or .epub) but not a Word "
+        f".docx document; supported are {_SUPPORTED_LIST}."
+    )
+
+
+def _decode(data: bytes) -> str | None:
+    """Text from UTF-8 (BOM optional) or BOM-marked UTF-16; None when it is not text."""
+    if data.startswith(codecs.BOM_UTF8):
+        encoding = "utf-8-sig"
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    else:
+        encoding = "utf-8"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        return None
+    sample = text[:8192]
+    controls = sum(1 for ch in sample if ch < " " and ch not in "\t\n\r\f\v")
+    if "\x00" in text or controls > len(sample) // 100:
+        return None
+    return text

@@ -1,0 +1,181 @@
+"""HTML: the main content's text, without navigation, scripts or hidden elements;
+``<h1>``..``<h6>`` give the section path and table rows become " | "-joined lines."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from footnoted import loaders
+from footnoted.errors import DocumentError
+from footnoted.models import ParsedDocument
+
+from .blocks import Block, Sections, assemble, clean, clean_title
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_HTML_SKIP = _words(
+    "script style noscript nav header footer aside form svg template head title iframe "
+    "object embed canvas button select textarea dialog"
+)
+_HTML_INLINE = _words(
+    "a abbr acronym b bdi bdo big cite code data del dfn em font i img ins kbd label mark "
+    "nobr q s samp small span strike strong sub sup time tt u var wbr"
+)
+# elements that never nest (void) or close implicitly: they do not add to nesting depth
+_HTML_FLAT = _words(
+    "area base br col embed hr img input link meta param source track wbr p li dt dd tr td th "
+    "option optgroup thead tbody tfoot colgroup rt rp html head body"
+)
+_HTML_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^<>]*)>")
+_HTML_HEADINGS = {f"h{level}": level for level in range(1, 7)}
+_DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+
+
+def load_html(_data: bytes, text: str | None, name: str) -> ParsedDocument:
+    tree = _parse_html(text or "", name)
+    walker = _HtmlBlocks()
+    for root in _html_roots(tree):
+        walker = _HtmlBlocks()
+        walker.walk(root)
+        if walker.blocks:
+            break
+    title_node = tree.css_first("title")
+    title = clean_title(title_node.text() if title_node is not None else None)
+    return assemble(walker.blocks, kind="html", title=title or clean_title(walker.first_h1))
+
+
+def html_fragment_blocks(markup: str, name: str) -> list[Block]:
+    """The blocks of a piece of HTML embedded in another document (Markdown)."""
+    tree = _parse_html(markup, name)
+    walker = _HtmlBlocks()
+    root = tree.body or tree.root
+    if root is not None:
+        walker.walk(root)
+    return walker.blocks
+
+
+@dataclass(frozen=True, slots=True)
+class _End:
+    """Marks where an element closes in the explicit walk stack."""
+
+    heading: int = 0
+    cell: bool = False
+    row: bool = False
+
+
+class _HtmlBlocks:
+    """Iterative DOM walk (no recursion limit on deep markup) producing blocks."""
+
+    def __init__(self) -> None:
+        self.blocks: list[Block] = []
+        self.first_h1: str | None = None
+        self._sections = Sections()
+        self._buffer: list[str] = []
+        self._cells: list[str] | None = None
+        self._in_heading = False
+
+    def walk(self, root: LexborNode) -> None:
+        stack: list[LexborNode | _End] = [root]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, _End):
+                self._close(item)
+            else:
+                stack.extend(reversed(self._open(item)))
+        self._flush()
+
+    def _open(self, node: LexborNode) -> list[LexborNode | _End]:
+        if node.is_text_node:
+            self._buffer.append(node.text_content or "")
+            return []
+        tag = node.tag or ""
+        if not node.is_element_node or tag in _HTML_SKIP or _html_hidden(node):
+            return []
+        if tag == "br":
+            self._buffer.append(" ")
+            return []
+        children: list[LexborNode | _End] = list(node.iter(include_text=True))
+        if tag in _HTML_INLINE:
+            return children
+        if self._cells is not None or self._in_heading:
+            return self._open_inside(tag, children)
+        if tag == "tr":
+            self._flush()
+            self._cells = []
+            return [*children, _End(row=True)]
+        self._flush()
+        level = _HTML_HEADINGS.get(tag, 0)
+        self._in_heading = level > 0
+        return [*children, _End(heading=level)]
+
+    def _open_inside(self, tag: str, children: list[LexborNode | _End]) -> list[LexborNode | _End]:
+        """Inside a table row or a heading, block elements only separate words."""
+        self._buffer.append(" ")
+        if self._cells is not None and tag in ("td", "th"):
+            self._buffer.clear()
+            return [*children, _End(cell=True)]
+        return children
+
+    def _close(self, end: _End) -> None:
+        if end.cell and self._cells is not None:
+            self._cells.append(clean("".join(self._buffer)))
+            self._buffer.clear()
+        elif end.row:
+            cells, self._cells = self._cells or [], None
+            self._buffer.clear()
+            self._add(" | ".join(cell for cell in cells if cell), 0)
+        else:
+            self._flush(end.heading)
+            self._in_heading = False
+
+    def _flush(self, heading: int = 0) -> None:
+        text = clean("".join(self._buffer))
+        self._buffer.clear()
+        self._add(text, heading)
+
+    def _add(self, text: str, heading: int) -> None:
+        if not text:
+            return
+        if heading == 1 and self.first_h1 is None:
+            self.first_h1 = text
+        self.blocks.append(Block(text, self._sections.place(heading, text)))
+
+
+def _html_hidden(node: LexborNode) -> bool:
+    attributes = node.attributes
+    if "hidden" in attributes or attributes.get("aria-hidden") == "true":
+        return True
+    return bool(_DISPLAY_NONE.search(attributes.get("style") or ""))
+
+
+def _html_roots(tree: LexborHTMLParser) -> list[LexborNode]:
+    roots = [tree.css_first(selector) for selector in ("main", "[role=main]", "article")]
+    roots.extend([tree.body, tree.root])
+    return [root for root in roots if root is not None]
+
+
+def _parse_html(markup: str, name: str) -> LexborHTMLParser:
+    """Parse after refusing absurdly deep nesting, which would take minutes to parse.
+
+    The limit is read from the package when called, so overriding
+    ``footnoted.loaders.MAX_HTML_NESTING`` takes effect.
+    """
+    limit = loaders.MAX_HTML_NESTING
+    depth = peak = 0
+    tags = _HTML_TAG.finditer(markup) if markup.count("<") > limit else ()
+    for match in tags:
+        if match[3].endswith("/") or match[2].lower() in _HTML_FLAT:
+            continue
+        depth = max(depth - 1, 0) if match[1] else depth + 1
+        peak = max(peak, depth)
+        if peak > limit:
+            raise DocumentError(
+                f"{name} nests HTML elements more than {limit:,} deep; refusing it as malformed."
+            )
+    return LexborHTMLParser(markup)

@@ -1,0 +1,124 @@
+"""Word .docx: body paragraphs and tables in order; heading styles and outline levels
+give the section path. Archives that would unpack to far more than they weigh are refused
+before python-docx sees them."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import docx
+from docx.document import Document as DocxDocument
+from docx.oxml.ns import qn
+from docx.table import Table
+from docx.text.paragraph import Paragraph
+
+from footnoted import loaders
+from footnoted.errors import DocumentError
+from footnoted.models import ParsedDocument
+
+from .blocks import Block, Sections, assemble, clean, clean_title
+from .sizes import megabytes
+from .sniff import ZIP_ERRORS, zip_members
+
+_RATIO_CHECK_MIN_BYTES = 1024 * 1024  # tiny members may compress well for innocent reasons
+_W_P, _W_TBL, _W_SDT, _W_SDT_CONTENT = qn("w:p"), qn("w:tbl"), qn("w:sdt"), qn("w:sdtContent")
+_W_OUTLINE_LEVEL, _W_VAL = qn("w:outlineLvl"), qn("w:val")
+_HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
+
+
+def load_docx(data: bytes, _text: str | None, name: str) -> ParsedDocument:
+    _check_zip_bomb(data, name)
+    document = docx.Document(io.BytesIO(data))
+    sections = Sections()
+    blocks: list[Block] = []
+    first_title: str | None = None
+    for item in _docx_items(document.element.body, document):
+        if isinstance(item, Table):
+            blocks.extend(Block(row, sections.path) for row in _docx_rows(item))
+            continue
+        text = clean(item.text)
+        level = _docx_heading_level(item) if text else 0
+        if level and first_title is None and _is_title_style(item):
+            first_title = text
+        blocks.append(Block(text, sections.place(level, text)))
+    title = clean_title(document.core_properties.title) or clean_title(first_title)
+    return assemble(blocks, kind="docx", title=title)
+
+
+def _check_zip_bomb(data: bytes, name: str) -> None:
+    """Refuse archives that would expand to far more than they weigh, before parsing.
+
+    The limits are read from the package when called, so overriding them on
+    ``footnoted.loaders`` takes effect.
+    """
+    try:
+        members = zip_members(data)
+    except ZIP_ERRORS as exc:
+        raise DocumentError(f"{name} is not a valid .docx file (damaged ZIP archive).") from exc
+    if len(members) > loaders.MAX_ZIP_MEMBERS:
+        raise DocumentError(f"{name} holds {len(members):,} files; refusing it as a zip bomb.")
+    total = sum(member.file_size for member in members)
+    if total > loaders.MAX_DOCX_UNCOMPRESSED_BYTES:
+        raise DocumentError(
+            f"{name} would expand to {megabytes(total)} when unpacked, over the "
+            f"{megabytes(loaders.MAX_DOCX_UNCOMPRESSED_BYTES)} limit; refusing it as a zip bomb."
+        )
+    for member in members:
+        ratio = member.file_size / max(member.compress_size, 1)
+        if member.file_size > _RATIO_CHECK_MIN_BYTES and ratio > loaders.MAX_ZIP_RATIO:
+            raise DocumentError(
+                f"{name} contains {member.filename!r} compressed {ratio:,.0f}:1 (the limit is "
+                f"{loaders.MAX_ZIP_RATIO}:1); refusing it as a zip bomb."
+            )
+
+
+def _docx_items(element: Any, document: DocxDocument) -> Iterator[Paragraph | Table]:
+    """Body paragraphs and tables in order, looking inside content controls."""
+    for child in element.iterchildren():
+        if child.tag == _W_P:
+            yield Paragraph(child, document)
+        elif child.tag == _W_TBL:
+            yield Table(child, document)
+        elif child.tag == _W_SDT:
+            content = child.find(_W_SDT_CONTENT)
+            if content is not None:
+                yield from _docx_items(content, document)
+
+
+def _outline_level(p_pr: Any) -> int:
+    found = p_pr.find(_W_OUTLINE_LEVEL) if p_pr is not None else None
+    value = found.get(_W_VAL) if found is not None else None
+    return int(value) + 1 if value is not None and value.isdigit() and int(value) < 9 else 0
+
+
+def _docx_heading_level(paragraph: Paragraph) -> int:
+    """1..9 for "Title"/"Heading N" styles (or their descendants) and outline levels."""
+    level = _outline_level(paragraph._p.pPr)
+    style = paragraph.style
+    for _ in range(10):
+        if level or style is None:
+            break
+        name = (style.name or "").strip()
+        match = _HEADING_STYLE.match(name)
+        level = 1 if name.lower() == "title" else int(match[1]) if match else 0
+        level = level or _outline_level(style.element.pPr)
+        style = style.base_style
+    return level
+
+
+def _docx_rows(table: Table) -> Iterator[str]:
+    """One " | "-joined line per row; merged cells appear once."""
+    for row in table._tbl.tr_lst:
+        cells = []
+        for cell in row.tc_lst:
+            texts = (Paragraph(p, table).text for p in cell.iter(_W_P))
+            cells.append(clean(" ".join(texts)))
+        yield " | ".join(cell for cell in cells if cell)
+
+
+def _is_title_style(paragraph: Paragraph) -> bool:
+    style = paragraph.style
+    return style is not None and (style.name or "").strip().lower() == "title"
