@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from conftest import SAMPLES, write
 
 
@@ -36,7 +37,9 @@ def test_ingest_reports_bad_files_one_line_each(tmp_path: Path) -> None:
     result = run(tmp_path / "home", "ingest", str(tmp_path / "docs"), str(tmp_path / "nope"))
     assert result.returncode == 0
     assert "1 added" in result.stdout and "3 failed" in result.stdout
-    failures = [line for line in result.stderr.splitlines() if line.startswith(("failed", "missing"))]
+    failures = [
+        line for line in result.stderr.splitlines() if line.startswith(("failed", "missing"))
+    ]
     assert len(failures) == 3
     assert any("empty.md" in f for f in failures)
     assert any("bin.txt" in f and "unsupported_type" in f for f in failures)

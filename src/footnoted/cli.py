@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from .cli_server import refusals, serve, user_app
 from .errors import FootnotedError
 from .evaluation.cli import eval_app
 from .ingest import FileResult, walk
@@ -29,9 +30,13 @@ app = typer.Typer(
 docs_app = typer.Typer(help="List, enable, disable and remove documents.", no_args_is_help=True)
 app.add_typer(docs_app, name="docs")
 app.add_typer(eval_app, name="eval")
+app.add_typer(user_app, name="user")
+app.command()(serve)
+app.command()(refusals)
 
 out = Console()
 err = Console(stderr=True)
+
 
 def _version(value: bool) -> None:
     if value:
@@ -122,14 +127,18 @@ def ask(
         if as_json:
             result = fn.answer(question, collection)
             if result.refusal is not None:
+                fn.log_refusal(question, collection, result.refusal)
                 payload = refusal_payload(result.refusal)
             else:
                 assert result.answer is not None
-                payload = answer_payload(result.answer, warning=result.warning)
+                payload = answer_payload(
+                    result.answer, include_citations=result.cite, warning=result.warning
+                )
             out.print_json(json.dumps(payload, ensure_ascii=False))
             return
         for event in fn.ask(question, collection):
             if isinstance(event, Refusal):
+                fn.log_refusal(question, collection, event)
                 out.print(f"[yellow]{event.message}[/yellow]", highlight=False)
                 ev = event.evidence
                 if ev.max_score is not None:

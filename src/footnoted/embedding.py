@@ -78,6 +78,7 @@ class SentenceTransformerEmbedder:
         self._model: Any = None
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self._cache_lock = threading.Lock()
         self.dim = 0
         self.max_tokens = 0
         self._load_config()
@@ -132,8 +133,11 @@ class SentenceTransformerEmbedder:
         """Embed texts. sentence-transformers sorts each call's texts by length into batches."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if len(texts) == 1 and texts[0] in self._cache:
-            return self._cache[texts[0]][None, :]
+        if len(texts) == 1:
+            with self._cache_lock:
+                cached = self._cache.get(texts[0])
+            if cached is not None:
+                return cached[None, :]
         with self._precision():
             vectors = self.model.encode(
                 list(texts),
@@ -148,9 +152,10 @@ class SentenceTransformerEmbedder:
         return out
 
     def _remember(self, text: str, vector: npt.NDArray[np.float32]) -> None:
-        self._cache[text] = vector
-        if len(self._cache) > 512:
-            self._cache.popitem(last=False)
+        with self._cache_lock:
+            self._cache[text] = vector
+            if len(self._cache) > 512:
+                self._cache.popitem(last=False)
 
     @property
     def tokenizer(self) -> Any:

@@ -6,16 +6,17 @@ The HTTP API, the CLI and the evaluation commands all go through this one object
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import evidence
+from . import collection_settings, evidence
 from .answering.extractive import extract
 from .chunking import Chunker
-from .citations import Answer, answer_markdown
+from .citations import MARKER, Answer, answer_markdown, escape_markdown_html
+from .collection_settings import CollectionSettings
 from .embedding import SentenceTransformerEmbedder, get_embedder
-from .errors import InvalidInput
+from .errors import FootnotedError, InvalidInput
 from .ingest import FileResult, Ingestor, IngestReport, ProgressFn
 from .models import (
     Chunk,
@@ -28,13 +29,25 @@ from .models import (
     Sources,
     Started,
 )
+from .records import RefusalEntry
 from .retrieval import Retrieval, Retriever
 from .settings import Settings
 from .stores.base import Store
 from .stores.sqlite import SQLiteStore
+from .uploads import Uploads
 
 MAX_QUESTION_CHARS = 4000
 _DELTA = re.compile(r"\S+\s*")
+RAG_OFF_MESSAGE = (
+    "Document search is turned off for this knowledge base, so no documents were "
+    "consulted and this reply cites nothing. An admin can turn it back on in the "
+    "collection settings."
+)
+
+
+class GenerationUnavailable(FootnotedError):
+    status = 503
+    code = "generation_unavailable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +59,21 @@ class AskResult:
     refusal: Refusal | None
     retrieval: Retrieval
     warning: str | None = None
+    cite: bool = True  # the collection sends citation fields with its answers
 
     @property
     def refused(self) -> bool:
         return self.refusal is not None
+
+
+def split_deltas(text: str) -> list[str]:
+    """The pieces an answer streams in: each word with the whitespace after it."""
+    return _DELTA.findall(text) or [text]
+
+
+def plain_text(answer: Answer) -> str:
+    """The answer without its ``[N]`` markers."""
+    return MARKER.sub("", answer.text).replace("  ", " ").strip()
 
 
 class Footnoted:
@@ -62,6 +86,7 @@ class Footnoted:
         )
         self.retriever = Retriever(self.store, self.embedder)
         self._ingestor: Ingestor | None = None
+        self.uploads = Uploads(self)
 
     def close(self) -> None:
         self.store.close()
@@ -149,21 +174,31 @@ class Footnoted:
         top_k: int | None = None,
         threshold: float | None = None,
         embedding: list[float] | None = None,
-    ) -> Iterator[Event]:
-        """Yield ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Done``."""
+        config: CollectionSettings | None = None,
+        include_citations: bool = True,
+    ) -> Generator[Event, None, None]:
+        """Yield ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Done``.
+
+        Without citations (asked for, or the collection's ``enable_citations`` off) the
+        deltas carry no ``[N]`` markers and no ``Sources`` event is sent.
+        """
         result = self.answer(
-            question, collection, top_k=top_k, threshold=threshold, embedding=embedding
-        )
+            question, collection, top_k=top_k, threshold=threshold, embedding=embedding,
+            config=config,
+        )  # fmt: skip
         if result.refusal is not None:
             yield result.refusal
             return
         assert result.answer is not None
-        yield Started(warning=result.warning)
-        for piece in _DELTA.findall(result.answer.text):
-            yield Delta(piece)
         a = result.answer
-        yield Sources(a.citations, a.referenced, a.spans)
-        yield Done(a.text)
+        cite = include_citations and result.cite
+        text = a.text if cite else plain_text(a)
+        yield Started(warning=result.warning)
+        for piece in split_deltas(text):
+            yield Delta(piece)
+        if cite:
+            yield Sources(a.citations, a.referenced, a.spans)
+        yield Done(text)
 
     def answer(
         self,
@@ -173,19 +208,56 @@ class Footnoted:
         top_k: int | None = None,
         threshold: float | None = None,
         embedding: list[float] | None = None,
+        config: CollectionSettings | None = None,
     ) -> AskResult:
         question = validate_question(question)
         coll = collection or self.settings.collection
-        limit = threshold if threshold is not None else self.settings.evidence_threshold
-        k = top_k or self.settings.top_k
+        cfg = config or self.collection_settings(coll)
+        check_generation(coll, cfg)
+        if not cfg.enable_rag:
+            empty = Retrieval((), (), None, 0)
+            return AskResult(question, Answer(RAG_OFF_MESSAGE, (), (), ()), None, empty, cite=False)
+        limit = threshold if threshold is not None else cfg.evidence_threshold
+        k = top_k or cfg.top_k
         warning = self._length_warning(question) if embedding is None else None
         retrieval = self.retriever.retrieve(question, coll, k, embedding)
         verdict = evidence.check(question, retrieval, limit)
         if not verdict.ok:
             refusal = Refusal(verdict.message, evidence.SUGGESTIONS, verdict.evidence)
-            return AskResult(question, None, refusal, retrieval, warning)
+            return AskResult(question, None, refusal, retrieval, warning, cfg.enable_citations)
         answer = extract(question, verdict.qualifying)
-        return AskResult(question, answer, None, retrieval, warning)
+        return AskResult(question, answer, None, retrieval, warning, cfg.enable_citations)
+
+    # -- collection settings and the refusal log ---------------------------------------
+    def collection_settings(self, collection: str | None = None) -> CollectionSettings:
+        coll = collection or self.settings.collection
+        return collection_settings.resolve(self.store.get_collection_settings(coll), self.settings)
+
+    def update_collection_settings(
+        self, collection: str, changes: dict[str, object]
+    ) -> CollectionSettings:
+        """Apply a partial update (validated); only the changed keys are stored."""
+        updated = collection_settings.merge(self.collection_settings(collection), changes)
+        stored = {**self.store.get_collection_settings(collection), **changes}
+        self.store.put_collection_settings(collection, stored)
+        return updated
+
+    def refusal_entry(
+        self, question: str, collection: str | None, refusal: Refusal
+    ) -> RefusalEntry:
+        ev = refusal.evidence
+        return RefusalEntry(
+            question=question,
+            collection=collection or self.settings.collection,
+            max_score=None if ev.max_score is None else round(ev.max_score, 4),
+            threshold=ev.threshold,
+            reason=ev.reason,
+        )
+
+    def log_refusal(
+        self, question: str, collection: str | None, refusal: Refusal, user_id: str | None = None
+    ) -> None:
+        self.store.log_refusal(self.refusal_entry(question, collection, refusal), user_id)
 
     def _length_warning(self, question: str) -> str | None:
         tokens = self.embedder.count_tokens([question])[0]
@@ -195,6 +267,15 @@ class Footnoted:
         return (
             f"The question is {tokens} tokens long; only the first {limit} were used to "
             "search the documents."
+        )
+
+
+def check_generation(collection: str, config: CollectionSettings) -> None:
+    """Raise ``GenerationUnavailable`` unless the collection's generation mode can run."""
+    if config.generation_mode != "extractive":
+        raise GenerationUnavailable(
+            f"Collection {collection!r} asks for {config.generation_mode!r} generation, which "
+            "this version cannot do yet; set its generation_mode to extractive."
         )
 
 
@@ -250,9 +331,7 @@ def answer_payload(
             for c in answer.citations
         }
     else:
-        from .citations import MARKER, escape_markdown_html
-
-        plain = MARKER.sub("", answer.text).replace("  ", " ").strip()
+        plain = plain_text(answer)
         payload["answer"] = plain
         payload["answer_markdown"] = escape_markdown_html(plain)
     if warning:
@@ -260,4 +339,14 @@ def answer_payload(
     return payload
 
 
-__all__ = ["AskResult", "Evidence", "Footnoted", "answer_payload", "refusal_payload"]
+__all__ = [
+    "AskResult",
+    "Evidence",
+    "Footnoted",
+    "GenerationUnavailable",
+    "answer_payload",
+    "check_generation",
+    "plain_text",
+    "refusal_payload",
+    "split_deltas",
+]

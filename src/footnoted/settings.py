@@ -61,3 +61,32 @@ class Settings(BaseSettings):
         default=50.0, gt=0, description="Largest file accepted for ingestion, in megabytes."
     )
     collection: str = Field(default="default", description="Collection used when none is named.")
+
+    # -- HTTP service ---------------------------------------------------------------------
+    rate_limit: int = Field(
+        default=20, ge=0, description="Chat requests per user per minute; 0 turns the limit off."
+    )
+    link_secret: str | None = Field(
+        default=None,
+        description=(
+            "Secret that signs public document links; when unset a random one is made "
+            "once and kept in the database."
+        ),
+    )
+    link_ttl_s: int = Field(
+        default=86400, ge=60, description="How long a signed public document link stays valid."
+    )
+    parse_timeout_s: float = Field(
+        default=120.0, gt=0, description="Time limit for parsing one uploaded file, in seconds."
+    )
+    sse_keepalive_s: float = Field(
+        default=15.0,
+        gt=0,
+        description="Seconds without an event before a stream sends a keep-alive comment.",
+    )
+    stream_pace_ms: int = Field(
+        default=0,
+        ge=0,
+        le=2000,
+        description="Pause between streamed answer deltas (a typing effect); 0 sends at once.",
+    )

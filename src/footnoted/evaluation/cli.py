@@ -38,7 +38,6 @@ JsonOpt = Annotated[
     Path | None, typer.Option("--json", help="Write every number (and per-item records) here.")
 ]
 ExistingFile = Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True)]
-Count = Annotated[int | None, typer.Option(min=1)]
 
 
 @contextmanager

@@ -6,14 +6,15 @@ runs against each.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from ..models import Chunk, Document
+from ..records import ChatSession, Claim, Message, NewMessage, RefusalEntry, User
 
 Vector = npt.NDArray[np.float32]
 
@@ -28,7 +29,17 @@ class StoredChunk:
     vector: Vector
 
 
-class Store(Protocol):
+@dataclass(frozen=True, slots=True)
+class StoredFile:
+    """An uploaded file's original bytes, kept for download and reprocessing."""
+
+    filename: str
+    media_type: str
+    data: bytes
+    title: str | None = None  # the title given at upload, if any
+
+
+class DocumentStore(Protocol):
     def close(self) -> None: ...
 
     # -- documents -------------------------------------------------------------------
@@ -79,3 +90,94 @@ class Store(Protocol):
     def fetch_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
         """The chunks with these ids that belong to enabled, ready documents, in given order."""
         ...
+
+    # -- uploads -------------------------------------------------------------------------
+    def begin_upload(self, document: Document, file: StoredFile) -> None:
+        """Store the file and a ``processing`` document in one transaction."""
+        ...
+
+    def set_status(self, document_id: str, status: str, error: str | None = None) -> Document: ...
+
+    def fail_interrupted(self, error: str) -> int:
+        """Mark documents left ``processing`` by a stopped server as failed; how many."""
+        ...
+
+    def get_file(self, document_id: str) -> StoredFile | None: ...
+
+
+class AccountStore(Protocol):
+    def create_user(self, name: str, is_admin: bool = False) -> User:
+        """A new user, or ``Conflict`` when the name is taken."""
+        ...
+
+    def find_user(self, name: str) -> User | None: ...
+
+    def list_users(self) -> list[User]: ...
+
+    def set_admin(self, user_id: str, is_admin: bool) -> None: ...
+
+    def add_token(self, user_id: str, token_hash: str) -> None: ...
+
+    def user_for_token(self, token_hash: str) -> User | None: ...
+
+    def take_rate_slot(self, user_id: str, limit: int, window_s: float, at: float) -> float | None:
+        """Count a request atomically (across processes); None or seconds to wait."""
+        ...
+
+
+class ChatStore(Protocol):
+    """Sessions and messages. Every method takes the user: others' data is ``NotFound``."""
+
+    def claim_chat(
+        self,
+        user_id: str,
+        message_id: str,
+        message: str,
+        session_id: str | None,
+        title: str,
+        owner: str,
+        stale: Callable[[str, float], bool],
+    ) -> Claim: ...
+
+    def complete_chat(
+        self,
+        user_id: str,
+        message_id: str,
+        session_id: str,
+        messages: tuple[NewMessage, NewMessage],
+        payload: dict[str, Any],
+        refusal: RefusalEntry | None,
+        cancelled: Callable[[], bool] = ...,
+    ) -> bool:
+        """Store question and reply and mark the request done, atomically; False if cancelled."""
+        ...
+
+    def release_chat(self, user_id: str, message_id: str, owner: str) -> None: ...
+
+    def list_sessions(
+        self, user_id: str, limit: int = 1000, offset: int = 0
+    ) -> list[ChatSession]: ...
+
+    def get_session(self, user_id: str, session_id: str) -> ChatSession: ...
+
+    def session_messages(self, user_id: str, session_id: str) -> list[Message]: ...
+
+    def delete_session(self, user_id: str, session_id: str) -> None: ...
+
+
+class ServiceDataStore(Protocol):
+    def get_collection_settings(self, collection: str) -> dict[str, Any]: ...
+
+    def put_collection_settings(self, collection: str, values: dict[str, Any]) -> None: ...
+
+    def log_refusal(self, entry: RefusalEntry, user_id: str | None = None) -> None: ...
+
+    def list_refusals(
+        self, limit: int = 100, collection: str | None = None
+    ) -> list[RefusalEntry]: ...
+
+    def secret(self, name: str, make: Callable[[], str]) -> str: ...
+
+
+class Store(DocumentStore, AccountStore, ChatStore, ServiceDataStore, Protocol):
+    """Everything the service needs from a database."""

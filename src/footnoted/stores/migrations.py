@@ -68,7 +68,118 @@ def m001_documents_and_chunks(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [m001_documents_and_chunks]
+def m002_users_tokens_rate_limits(db: sqlite3.Connection) -> None:
+    run_script(
+        db,
+        """
+        CREATE TABLE users (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            is_admin INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE tokens (
+            hash TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX tokens_user ON tokens (user_id);
+        CREATE TABLE rate_events (
+            user_id TEXT NOT NULL,
+            at REAL NOT NULL
+        );
+        CREATE INDEX rate_events_user ON rate_events (user_id, at);
+        """,
+    )
+
+
+def m003_sessions_messages_chat_requests(db: sqlite3.Connection) -> None:
+    run_script(
+        db,
+        """
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            title TEXT NOT NULL,
+            message_count INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX sessions_user ON sessions (user_id, updated_at);
+        CREATE TABLE messages (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL,
+            request_id TEXT NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+            type TEXT NOT NULL CHECK (type IN ('question', 'answer', 'refusal')),
+            content TEXT NOT NULL,
+            citations TEXT,
+            referenced_indices TEXT,
+            spans TEXT,
+            created_at TEXT NOT NULL,
+            UNIQUE (user_id, request_id, role)
+        );
+        CREATE INDEX messages_session ON messages (session_id, seq);
+        CREATE TABLE chat_requests (
+            user_id TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            message TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('in_progress', 'done', 'abandoned')),
+            owner TEXT NOT NULL,
+            claimed_at REAL NOT NULL,
+            payload TEXT,
+            PRIMARY KEY (user_id, message_id)
+        );
+        CREATE INDEX chat_requests_session ON chat_requests (session_id);
+        """,
+    )
+
+
+def m004_files_settings_refusals_secrets(db: sqlite3.Connection) -> None:
+    run_script(
+        db,
+        """
+        CREATE TABLE document_files (
+            document_id TEXT PRIMARY KEY,
+            filename TEXT NOT NULL,
+            title TEXT,
+            media_type TEXT NOT NULL,
+            data BLOB NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE collection_settings (
+            collection TEXT PRIMARY KEY,
+            settings TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE refusals (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id TEXT,
+            question TEXT NOT NULL,
+            collection TEXT NOT NULL,
+            max_score REAL,
+            threshold REAL NOT NULL,
+            reason TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX refusals_collection ON refusals (collection, id);
+        CREATE TABLE secrets (
+            name TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        """,
+    )
+
+
+MIGRATIONS: list[Migration] = [
+    m001_documents_and_chunks,
+    m002_users_tokens_rate_limits,
+    m003_sessions_messages_chat_requests,
+    m004_files_settings_refusals_secrets,
+]
 
 
 def migrate(db: sqlite3.Connection) -> list[str]:

@@ -1,16 +1,14 @@
 """The default store: one SQLite file (WAL) plus per-collection vector indexes.
 
-Reads use one connection per thread; writes go through one lock per process and
-SQLite's own file lock across processes (``BEGIN IMMEDIATE`` with a busy timeout).
+Connections and write transactions live in :mod:`.sqlite_base`; users and tokens in
+:mod:`.sqlite_accounts`, sessions and messages in :mod:`.sqlite_chat`, files, settings,
+refusals and secrets in :mod:`.sqlite_service`.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +16,12 @@ import numpy as np
 
 from ..errors import NotFound
 from ..models import Chunk, Document
-from .base import StoredChunk, Vector
+from .base import StoredChunk, StoredFile, Vector
 from .migrations import migrate
+from .sqlite_accounts import AccountsMixin
+from .sqlite_base import SQLiteBase, now
+from .sqlite_chat import ChatMixin
+from .sqlite_service import ServiceDataMixin
 from .vectors import VectorIndexes
 
 _DOC_COLUMNS = (
@@ -27,10 +29,6 @@ _DOC_COLUMNS = (
     "page_count, chunk_count, embedding_model, created_at, updated_at"
 )
 _LIVE = "d.status = 'ready' AND d.enabled = 1"
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _document(row: sqlite3.Row) -> Document:
@@ -53,55 +51,14 @@ def _chunk(row: sqlite3.Row) -> Chunk:
     )
 
 
-class SQLiteStore:
+class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
+    """Documents, chunks and retrieval here; users, chat and service data in the mixins."""
+
     def __init__(self, path: Path, dim: int) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._write_lock = threading.RLock()
-        self._connections: list[sqlite3.Connection] = []
-        self._connections_lock = threading.Lock()
+        super().__init__(path)
         migrate(self.db)
         (path.parent / "vectors").mkdir(exist_ok=True)
         self.vectors = VectorIndexes(path.parent / "vectors", dim)
-
-    # -- connections ---------------------------------------------------------------------
-    @property
-    def db(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=30
-            )
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA busy_timeout = 30000")
-            self._local.conn = conn
-            with self._connections_lock:
-                self._connections.append(conn)
-        return conn
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: all or nothing, serialised within and across processes."""
-        with self._write_lock:
-            db = self.db
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-
-    def close(self) -> None:
-        with self._connections_lock:
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
-        self._local = threading.local()
 
     # -- documents ---------------------------------------------------------------------
     def get_document(self, document_id: str) -> Document:
@@ -139,7 +96,7 @@ class SQLiteStore:
         with self.transaction() as db:
             old = self.find_document(document.collection, document.source)
             if old is not None:
-                self._delete(db, old.id)
+                self._delete(db, old.id, keep_file=old.id == document.id)
             db.execute(
                 f"INSERT INTO documents ({_DOC_COLUMNS}, text) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -167,7 +124,7 @@ class SQLiteStore:
                     (cur.lastrowid, chunk.text, document.title, chunk.section or ""),
                 )
 
-    def _delete(self, db: sqlite3.Connection, document_id: str) -> None:
+    def _delete(self, db: sqlite3.Connection, document_id: str, keep_file: bool = False) -> None:
         db.execute(
             "DELETE FROM chunks_fts WHERE rowid IN "
             "(SELECT rowid FROM chunks WHERE document_id = ?)",
@@ -175,6 +132,53 @@ class SQLiteStore:
         )
         db.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
         db.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+        if not keep_file:
+            db.execute("DELETE FROM document_files WHERE document_id = ?", (document_id,))
+
+    def begin_upload(self, document: Document, file: StoredFile) -> None:
+        """Record an uploaded file and its document (status ``processing``) in one transaction.
+
+        A failed or unfinished earlier upload of the same content is replaced.
+        """
+        stamp = now()
+        with self.transaction() as db:
+            old = self.find_document(document.collection, document.source)
+            for stale in {old.id if old else None, document.id} - {None}:
+                self._delete(db, str(stale))
+            db.execute(
+                f"INSERT INTO documents ({_DOC_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 'processing', 1, NULL, ?, NULL, 0, NULL, ?, ?)",
+                (
+                    document.id, document.collection, document.title, document.source,
+                    document.kind, document.content_hash, document.size, document.url,
+                    stamp, stamp,
+                ),
+            )  # fmt: skip
+            db.execute(
+                "INSERT INTO document_files (document_id, filename, title, media_type, data, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (document.id, file.filename, file.title, file.media_type, file.data, stamp),
+            )
+
+    def set_status(self, document_id: str, status: str, error: str | None = None) -> Document:
+        """Mark a document ``processing`` or ``failed`` (with a readable error)."""
+        with self.transaction() as db:
+            self.get_document(document_id)
+            db.execute(
+                "UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ?",
+                (status, error, now(), document_id),
+            )
+        return self.get_document(document_id)
+
+    def fail_interrupted(self, error: str) -> int:
+        """Mark documents left ``processing`` by a stopped server as failed."""
+        with self.transaction() as db:
+            cur = db.execute(
+                "UPDATE documents SET status = 'failed', error = ?, updated_at = ? "
+                "WHERE status = 'processing'",
+                (error, now()),
+            )
+        return cur.rowcount
 
     def set_enabled(self, document_id: str, enabled: bool) -> Document:
         with self.transaction() as db:

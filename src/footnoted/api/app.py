@@ -1,0 +1,49 @@
+"""``create_app()``: the FastAPI application (routes, errors, limits, lifespan)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
+from fastapi import FastAPI
+
+from .. import __version__
+from ..service import Footnoted
+from ..settings import Settings
+from . import errors
+from .limits import BodyLimit
+from .responses import SafeJSONResponse
+from .routes import admin, chat, collections, documents, public, sessions
+from .state import AppState
+
+
+def create_app(settings: Settings | None = None, service: Footnoted | None = None) -> FastAPI:
+    """The HTTP API. Pass a ``service`` to share one (tests); else one is opened and closed."""
+    owns = service is None
+    fn = service or Footnoted(settings or Settings())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state = AppState.build(fn, owns)
+        app.state.footnoted = state
+        await anyio.to_thread.run_sync(fn.uploads.recover)  # before any request is served
+        await anyio.to_thread.run_sync(fn.embedder.warm_up)
+        try:
+            yield
+        finally:
+            state.close()
+
+    app = FastAPI(
+        title="footnoted",
+        version=__version__,
+        description="Answers over your documents, every claim footnoted to its passage.",
+        default_response_class=SafeJSONResponse,
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    for module in (public, chat, sessions, documents, collections, admin):
+        app.include_router(module.router)
+    max_bytes = int(fn.settings.max_file_mb * 1024 * 1024)
+    app.add_middleware(BodyLimit, max_file_bytes=max_bytes)
+    return app

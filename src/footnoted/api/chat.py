@@ -1,0 +1,300 @@
+"""One chat request: claim its id, answer (JSON or SSE) or replay, store the reply.
+
+The claim on ``(user, message_id)`` is a database row (primary key), taken in one
+transaction: concurrent duplicates see ``busy`` (409), a finished one is replayed
+without generating again, and the same id with another message is refused (422). The
+question and its reply are stored in one transaction before ``answer_end`` is sent.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import time
+import uuid
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..citations import Answer
+from ..collection_settings import CollectionSettings
+from ..errors import Conflict, FootnotedError, InvalidInput
+from ..models import Citation, Delta, Done, Event, Failed, Refusal, Sources, Span, Started
+from ..records import Claim, NewMessage, RefusalEntry, User
+from ..service import (
+    Footnoted,
+    answer_payload,
+    check_generation,
+    refusal_payload,
+    split_deltas,
+)
+from ..titles import session_title
+from .links import Links
+from .schemas import ChatRequest
+from .sse import Bridge, Frame
+
+log = logging.getLogger("footnoted.api")
+
+BOOT = uuid.uuid4().hex[:12]
+OWNER = f"{os.getpid()}:{BOOT}"
+STALE_CLAIM_S = 300.0
+
+
+def claim_is_stale(owner: str, claimed_at: float) -> bool:
+    """An in-progress claim whose process is gone (or that is very old) was abandoned."""
+    pid_text, _, boot = owner.partition(":")
+    if time.time() - claimed_at > STALE_CLAIM_S:
+        return True
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return True
+    if pid == os.getpid():
+        return boot != BOOT  # an earlier process that had our pid
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Everything one new chat request needs once its id is claimed."""
+
+    user: User
+    request: ChatRequest
+    collection: str
+    config: CollectionSettings
+    session_id: str
+
+    @property
+    def ids(self) -> dict[str, str]:
+        return {"session_id": self.session_id, "message_id": self.request.message_id}
+
+
+class ChatService:
+    def __init__(self, service: Footnoted, links: Links, pace_s: float) -> None:
+        self.service = service
+        self.store = service.store
+        self.links = links
+        self.pace_s = pace_s
+
+    # -- before answering -----------------------------------------------------------------
+    def prepare(self, user: User, request: ChatRequest) -> tuple[Claim, Turn]:
+        """Validate, then claim the message id (raises 404/409/422 as the contract says)."""
+        collection = request.collection or self.service.settings.collection
+        config = self.service.collection_settings(collection)
+        check_generation(collection, config)
+        dim = self.service.embedder.dim
+        if request.embedding is not None and len(request.embedding) != dim:
+            raise InvalidInput(
+                f"embedding has {len(request.embedding)} dimensions; the model makes {dim}.",
+                code="embedding_dimension_mismatch",
+            )
+        claim = self.store.claim_chat(
+            user.id,
+            request.message_id,
+            request.message,
+            request.session_id,
+            session_title(request.message),
+            OWNER,
+            claim_is_stale,
+        )
+        if claim.outcome == "mismatch":
+            raise InvalidInput(
+                f"message_id {request.message_id!r} was already used for another message.",
+                code="message_id_reused",
+            )
+        if claim.outcome == "busy":
+            raise Conflict(
+                f"Message {request.message_id!r} is being answered right now.",
+                code="duplicate_in_progress",
+            )
+        return claim, Turn(user, request, collection, config, claim.session_id)
+
+    def release(self, turn: Turn) -> None:
+        self.store.release_chat(turn.user.id, turn.request.message_id, OWNER)
+
+    # -- JSON -------------------------------------------------------------------------------
+    def answer_json(self, turn: Turn) -> dict[str, Any]:
+        """Answer in one piece and store it; returns the response body."""
+        req = turn.request
+        try:
+            result = self.service.answer(
+                req.message, turn.collection, embedding=req.embedding, config=turn.config
+            )
+        except BaseException:
+            self.release(turn)
+            raise
+        if result.refusal is not None:
+            return self.store_refusal(turn, result.refusal)
+        assert result.answer is not None
+        a = result.answer
+        cite = req.include_citations and result.cite
+        linked = Answer(
+            a.text, self.links.decorate(a.citations, turn.config.citation_link_mode),
+            a.referenced, a.spans,
+        )  # fmt: skip
+        payload = answer_payload(linked, include_citations=cite, warning=result.warning, **turn.ids)
+        self.store_answer(turn, payload)
+        return payload
+
+    # -- storing ----------------------------------------------------------------------------
+    def store_refusal(self, turn: Turn, refusal: Refusal) -> dict[str, Any]:
+        payload = {**refusal_payload(refusal), **turn.ids}
+        reply = NewMessage("assistant", "refusal", refusal.message)
+        entry = self.service.refusal_entry(turn.request.message, turn.collection, refusal)
+        self._complete(turn, reply, payload, entry)
+        return payload
+
+    def store_answer(
+        self, turn: Turn, payload: dict[str, Any], cancelled: Callable[[], bool] | None = None
+    ) -> bool:
+        cited = "citations" in payload
+        reply = NewMessage(
+            "assistant",
+            "answer",
+            str(payload["answer"]),
+            payload.get("citations") if cited else None,
+            payload.get("referenced_indices") if cited else None,
+            payload.get("spans") if cited else None,
+        )
+        return self._complete(turn, reply, payload, None, cancelled)
+
+    def _complete(
+        self,
+        turn: Turn,
+        reply: NewMessage,
+        payload: dict[str, Any],
+        refusal: RefusalEntry | None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> bool:
+        question = NewMessage("user", "question", turn.request.message)
+        return self.store.complete_chat(
+            turn.user.id,
+            turn.request.message_id,
+            turn.session_id,
+            (question, reply),
+            payload,
+            refusal,
+            cancelled or (lambda: False),
+        )
+
+    # -- SSE --------------------------------------------------------------------------------
+    def first_event(self, turn: Turn) -> tuple[Event, Generator[Event, None, None]]:
+        """Run retrieval and the evidence check: a ``Refusal`` here is answered as JSON."""
+        req = turn.request
+        events = self.service.ask(
+            req.message, turn.collection, embedding=req.embedding, config=turn.config,
+            include_citations=req.include_citations,
+        )  # fmt: skip
+        try:
+            return next(events), events
+        except BaseException:
+            events.close()
+            self.release(turn)
+            raise
+
+    def stream(
+        self, turn: Turn, first: Event, events: Generator[Event, None, None], bridge: Bridge
+    ) -> None:
+        """Worker thread: send the events as frames, store the answer before answer_end."""
+        stored = False
+        try:
+            stored = self._stream(turn, itertools.chain([first], events), bridge)
+        except FootnotedError as exc:
+            bridge.put("error", {"code": exc.code, "message": exc.message})
+        except Exception:
+            log.exception("chat stream failed")
+            bridge.put("error", {"code": "internal_error", "message": "The answer failed."})
+        finally:
+            events.close()  # stops the generator (and whatever it was waiting on)
+            if not stored:
+                self.release(turn)
+            bridge.close()
+
+    def _stream(self, turn: Turn, events: Iterator[Event], bridge: Bridge) -> bool:
+        text: list[str] = []
+        sources: dict[str, Any] | None = None
+        warning: str | None = None
+        for event in events:
+            if bridge.cancelled.is_set():
+                return False
+            if isinstance(event, Started):
+                warning = event.warning
+                extra = {"warning": warning} if warning else {}
+                bridge.put("answer_start", {**turn.ids, **extra})
+            elif isinstance(event, Delta):
+                if text and self.pace_s and bridge.cancelled.wait(self.pace_s):
+                    return False
+                text.append(event.text)
+                bridge.put("answer_delta", {"text": event.text})
+            elif isinstance(event, Sources):
+                sources = self._sources(turn, event)
+                bridge.put("sources", sources)
+            elif isinstance(event, Refusal):
+                self.store_refusal(turn, event)
+                bridge.put(
+                    "refusal", {"message": event.message, "suggestions": list(event.suggestions)}
+                )
+                return True
+            elif isinstance(event, Failed):
+                bridge.put("error", {"code": event.code, "message": event.message})
+                return False
+            elif isinstance(event, Done):
+                return self._finish(turn, "".join(text), sources, warning, bridge)
+        return False
+
+    def _sources(self, turn: Turn, event: Sources) -> dict[str, Any]:
+        citations = self.links.decorate(event.citations, turn.config.citation_link_mode)
+        return {
+            "citations": [c.to_dict() for c in citations],
+            "referenced_indices": list(event.referenced_indices),
+            "spans": [s.to_dict() for s in event.spans],
+        }
+
+    def _finish(
+        self,
+        turn: Turn,
+        text: str,
+        sources: dict[str, Any] | None,
+        warning: str | None,
+        bridge: Bridge,
+    ) -> bool:
+        if sources is not None:
+            answer = Answer(
+                text,
+                tuple(Citation.from_dict(c) for c in sources["citations"]),
+                tuple(sources["referenced_indices"]),
+                tuple(Span(**s) for s in sources["spans"]),
+            )
+        else:
+            answer = Answer(text, (), (), ())
+        payload = answer_payload(
+            answer, include_citations=sources is not None, warning=warning, **turn.ids
+        )
+        if not self.store_answer(turn, payload, bridge.cancelled.is_set):
+            return False
+        bridge.put("answer_end", turn.ids)
+        return True
+
+
+def replay_frames(payload: dict[str, Any]) -> list[Frame]:
+    """The SSE events of a stored answer, as they were first sent."""
+    ids = {"session_id": payload.get("session_id"), "message_id": payload.get("message_id")}
+    start = {**ids, **({"warning": payload["warning"]} if payload.get("warning") else {})}
+    frames: list[Frame] = [("answer_start", start)]
+    frames += [("answer_delta", {"text": t}) for t in split_deltas(str(payload["answer"]))]
+    if "citations" in payload:
+        frames.append(
+            (
+                "sources",
+                {k: payload[k] for k in ("citations", "referenced_indices", "spans")},
+            )
+        )
+    frames.append(("answer_end", ids))
+    return frames

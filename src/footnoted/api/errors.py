@@ -1,0 +1,79 @@
+"""Every failure as ``{"error": {"code", "message"}}`` with the fitting status."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+
+from ..errors import FootnotedError
+from .responses import RateLimited, error_response, from_error
+from .schemas import ErrorBody
+
+log = logging.getLogger("footnoted.api")
+
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    413: "request_too_large",
+    415: "unsupported_type",
+}
+_DESCRIPTIONS = {
+    401: "Missing or invalid API token.",
+    403: "Only an admin may do this.",
+    404: "Not found (or not yours).",
+    409: "Conflict: the same message is being answered, or the data is in use.",
+    413: "Too large.",
+    415: "Unsupported file type.",
+    422: "Invalid input.",
+    429: "Rate limited; see Retry-After.",
+    503: "Not available (model or generation mode).",
+}
+
+
+def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI entries for the error statuses a route may answer with."""
+    return {s: {"model": ErrorBody, "description": _DESCRIPTIONS[s]} for s in statuses}
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "The request is not valid."
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(FootnotedError)
+    async def footnoted_error(_: Request, exc: Exception) -> Response:
+        assert isinstance(exc, FootnotedError)
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
+        if exc.status == 401:
+            headers = {"WWW-Authenticate": "Bearer"}
+        return from_error(exc, headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return error_response(422, "invalid_input", _validation_message(exc))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        code = _HTTP_CODES.get(exc.status_code, "http_error")
+        detail = exc.detail if isinstance(exc.detail, str) else "Request failed."
+        return error_response(exc.status_code, code, detail, dict(exc.headers or {}) or None)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception) -> Response:
+        log.exception("unexpected error", exc_info=exc)
+        return error_response(500, "internal_error", "Something went wrong on the server.")

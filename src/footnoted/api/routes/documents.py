@@ -1,0 +1,166 @@
+"""Documents: upload (admin), list, read, enable/disable, delete, reprocess, download."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future
+from typing import Annotated
+
+import anyio
+from fastapi import APIRouter, File, Form, Query, UploadFile
+from starlette.responses import Response
+
+from ...errors import Conflict
+from ...models import Document
+from ..auth import AdminUser, CurrentUser
+from ..errors import responses
+from ..files import file_response
+from ..responses import Forbidden, SafeJSONResponse
+from ..schemas import ChunkOut, DocumentOut, DocumentPatch, DocumentTextOut, LinkOut
+from ..state import AppState, State
+
+router = APIRouter(prefix="/api/documents", tags=["documents"], responses=responses(401))
+
+UPLOAD_WAIT_S = 20.0  # past this an upload answers 202 `processing` and carries on
+
+
+def _out(doc: Document) -> DocumentOut:
+    return DocumentOut.model_validate(doc.to_dict())
+
+
+async def _wait(job: Future[Document], fallback: Document) -> tuple[Document, bool]:
+    """The processed document, or (still processing) the fallback after UPLOAD_WAIT_S."""
+    deadline = time.monotonic() + UPLOAD_WAIT_S
+    while not job.done():
+        if time.monotonic() > deadline:
+            return fallback, False
+        await anyio.sleep(0.02)
+    return job.result(), True
+
+
+async def _process(state: AppState, doc: Document) -> Response:
+    job = state.ingest_pool.submit(state.service.uploads.process, doc.id)
+    result, finished = await _wait(job, doc)
+    status = 201 if finished else 202
+    return SafeJSONResponse(_out(result).model_dump(), status_code=status)
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=DocumentOut,
+    responses={
+        200: {"model": DocumentOut, "description": "The same content is already here."},
+        202: {"model": DocumentOut, "description": "Still processing: poll the document."},
+        **responses(403, 413, 415, 422),
+    },
+)
+async def upload(
+    user: AdminUser,
+    state: State,
+    file: Annotated[UploadFile, File(description="PDF, DOCX, HTML, Markdown or text.")],
+    collection: Annotated[str | None, Form(min_length=1, max_length=200)] = None,
+    title: Annotated[str | None, Form(min_length=1, max_length=500)] = None,
+    url: Annotated[str | None, Form(max_length=2000)] = None,
+) -> Response:
+    """Upload a file; parsed off the event loop, with limits on size, type and time."""
+    data = await file.read()
+    name = (file.filename or "upload").replace("/", "_").replace("\\", "_")[-200:] or "upload"
+    service = state.service
+    doc = await anyio.to_thread.run_sync(
+        lambda: service.uploads.begin(data, name, collection, title=title, url=url or None)
+    )
+    if doc.status != "processing":
+        return SafeJSONResponse(_out(doc).model_dump(), status_code=200)
+    return await _process(state, doc)
+
+
+@router.get("")
+def list_documents(
+    user: CurrentUser,
+    state: State,
+    collection: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+) -> list[DocumentOut]:
+    return [_out(d) for d in state.service.documents(collection)]
+
+
+@router.get("/{document_id}", responses=responses(404))
+def get_document(document_id: str, user: CurrentUser, state: State) -> DocumentOut:
+    return _out(state.service.document(document_id))
+
+
+@router.patch("/{document_id}", responses=responses(403, 404, 422))
+def patch_document(
+    document_id: str, patch: DocumentPatch, user: AdminUser, state: State
+) -> DocumentOut:
+    """``{"enabled": false}`` hides the document from the next question on."""
+    return _out(state.service.set_enabled(document_id, patch.enabled))
+
+
+@router.delete("/{document_id}", status_code=204, responses=responses(403, 404))
+def delete_document(document_id: str, user: AdminUser, state: State) -> Response:
+    """Delete the document with its chunks, vectors and file."""
+    state.service.delete(document_id)
+    return Response(status_code=204)
+
+
+@router.post(
+    "/{document_id}/reprocess",
+    status_code=201,
+    response_model=DocumentOut,
+    responses={202: {"model": DocumentOut}, **responses(403, 404, 409)},
+)
+async def reprocess(document_id: str, user: AdminUser, state: State) -> Response:
+    """Parse, chunk and embed the document again from its original file."""
+    uploads = state.service.uploads
+    current = await anyio.to_thread.run_sync(state.service.document, document_id)
+    if current.status == "processing":
+        raise Conflict("The document is being processed right now.", code="document_busy")
+    doc = await anyio.to_thread.run_sync(uploads.reprocess, document_id)
+    return await _process(state, doc)
+
+
+@router.get(
+    "/{document_id}/download",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/octet-stream": {}}, "description": "The file."},
+        **responses(404),
+    },
+)
+def download(document_id: str, user: CurrentUser, state: State) -> Response:
+    """The original file, as an attachment."""
+    service = state.service
+    return file_response(service.uploads.original(service.document(document_id)))
+
+
+@router.get("/{document_id}/link", responses=responses(403, 404))
+def public_link(document_id: str, user: CurrentUser, state: State) -> LinkOut:
+    """A signed public link to the file, when the collection's link mode is ``public``."""
+    service = state.service
+    doc = service.document(document_id)
+    if service.collection_settings(doc.collection).citation_link_mode != "public":
+        raise Forbidden(
+            f"Public links are turned off for collection {doc.collection!r}.",
+            code="public_links_off",
+        )
+    url, expires = state.links.public_url(doc.id)
+    return LinkOut(url=url, expires_at=expires)
+
+
+@router.get("/{document_id}/text", responses=responses(404))
+def document_text(document_id: str, user: CurrentUser, state: State) -> DocumentTextOut:
+    """The extracted text that citation offsets point into."""
+    doc = state.service.document(document_id)
+    return DocumentTextOut(id=doc.id, title=doc.title, text=state.service.document_text(doc.id))
+
+
+@router.get("/{document_id}/chunks", responses=responses(404))
+def document_chunks(document_id: str, user: CurrentUser, state: State) -> list[ChunkOut]:
+    return [
+        ChunkOut(
+            id=c.id, index=c.index, text=c.text, char_start=c.char_start, char_end=c.char_end,
+            page=c.page, section=c.section, token_count=c.token_count,
+        )
+        for c in state.service.document_chunks(document_id)
+    ]  # fmt: skip

@@ -1,0 +1,70 @@
+"""Routes without a token: health, the start page and signed public document links."""
+
+from __future__ import annotations
+
+import anyio
+from fastapi import APIRouter, Query
+from starlette.responses import HTMLResponse, Response
+
+from ... import __version__
+from ...errors import NotFound
+from ..errors import responses
+from ..files import file_response
+from ..responses import Forbidden
+from ..schemas import HealthOut
+from ..state import State
+
+router = APIRouter()
+
+INDEX = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>footnoted</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto">
+<h1>footnoted</h1>
+<p>The web UI is coming. The HTTP API is running: see <a href="/docs">/docs</a>
+(OpenAPI schema at <a href="/openapi.json">/openapi.json</a>).</p>
+<p>Ask with <code>POST /api/chat</code> and <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+</body></html>
+"""
+
+
+@router.get("/", include_in_schema=False)
+def index() -> HTMLResponse:
+    return HTMLResponse(INDEX, headers={"X-Content-Type-Options": "nosniff"})
+
+
+@router.get("/api/health", tags=["service"])
+def health() -> HealthOut:
+    return HealthOut(status="ok", version=__version__)
+
+
+@router.get(
+    "/public/documents/{document_id}",
+    tags=["documents"],
+    responses={
+        200: {"content": {"application/octet-stream": {}}, "description": "The file."},
+        **responses(403, 404),
+    },
+    response_class=Response,
+)
+async def public_download(
+    document_id: str,
+    state: State,
+    expires: int = Query(ge=0, le=2**53),
+    signature: str = Query(min_length=1, max_length=200),
+) -> Response:
+    """A document's original file through a signed, expiring link (no token needed)."""
+    service = state.service
+    if not state.links.verify(document_id, expires, signature):
+        raise Forbidden("This link is invalid or has expired.", code="invalid_link")
+
+    def load() -> Response:
+        doc = service.document(document_id)
+        if service.collection_settings(doc.collection).citation_link_mode != "public":
+            raise Forbidden("Public links are turned off for this collection.", code="invalid_link")
+        return file_response(service.uploads.original(doc))
+
+    try:
+        return await anyio.to_thread.run_sync(load)
+    except NotFound as exc:
+        raise NotFound("No such document.", code=exc.code) from exc

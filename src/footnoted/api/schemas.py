@@ -1,0 +1,207 @@
+"""Request and response bodies of the HTTP API (they make the OpenAPI schema)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..collection_settings import GenerationMode, LinkMode
+from ..service import MAX_QUESTION_CHARS
+
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Stable, machine-readable error code.")
+    message: str = Field(description="A sentence for people.")
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+class ChatRequest(BaseModel):
+    message: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    message_id: str = Field(
+        min_length=1,
+        max_length=128,
+        pattern=r"^[A-Za-z0-9._:\-]+$",
+        description="Client-generated id (a UUID): the idempotency key.",
+    )
+    session_id: str | None = Field(default=None, min_length=1, max_length=128)
+    collection: str | None = Field(default=None, min_length=1, max_length=200)
+    embedding: list[Finite] | None = Field(
+        default=None, max_length=4096, description="Precomputed query embedding (model dim)."
+    )
+    include_citations: bool = Field(default=True, description="false leaves out citation fields.")
+
+
+class CitationOut(BaseModel):
+    index: int
+    chunk_id: str
+    document_id: str
+    document_title: str
+    chunk_index: int
+    page: int | None
+    section: str | None
+    url: str | None
+    excerpt: str
+    text: str
+    char_start: int
+    char_end: int
+    score: float
+    download_url: str | None = None
+
+
+class SpanOut(BaseModel):
+    answer_start: int
+    answer_end: int
+    index: int
+    doc_start: int
+    doc_end: int
+
+
+class CitationMapEntry(BaseModel):
+    text: str
+    source: str | None
+    title: str
+    score: float
+    metadata: dict[str, Any]
+
+
+class AnswerOut(BaseModel):
+    type: Literal["answer"]
+    session_id: str | None
+    message_id: str | None
+    answer: str
+    answer_markdown: str
+    citations: list[CitationOut] | None = None
+    referenced_indices: list[int] | None = None
+    spans: list[SpanOut] | None = None
+    citation_map: dict[str, CitationMapEntry] | None = None
+    warning: str | None = None
+
+
+class EvidenceOut(BaseModel):
+    max_score: float | None
+    threshold: float
+    reason: str | None = None
+
+
+class RefusalOut(BaseModel):
+    type: Literal["refusal"]
+    message: str
+    suggestions: list[str]
+    evidence: EvidenceOut
+    session_id: str | None = None
+    message_id: str | None = None
+
+
+class SessionOut(BaseModel):
+    id: str
+    title: str
+    created_at: str
+    updated_at: str
+
+
+class MessageOut(BaseModel):
+    id: str
+    role: Literal["user", "assistant"]
+    type: Literal["question", "answer", "refusal"]
+    content: str
+    citations: list[CitationOut] | None
+    referenced_indices: list[int] | None
+    spans: list[SpanOut] | None
+    created_at: str
+
+
+class DocumentOut(BaseModel):
+    id: str
+    collection: str
+    title: str
+    source: str
+    kind: str
+    size: int
+    status: Literal["processing", "ready", "failed"]
+    enabled: bool
+    error: str | None
+    url: str | None
+    page_count: int | None
+    chunk_count: int
+    embedding_model: str | None
+    created_at: str
+    updated_at: str
+
+
+class DocumentPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(description="false hides the document from retrieval at once.")
+
+
+class DocumentTextOut(BaseModel):
+    id: str
+    title: str
+    text: str
+
+
+class ChunkOut(BaseModel):
+    id: str
+    index: int
+    text: str
+    char_start: int
+    char_end: int
+    page: int | None
+    section: str | None
+    token_count: int
+
+
+class LinkOut(BaseModel):
+    url: str
+    expires_at: int
+
+
+class CollectionSettingsOut(BaseModel):
+    enable_rag: bool
+    enable_citations: bool
+    citation_link_mode: LinkMode
+    generation_mode: GenerationMode
+    evidence_threshold: float
+    top_k: int
+
+
+class CollectionSettingsIn(BaseModel):
+    """A partial update: only the fields given change."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enable_rag: bool | None = None
+    enable_citations: bool | None = None
+    citation_link_mode: LinkMode | None = None
+    generation_mode: GenerationMode | None = None
+    evidence_threshold: Finite | None = Field(default=None, ge=0.0, le=1.0)
+    top_k: int | None = Field(default=None, ge=1, le=50)
+
+
+class RefusalLogOut(BaseModel):
+    id: int
+    question: str
+    collection: str
+    max_score: float | None
+    threshold: float
+    reason: str
+    user_name: str | None
+    created_at: str
+
+
+class UserOut(BaseModel):
+    id: str
+    name: str
+    is_admin: bool
+    created_at: str
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+    version: str

@@ -1,0 +1,53 @@
+"""What the routes share: the service, links, limits and the worker pools."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from ..service import Footnoted
+from .chat import ChatService
+from .limits import RateLimiter
+from .links import Links
+
+
+@dataclass
+class AppState:
+    service: Footnoted
+    links: Links
+    limiter: RateLimiter
+    chat: ChatService
+    chat_pool: ThreadPoolExecutor  # answer streams (bounded, so connections are reused)
+    ingest_pool: ThreadPoolExecutor  # parsing, chunking and embedding uploads
+    owns_service: bool
+
+    @classmethod
+    def build(cls, service: Footnoted, owns_service: bool) -> AppState:
+        settings = service.settings
+        links = Links(service)
+        return cls(
+            service=service,
+            links=links,
+            limiter=RateLimiter(service.store, settings.rate_limit),
+            chat=ChatService(service, links, settings.stream_pace_ms / 1000),
+            chat_pool=ThreadPoolExecutor(32, thread_name_prefix="footnoted-chat"),
+            ingest_pool=ThreadPoolExecutor(2, thread_name_prefix="footnoted-ingest"),
+            owns_service=owns_service,
+        )
+
+    def close(self) -> None:
+        self.chat_pool.shutdown(wait=False, cancel_futures=True)
+        self.ingest_pool.shutdown(wait=False, cancel_futures=True)
+        if self.owns_service:
+            self.service.close()
+
+
+def get_state(request: Request) -> AppState:
+    state: AppState = request.app.state.footnoted
+    return state
+
+
+State = Annotated[AppState, Depends(get_state)]

@@ -1,0 +1,127 @@
+"""Commands for the HTTP service: ``serve``, ``user add|list``, ``refusals``."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from .errors import FootnotedError
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .stores.sqlite import SQLiteStore
+
+user_app = typer.Typer(help="Create users and issue API tokens.", no_args_is_help=True)
+out = Console()
+err = Console(stderr=True)
+
+
+def _store() -> SQLiteStore:
+    from .embedding import get_embedder
+    from .stores.sqlite import SQLiteStore
+
+    settings = Settings()
+    settings.home.mkdir(parents=True, exist_ok=True)
+    return SQLiteStore(settings.home / "footnoted.db", get_embedder(settings).dim)
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
+    workers: Annotated[int, typer.Option(help="Worker processes.", min=1, max=64)] = 1,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the HTTP API (and the start page) with uvicorn."""
+    import uvicorn
+
+    err.print(f"footnoted serving on http://{host}:{port} (data in {Settings().home})")
+    uvicorn.run(
+        "footnoted.api.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+        timeout_graceful_shutdown=5,
+    )
+
+
+@user_app.command("add")
+def user_add(
+    name: Annotated[str, typer.Argument(help="User name.")],
+    admin: Annotated[
+        bool, typer.Option("--admin", help="May manage documents and settings.")
+    ] = False,
+) -> None:
+    """Create a user (or give an existing one a new token); prints the token last."""
+    from .api.auth import issue_token
+
+    name = name.strip()
+    if not name or len(name) > 100:
+        err.print("[red]error[/red] a user name has 1 to 100 characters")
+        raise typer.Exit(1)
+    store = _store()
+    try:
+        user = store.find_user(name)
+        if user is None:
+            user = store.create_user(name, admin)
+            out.print(f"created user {escape(name)}" + (" (admin)" if admin else ""))
+        else:
+            if admin and not user.is_admin:
+                store.set_admin(user.id, True)
+            out.print(f"user {escape(name)} exists; issued a new token (earlier ones still work)")
+        token = issue_token(store, user)
+    except FootnotedError as exc:
+        err.print(f"[red]error[/red] {escape(f'[{exc.code}] {exc.message}')}")
+        raise typer.Exit(1) from exc
+    finally:
+        store.close()
+    out.print("Token (shown once; send it as Authorization: Bearer <token>):")
+    print(token)
+
+
+@user_app.command("list")
+def user_list() -> None:
+    """List users."""
+    store = _store()
+    try:
+        users = store.list_users()
+    finally:
+        store.close()
+    table = Table("name", "admin", "created")
+    for u in users:
+        table.add_row(escape(u.name), "yes" if u.is_admin else "no", u.created_at)
+    out.print(table)
+
+
+def refusals(
+    limit: Annotated[int, typer.Option(help="How many, newest first.", min=1, max=10000)] = 50,
+    collection: Annotated[
+        str | None, typer.Option("--collection", "-c", help="Only this collection.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Questions the documents could not answer: what the knowledge base lacks."""
+    store = _store()
+    try:
+        rows = store.list_refusals(limit, collection)
+    finally:
+        store.close()
+    if as_json:
+        out.print_json(json.dumps([r.to_dict() for r in rows], ensure_ascii=False))
+        return
+    table = Table("when", "collection", "best", "threshold", "user", "question")
+    for r in rows:
+        best = "—" if r.max_score is None else f"{r.max_score:.2f}"
+        table.add_row(
+            r.created_at[:19], escape(r.collection), best, f"{r.threshold:.2f}",
+            escape(r.user_name or "cli"), escape(r.question),
+        )  # fmt: skip
+    out.print(table)
+    if not rows:
+        out.print("no refusals logged")

@@ -1,0 +1,102 @@
+"""Records of the HTTP service: users, chat sessions, messages, refusals, chat claims.
+
+Plain, immutable data, like :mod:`footnoted.models`; the stores read and write them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+Role = Literal["user", "assistant"]
+MessageType = Literal["question", "answer", "refusal"]
+ClaimOutcome = Literal["new", "replay", "busy", "mismatch"]
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    id: str
+    name: str
+    is_admin: bool
+    created_at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSession:
+    id: str
+    user_id: str
+    title: str
+    created_at: str
+    updated_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NewMessage:
+    """A message to store. ``citations`` is None when none were sent (user messages)."""
+
+    role: Role
+    type: MessageType
+    content: str
+    citations: list[dict[str, Any]] | None = None
+    referenced_indices: list[int] | None = None
+    spans: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    id: str
+    session_id: str
+    role: Role
+    type: MessageType
+    content: str
+    citations: list[dict[str, Any]] | None
+    referenced_indices: list[int] | None
+    spans: list[dict[str, Any]] | None
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        del data["session_id"]
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The outcome of claiming ``(user, message_id)`` for one chat request.
+
+    ``new``: this request generates the answer; ``replay``: ``payload`` holds the stored
+    answer; ``busy``: another request is generating it; ``mismatch``: the id was used for
+    another message.
+    """
+
+    outcome: ClaimOutcome
+    session_id: str
+    payload: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalEntry:
+    """One logged refusal: what the knowledge base lacked."""
+
+    question: str
+    collection: str
+    max_score: float | None
+    threshold: float
+    reason: str
+    user_name: str | None = None
+    created_at: str = ""
+    id: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

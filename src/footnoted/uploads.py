@@ -1,0 +1,180 @@
+"""Uploaded documents: accept the bytes, keep them, then parse, chunk and embed them.
+
+:meth:`Uploads.begin` checks size and type (by content) and records the file with a
+``processing`` document in one transaction; :meth:`Uploads.process` (run in a worker
+thread) parses under a time limit and stores the chunks, or marks the document
+``failed`` with a readable error. A server that stops mid-way leaves ``processing``
+rows behind; :meth:`Uploads.recover` marks them failed at the next start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from . import loaders
+from .errors import DocumentError, FootnotedError, NotFound
+from .ingest import FileResult, document_id, embed_sorted, embedding_text
+from .models import Document
+from .stores.base import StoredFile
+
+if TYPE_CHECKING:
+    from .service import Footnoted
+
+T = TypeVar("T")
+
+MEDIA_TYPES = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "html": "text/html; charset=utf-8",
+    "markdown": "text/markdown; charset=utf-8",
+    "text": "text/plain; charset=utf-8",
+}
+INTERRUPTED = "Processing was interrupted because the server stopped; reprocess the document."
+
+
+def run_with_time_limit(work: Callable[[], T], seconds: float, what: str) -> T:
+    """Run ``work`` in a daemon thread; raise ``DocumentError`` if it takes too long.
+
+    A thread cannot be killed: one that overruns finishes in the background and its
+    result is dropped.
+    """
+    box: dict[str, object] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="footnoted-parse", daemon=True).start()
+    if not done.wait(seconds):
+        raise DocumentError(
+            f"Parsing {what} took longer than {seconds:g} s; the file may be damaged or "
+            "too complex.",
+            code="parse_timeout",
+        )
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+class Uploads:
+    def __init__(self, service: Footnoted) -> None:
+        self.service = service
+        self.store = service.store
+
+    def begin(
+        self,
+        data: bytes,
+        filename: str,
+        collection: str | None = None,
+        *,
+        title: str | None = None,
+        url: str | None = None,
+    ) -> Document:
+        """Check and record an upload; returns the document (``processing`` unless known)."""
+        max_bytes = int(self.service.settings.max_file_mb * 1024 * 1024)
+        loaders.check_size(len(data), max_bytes, filename)
+        if not data.strip():
+            raise DocumentError(f"{filename} is empty.", code="empty_document")
+        kind = loaders.detect_kind(data, filename)  # UnsupportedType (415) for anything else
+        coll = collection or self.service.settings.collection
+        content_hash = hashlib.sha256(data).hexdigest()
+        doc_id = document_id(coll, content_hash)
+        try:
+            existing = self.store.get_document(doc_id)
+        except NotFound:
+            existing = None
+        if existing is not None and existing.status != "failed":
+            return existing  # the same content is already here (or on its way)
+        document = Document(
+            id=doc_id,
+            collection=coll,
+            title=title or Path(filename).stem or filename,
+            source=f"upload/{content_hash[:16]}/{filename}",
+            kind=kind,
+            content_hash=content_hash,
+            size=len(data),
+            status="processing",
+            url=url,
+        )
+        self.store.begin_upload(document, StoredFile(filename, MEDIA_TYPES[kind], data, title))
+        return self.store.get_document(doc_id)
+
+    def original(self, document: Document) -> StoredFile:
+        """The uploaded bytes, or for an ingested file the file itself if it is unchanged."""
+        stored = self.store.get_file(document.id)
+        if stored is not None:
+            return stored
+        path = Path(document.source)
+        try:
+            data = path.read_bytes() if path.is_file() else None
+        except OSError:
+            data = None
+        if data is None or hashlib.sha256(data).hexdigest() != document.content_hash:
+            raise NotFound(
+                f"The original file of {document.title!r} is no longer available.",
+                code="file_not_found",
+            )
+        return StoredFile(
+            path.name, MEDIA_TYPES.get(document.kind, "application/octet-stream"), data
+        )
+
+    def reprocess(self, document_id: str) -> Document:
+        """Mark a document ``processing`` again (its file must still be available)."""
+        document = self.store.get_document(document_id)
+        self.original(document)
+        return self.store.set_status(document_id, "processing")
+
+    def process(self, document_id: str) -> Document:
+        """Parse (time-limited), chunk, embed and store; never raises for a bad file."""
+        document = self.store.get_document(document_id)
+        try:
+            return self._process(document)
+        except FootnotedError as exc:
+            return self._fail(document, exc.message)
+        except Exception as exc:  # a parser bug must not take the server down
+            return self._fail(document, f"Could not process {document.title}: {exc}")
+
+    def _process(self, document: Document) -> Document:
+        file = self.original(document)
+        ingestor = self.service.ingestor
+        timeout = self.service.settings.parse_timeout_s
+        item = run_with_time_limit(
+            lambda: ingestor.prepare(
+                file.data,
+                file.filename,
+                document.source,
+                document.collection,
+                title=file.title,
+                url=document.url,
+            ),
+            timeout,
+            file.filename,
+        )
+        if isinstance(item, FileResult):
+            return self.store.get_document(item.document_id or document.id)
+        texts = [embedding_text(item.document.title, c) for c in item.chunks]
+        vectors = embed_sorted(self.service.embedder, texts)
+        ready = replace(item.document, chunk_count=len(item.chunks))
+        self.store.get_document(document.id)  # NotFound if it was deleted meanwhile
+        self.store.save_document(ready, item.text, item.chunks, vectors)
+        return self.store.get_document(ready.id)
+
+    def _fail(self, document: Document, message: str) -> Document:
+        try:
+            return self.store.set_status(document.id, "failed", message)
+        except NotFound:  # deleted while it was being processed
+            return replace(document, status="failed", error=message)
+
+    def recover(self) -> int:
+        """Mark documents a stopped server left ``processing`` as failed."""
+        return self.store.fail_interrupted(INTERRUPTED)

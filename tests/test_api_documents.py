@@ -1,0 +1,177 @@
+"""Documents over HTTP: upload limits, content sniffing, failures, enable/disable,
+delete, reprocess, download and the viewer routes."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from apihelpers import Api, api
+from footnoted import loaders
+
+
+def plain_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr("data.bin", bytes(range(256)))
+    return buffer.getvalue()
+
+
+NOTE = b"# Parking Rules\n\nVisitors park in the east lot after 6 pm. Permits are free.\n"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    home = tmp_path_factory.mktemp("docs") / "home"
+    with api(home, rate_limit=0, max_file_mb=1.0) as a:
+        yield a
+
+
+def upload(app: Api, name: str, data: bytes, **form: str) -> dict[str, object]:
+    r = app.client.post(
+        "/api/documents", files={"file": (name, data)}, data=form, headers=app.admin
+    )
+    assert r.status_code in (200, 201), r.text
+    body: dict[str, object] = r.json()
+    return body
+
+
+def test_upload_is_ready_and_answerable(app: Api) -> None:
+    doc = upload(app, "parking.md", NOTE, collection="campus")
+    assert doc["status"] == "ready" and doc["title"] == "Parking Rules"
+    assert doc["chunk_count"] == 1 and doc["collection"] == "campus"
+    body = app.chat("Where do visitors park?", collection="campus").json()
+    assert body["type"] == "answer" and "east lot" in body["answer"]
+    again = app.client.post(
+        "/api/documents",
+        files={"file": ("copy.md", NOTE)},
+        data={"collection": "campus"},
+        headers=app.admin,
+    )
+    assert again.status_code == 200 and again.json()["id"] == doc["id"]
+
+
+def test_title_given_beats_the_documents_own_and_the_file_name(app: Api) -> None:
+    given = upload(app, "a.md", b"# Own Title\n\nSome text about lamps.\n", title="Given")
+    assert given["title"] == "Given"
+    plain = upload(app, "lamp-care.txt", b"Lamps need new bulbs every year.\n")
+    assert plain["title"] == "lamp-care"
+
+
+def test_only_admins_change_documents(app: Api) -> None:
+    r = app.client.post("/api/documents", files={"file": ("x.md", NOTE)}, headers=app.alice)
+    assert r.status_code == 403 and r.json()["error"]["code"] == "admin_only"
+    doc_id = app.client.get("/api/documents", headers=app.alice).json()[0]["id"]
+    assert (
+        app.client.patch(
+            f"/api/documents/{doc_id}", json={"enabled": False}, headers=app.alice
+        ).status_code
+        == 403
+    )
+    assert app.client.delete(f"/api/documents/{doc_id}", headers=app.alice).status_code == 403
+
+
+def test_too_large_is_413(app: Api) -> None:
+    big = b"word " * 300_000  # 1.5 MB, over the 1 MB limit of this app
+    r = app.client.post("/api/documents", files={"file": ("big.txt", big)}, headers=app.admin)
+    assert r.status_code == 413
+    assert r.json()["error"]["code"] in {"file_too_large", "request_too_large"}
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("report.pdf", b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 4),
+        ("photo.txt", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4),
+        ("archive.docx", plain_zip()),
+    ],
+)
+def test_type_is_judged_by_content_not_name(app: Api, name: str, data: bytes) -> None:
+    r = app.client.post("/api/documents", files={"file": (name, data)}, headers=app.admin)
+    assert r.status_code == 415, r.text
+    assert r.json()["error"]["code"] == "unsupported_type"
+
+
+def test_unreadable_file_fails_with_a_readable_error(app: Api) -> None:
+    doc = upload(app, "broken.pdf", b"%PDF-1.7\n" + b"\x00garbage" * 100)
+    assert doc["status"] == "failed"
+    assert isinstance(doc["error"], str) and "broken.pdf" in doc["error"]
+    listed = app.client.get(f"/api/documents/{doc['id']}", headers=app.alice).json()
+    assert listed["status"] == "failed"
+
+
+def test_docx_zip_bomb_fails_without_harm(app: Api) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
+        z.writestr("word/document.xml", b"<w:document>" + b" " * (5 * 1024 * 1024))
+    r = app.client.post(
+        "/api/documents", files={"file": ("bomb.docx", buffer.getvalue())}, headers=app.admin
+    )
+    assert r.status_code in (201, 413, 415, 422), r.text
+    if r.status_code == 201:
+        assert r.json()["status"] == "failed" and r.json()["error"]
+    assert loaders.MAX_ZIP_RATIO == 100
+    assert app.client.get("/api/health").status_code == 200
+
+
+def test_parsing_has_a_time_limit(tmp_path: Path) -> None:
+    with api(tmp_path / "home", ingest=False, parse_timeout_s=0.000001) as a:
+        doc = upload(a, "slow.md", NOTE)
+        assert doc["status"] == "failed"
+        assert "took longer than" in str(doc["error"])
+
+
+def test_disable_takes_effect_on_the_next_question(app: Api) -> None:
+    docs = app.client.get("/api/documents", headers=app.alice).json()
+    handbook = next(d for d in docs if d["title"] == "Northwind Cloud Customer Handbook")
+    question = "How are annual plans refunded?"
+    assert app.chat(question).json()["type"] == "answer"
+    r = app.client.patch(
+        f"/api/documents/{handbook['id']}", json={"enabled": False}, headers=app.admin
+    )
+    assert r.status_code == 200 and r.json()["enabled"] is False
+    body = app.chat(question).json()
+    cited = {c["document_id"] for c in body.get("citations", [])}
+    assert handbook["id"] not in cited
+    app.client.patch(f"/api/documents/{handbook['id']}", json={"enabled": True}, headers=app.admin)
+    body = app.chat(question).json()
+    assert handbook["id"] in {c["document_id"] for c in body["citations"]}
+    bad = app.client.patch(
+        f"/api/documents/{handbook['id']}", json={"enabled": "maybe"}, headers=app.admin
+    )
+    assert bad.status_code == 422
+
+
+def test_download_viewer_delete_and_reprocess(app: Api) -> None:
+    data = b"# Bike Storage\n\nBikes go in the basement room B2. It opens at 7 am.\n"
+    doc = upload(app, "bikes.md", data, collection="campus")
+    path = f"/api/documents/{doc['id']}"
+    assert app.client.get(path + "/download").status_code == 401
+    r = app.client.get(path + "/download", headers=app.alice)
+    assert r.status_code == 200 and r.content == data
+    assert r.headers["content-disposition"].startswith("attachment;")
+    assert r.headers["x-content-type-options"] == "nosniff"
+    text = app.client.get(path + "/text", headers=app.alice).json()["text"]
+    chunks = app.client.get(path + "/chunks", headers=app.alice).json()
+    assert chunks and all(text[c["char_start"] : c["char_end"]] == c["text"] for c in chunks)
+    again = app.client.post(path + "/reprocess", headers=app.admin)
+    assert again.status_code == 201 and again.json()["status"] == "ready"
+    assert app.client.get(path + "/chunks", headers=app.alice).json() == chunks
+    assert app.client.delete(path, headers=app.admin).status_code == 204
+    for sub in ("", "/chunks", "/text", "/download"):
+        assert app.client.get(path + sub, headers=app.alice).status_code == 404
+    body = app.chat("Where do bikes go?", collection="campus").json()
+    assert doc["id"] not in {c["document_id"] for c in body.get("citations", [])}
+    assert app.client.post(path + "/reprocess", headers=app.admin).status_code == 404
+
+
+def test_ingested_files_download_from_their_source(app: Api) -> None:
+    docs = app.client.get("/api/documents", headers=app.alice).json()
+    retention = next(d for d in docs if d["title"] == "Data Retention Policy")
+    r = app.client.get(f"/api/documents/{retention['id']}/download", headers=app.alice)
+    assert r.status_code == 200 and r.content == Path(retention["source"]).read_bytes()
