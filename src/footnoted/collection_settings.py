@@ -35,7 +35,7 @@ class CollectionSettings(BaseModel):
     )
     generation_mode: GenerationMode = Field(
         default="extractive",
-        description="extractive quotes the documents; llm (not available yet) writes an answer.",
+        description="extractive quotes the documents; llm writes an answer with an LLM.",
     )
     evidence_threshold: float = Field(
         default=0.35, ge=0.0, le=1.0, description="Lowest best-chunk similarity that answers."
@@ -44,7 +44,11 @@ class CollectionSettings(BaseModel):
 
 
 def defaults(settings: Settings) -> CollectionSettings:
-    return CollectionSettings(evidence_threshold=settings.evidence_threshold, top_k=settings.top_k)
+    return CollectionSettings(
+        evidence_threshold=settings.evidence_threshold,
+        top_k=settings.top_k,
+        generation_mode=settings.generation_mode,
+    )
 
 
 def resolve(stored: dict[str, Any], settings: Settings) -> CollectionSettings:

@@ -104,9 +104,13 @@ class Citation:
     char_end: int
     score: float
     download_url: str | None = None
+    added: bool | None = None  # LLM mode: cited by the support check, not by the model
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if self.added is None:
+            del data["added"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Citation:
@@ -125,9 +129,13 @@ class Span:
     index: int
     doc_start: int
     doc_end: int
+    supported: bool | None = None  # LLM mode: the support check's verdict
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if self.supported is None:
+            del data["supported"]
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,13 +144,16 @@ class Evidence:
 
     max_score: float | None
     threshold: float
-    reason: str = "ok"
+    reason: str = "ok"  # ok | empty | below_threshold | not_covered
     features: dict[str, float] = field(default_factory=dict)
+    answerability: float | None = None  # the calibrated model's probability, when it ran
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"max_score": self.max_score, "threshold": self.threshold}
         if self.reason != "ok":
             data["reason"] = self.reason
+        if self.answerability is not None:
+            data["answerability"] = round(self.answerability, 4)
         return data
 
 
@@ -152,6 +163,7 @@ class Evidence:
 @dataclass(frozen=True, slots=True)
 class Started:
     warning: str | None = None
+    retrieval: dict[str, Any] | None = None  # {collection, duration_ms, chunks_returned}
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +176,7 @@ class Sources:
     citations: tuple[Citation, ...]
     referenced_indices: tuple[int, ...]
     spans: tuple[Span, ...]
+    grounding: dict[str, int] | None = None  # LLM mode: {cited_sentences, supported, unsupported}
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +184,14 @@ class Refusal:
     message: str
     suggestions: tuple[str, ...]
     evidence: Evidence
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Said before the deltas, e.g. the LLM was unavailable so an extractive answer follows."""
+
+    code: str
+    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,4 +205,4 @@ class Failed:
     message: str
 
 
-Event = Started | Delta | Sources | Refusal | Done | Failed
+Event = Started | Notice | Delta | Sources | Refusal | Done | Failed

@@ -51,6 +51,8 @@ class NewMessage:
     citations: list[dict[str, Any]] | None = None
     referenced_indices: list[int] | None = None
     spans: list[dict[str, Any]] | None = None
+    grounding: dict[str, Any] | None = None
+    incomplete: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +66,16 @@ class Message:
     referenced_indices: list[int] | None
     spans: list[dict[str, Any]] | None
     created_at: str
+    grounding: dict[str, Any] | None = None  # LLM answers only
+    incomplete: bool = False  # generation broke off part-way
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         del data["session_id"]
+        if self.grounding is None:
+            del data["grounding"]
+        if not self.incomplete:
+            del data["incomplete"]
         return data
 
 

@@ -6,12 +6,16 @@ The HTTP API, the CLI and the evaluation commands all go through this one object
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import httpx
 
 from . import collection_settings, evidence
 from .answering.extractive import extract
+from .answering.llm import LLMAnswerer, LLMUnavailable
 from .chunking import Chunker
 from .citations import MARKER, Answer, answer_markdown, escape_markdown_html
 from .collection_settings import CollectionSettings
@@ -25,6 +29,8 @@ from .models import (
     Done,
     Event,
     Evidence,
+    Failed,
+    Notice,
     Refusal,
     Sources,
     Started,
@@ -37,6 +43,7 @@ from .stores.sqlite import SQLiteStore
 from .uploads import Uploads
 
 MAX_QUESTION_CHARS = 4000
+TITLE_TOKENS = 16  # room kept for the title and section embedded with each chunk
 _DELTA = re.compile(r"\S+\s*")
 RAG_OFF_MESSAGE = (
     "Document search is turned off for this knowledge base, so no documents were "
@@ -60,6 +67,9 @@ class AskResult:
     retrieval: Retrieval
     warning: str | None = None
     cite: bool = True  # the collection sends citation fields with its answers
+    notice: str | None = None  # e.g. the LLM was unavailable: an extractive answer instead
+    info: dict[str, object] = field(default_factory=dict)  # collection, duration_ms, chunks
+    failed: Failed | None = None  # generation broke off; ``answer`` holds the partial text
 
     @property
     def refused(self) -> bool:
@@ -87,6 +97,7 @@ class Footnoted:
         self.retriever = Retriever(self.store, self.embedder)
         self._ingestor: Ingestor | None = None
         self.uploads = Uploads(self)
+        self.llm_transport: httpx.BaseTransport | None = None  # tests may inject one
 
     def close(self) -> None:
         self.store.close()
@@ -101,7 +112,7 @@ class Footnoted:
     @property
     def ingestor(self) -> Ingestor:
         if self._ingestor is None:
-            limit = min(self.settings.chunk_tokens, self.embedder.max_tokens - 40)
+            limit = min(self.settings.chunk_tokens, self.embedder.max_tokens - TITLE_TOKENS)
             chunker = Chunker(
                 self.embedder.count_tokens, self.embedder.token_offsets, max_tokens=limit
             )
@@ -180,8 +191,17 @@ class Footnoted:
         """Yield ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Done``.
 
         Without citations (asked for, or the collection's ``enable_citations`` off) the
-        deltas carry no ``[N]`` markers and no ``Sources`` event is sent.
+        deltas carry no ``[N]`` markers and no ``Sources`` event is sent. In ``llm`` mode
+        the deltas stream as the model writes; a model that is down before its first
+        token gives ``Notice`` and the extractive answer, a later failure ``Failed``.
         """
+        coll = collection or self.settings.collection
+        cfg = config or self.collection_settings(coll)
+        if cfg.generation_mode == "llm" and cfg.enable_rag:
+            yield from self._ask_llm(
+                question, coll, cfg, top_k, threshold, embedding, include_citations
+            )
+            return
         result = self.answer(
             question, collection, top_k=top_k, threshold=threshold, embedding=embedding,
             config=config,
@@ -190,15 +210,53 @@ class Footnoted:
             yield result.refusal
             return
         assert result.answer is not None
-        a = result.answer
-        cite = include_citations and result.cite
-        text = a.text if cite else plain_text(a)
-        yield Started(warning=result.warning)
-        for piece in split_deltas(text):
-            yield Delta(piece)
-        if cite:
-            yield Sources(a.citations, a.referenced, a.spans)
-        yield Done(text)
+        yield Started(warning=result.warning, retrieval=result.info)
+        yield from answer_events(result.answer, include_citations and result.cite)
+
+    def _ask_llm(
+        self,
+        question: str,
+        coll: str,
+        cfg: CollectionSettings,
+        top_k: int | None,
+        threshold: float | None,
+        embedding: list[float] | None,
+        include_citations: bool,
+    ) -> Generator[Event, None, None]:
+        question = validate_question(question)
+        limit = threshold if threshold is not None else cfg.evidence_threshold
+        warning = self._length_warning(question) if embedding is None else None
+        retrieval, info = self._retrieve(question, coll, top_k or cfg.top_k, embedding)
+        verdict = evidence.check(question, retrieval, limit, self.settings.answerability_check)
+        if not verdict.ok:
+            yield Refusal(verdict.message, evidence.SUGGESTIONS, verdict.evidence)
+            return
+        cite = include_citations and cfg.enable_citations
+        yield Started(warning=warning, retrieval=info)  # before the model's first token
+        answerer = LLMAnswerer(self.settings, self.embedder, self.llm_transport)
+        try:
+            sources, first, tokens = answerer.open(question, verdict.qualifying)
+        except LLMUnavailable as exc:
+            answer = extract(question, verdict.qualifying, candidates=retrieval.candidates)
+            message = (
+                f"Generation was unavailable ({exc.message}); this answer quotes the documents."
+            )
+            yield Notice(exc.code, message)
+            yield from answer_events(answer, cite)
+            return
+        yield from answerer.events(sources, first, tokens, verdict.evidence, cite)
+
+    def _retrieve(
+        self, question: str, coll: str, k: int, embedding: list[float] | None
+    ) -> tuple[Retrieval, dict[str, object]]:
+        began = time.perf_counter()
+        retrieval = self.retriever.retrieve(question, coll, k, embedding)
+        info: dict[str, object] = {
+            "collection": coll,
+            "duration_ms": round((time.perf_counter() - began) * 1000, 1),
+            "chunks_returned": len(retrieval.hits),
+        }
+        return retrieval, info
 
     def answer(
         self,
@@ -213,20 +271,23 @@ class Footnoted:
         question = validate_question(question)
         coll = collection or self.settings.collection
         cfg = config or self.collection_settings(coll)
-        check_generation(coll, cfg)
+        if cfg.generation_mode == "llm" and cfg.enable_rag:
+            events = self._ask_llm(question, coll, cfg, top_k, threshold, embedding, True)
+            return collect(question, events, cfg.enable_citations)
         if not cfg.enable_rag:
             empty = Retrieval((), (), None, 0)
             return AskResult(question, Answer(RAG_OFF_MESSAGE, (), (), ()), None, empty, cite=False)
         limit = threshold if threshold is not None else cfg.evidence_threshold
         k = top_k or cfg.top_k
         warning = self._length_warning(question) if embedding is None else None
-        retrieval = self.retriever.retrieve(question, coll, k, embedding)
-        verdict = evidence.check(question, retrieval, limit)
+        retrieval, info = self._retrieve(question, coll, k, embedding)
+        verdict = evidence.check(question, retrieval, limit, self.settings.answerability_check)
+        cite = cfg.enable_citations
         if not verdict.ok:
             refusal = Refusal(verdict.message, evidence.SUGGESTIONS, verdict.evidence)
-            return AskResult(question, None, refusal, retrieval, warning, cfg.enable_citations)
-        answer = extract(question, verdict.qualifying)
-        return AskResult(question, answer, None, retrieval, warning, cfg.enable_citations)
+            return AskResult(question, None, refusal, retrieval, warning, cite, info=info)
+        answer = extract(question, verdict.qualifying, candidates=retrieval.candidates)
+        return AskResult(question, answer, None, retrieval, warning, cite, info=info)
 
     # -- collection settings and the refusal log ---------------------------------------
     def collection_settings(self, collection: str | None = None) -> CollectionSettings:
@@ -271,12 +332,59 @@ class Footnoted:
 
 
 def check_generation(collection: str, config: CollectionSettings) -> None:
-    """Raise ``GenerationUnavailable`` unless the collection's generation mode can run."""
-    if config.generation_mode != "extractive":
+    """Raise ``GenerationUnavailable`` unless the collection's generation mode can run.
+
+    Both modes run: ``llm`` falls back to an extractive answer when the model is down.
+    """
+    if config.generation_mode not in ("extractive", "llm"):
         raise GenerationUnavailable(
-            f"Collection {collection!r} asks for {config.generation_mode!r} generation, which "
-            "this version cannot do yet; set its generation_mode to extractive."
+            f"Collection {collection!r} asks for {config.generation_mode!r} generation, "
+            "which this version cannot do."
         )
+
+
+def answer_events(a: Answer, cite: bool) -> Generator[Event, None, None]:
+    """``Delta``…, ``Sources`` (when citing), ``Done`` for a finished answer."""
+    text = a.text if cite else plain_text(a)
+    for piece in split_deltas(text):
+        yield Delta(piece)
+    if cite:
+        yield Sources(a.citations, a.referenced, a.spans, a.grounding)
+    yield Done(text)
+
+
+def collect(question: str, events: Generator[Event, None, None], cite: bool) -> AskResult:
+    """Gather ``ask()`` events into one ``AskResult`` (the JSON answer)."""
+    empty = Retrieval((), (), None, 0)
+    start = Started()
+    notice: str | None = None
+    parts: list[str] = []
+    sources: Sources | None = None
+    for event in events:
+        if isinstance(event, Refusal):
+            return AskResult(
+                question, None, event, empty, start.warning, cite, info=start.retrieval or {}
+            )
+        if isinstance(event, Started):
+            start = event
+        elif isinstance(event, Notice):
+            notice = event.message
+        elif isinstance(event, Delta):
+            parts.append(event.text)
+        elif isinstance(event, Sources):
+            sources = event
+        elif isinstance(event, Failed):
+            answer = Answer("".join(parts), (), (), ())
+            return AskResult(question, answer, None, empty, start.warning, False,
+                             notice, start.retrieval or {}, event)  # fmt: skip
+    text = "".join(parts)
+    if sources is None:
+        answer = Answer(text, (), (), ())
+    else:
+        answer = Answer(text, sources.citations, sources.referenced_indices, sources.spans,
+                        sources.grounding)  # fmt: skip
+    return AskResult(question, answer, None, empty, start.warning, cite and sources is not None,
+                     notice, start.retrieval or {})  # fmt: skip
 
 
 def validate_question(question: str) -> str:
@@ -307,6 +415,7 @@ def answer_payload(
     message_id: str | None = None,
     include_citations: bool = True,
     warning: str | None = None,
+    notice: str | None = None,
 ) -> dict[str, object]:
     """The JSON answer object of the ``/api/chat`` contract."""
     payload: dict[str, object] = {
@@ -330,12 +439,16 @@ def answer_payload(
             }
             for c in answer.citations
         }
+        if answer.grounding is not None:
+            payload["grounding"] = dict(answer.grounding)
     else:
         plain = plain_text(answer)
         payload["answer"] = plain
         payload["answer_markdown"] = escape_markdown_html(plain)
     if warning:
         payload["warning"] = warning
+    if notice:
+        payload["notice"] = notice
     return payload
 
 

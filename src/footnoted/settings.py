@@ -41,10 +41,13 @@ class Settings(BaseSettings):
     )
     embedding_batch_size: int = Field(default=32, ge=1, description="Texts per embedding batch.")
     chunk_tokens: int = Field(
-        default=200,
+        default=128,
         ge=32,
         le=512,
-        description="Largest chunk in model tokens (capped at what the embedding model reads).",
+        description=(
+            "Largest chunk in model tokens (capped at what the embedding model reads). "
+            "128 is the length all-MiniLM-L6-v2 was trained on."
+        ),
     )
     evidence_threshold: float = Field(
         default=0.35,
@@ -54,6 +57,13 @@ class Settings(BaseSettings):
         description=(
             "Lowest cosine similarity of the best chunk that lets an answer through "
             "(also read from CHAT_EVIDENCE_THRESHOLD)."
+        ),
+    )
+    answerability_check: bool = Field(
+        default=True,
+        description=(
+            "Above the evidence threshold, also refuse questions whose terms the retrieved "
+            "text does not cover (a calibrated model; see README)."
         ),
     )
     top_k: int = Field(default=5, ge=1, le=50, description="Chunks retrieved per question.")
@@ -83,6 +93,28 @@ class Settings(BaseSettings):
         default=15.0,
         gt=0,
         description="Seconds without an event before a stream sends a keep-alive comment.",
+    )
+    # -- LLM generation (generation_mode "llm") -------------------------------------------
+    generation_mode: Literal["extractive", "llm"] = Field(
+        default="extractive",
+        description="Default generation mode of collections that do not set their own.",
+    )
+    llm_base_url: str = Field(
+        default="http://127.0.0.1:11434/v1",
+        description="Base URL of an OpenAI-compatible API (the part before /chat/completions).",
+    )
+    llm_model: str = Field(default="llama3.1", description="Model name sent to the LLM server.")
+    llm_api_key: str | None = Field(
+        default=None, description="Bearer token for the LLM server; unset sends none."
+    )
+    llm_timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="Seconds to wait for the LLM server (to connect, and between tokens).",
+    )
+    llm_max_tokens: int = Field(default=800, ge=1, description="Most tokens the LLM may write.")
+    llm_temperature: float = Field(
+        default=0.0, ge=0.0, le=2.0, description="Sampling temperature sent to the LLM."
     )
     stream_pace_ms: int = Field(
         default=0,

@@ -2,76 +2,70 @@
 
 At most ``max_sentences`` sentences are quoted verbatim from the qualifying chunks,
 each followed by its ``[N]``. A sentence scores by the question's content words it
-covers (weighted by how rare they are among the candidate sentences) plus its
-chunk's relevance; the best one leads and its neighbours or other strong sentences
-follow.
+covers (weighted by how rare they are among the retrieved chunks) plus its chunk's
+relevance; the best one leads, then sentences from other chunks that add to it, then
+its neighbours.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from ..chunking import split_sentences
 from ..citations import Answer, make_citation
 from ..models import Citation, RetrievedChunk, Span
-from ..text import content_stems
+from ..sentences import QuestionTerms, Sentence
+
+SHORT_WORDS = 5
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    hit: int  # position in the qualifying list
-    position: int  # sentence number within its chunk
-    start: int  # offsets into the chunk text
-    end: int
-    text: str
-    score: float
+def _base_score(terms: QuestionTerms, s: Sentence, hits: Sequence[RetrievedChunk]) -> float:
+    words = len(hits[s.hit].chunk.text[s.start : s.end].split())
+    short = 0.15 if words < SHORT_WORDS else 0.0
+    return terms.weight(s.terms) + 0.5 * hits[s.hit].score - 0.03 * s.hit - short
 
 
-def _candidates(question: str, hits: Sequence[RetrievedChunk]) -> list[Candidate]:
-    wanted = content_stems(question)
-    raw: list[tuple[int, int, int, int, str, set[str]]] = []
-    for h, hit in enumerate(hits):
-        for p, (s, e) in enumerate(split_sentences(hit.chunk.text)):
-            sentence = hit.chunk.text[s:e]
-            raw.append((h, p, s, e, sentence, content_stems(sentence) & wanted))
-    df = {w: sum(1 for r in raw if w in r[5]) for w in wanted}
-    weight = {w: math.log(1 + len(raw) / (1 + df[w])) for w in wanted}
-    total = sum(weight.values()) or 1.0
-    out = []
-    for h, p, s, e, sentence, found in raw:
-        coverage = sum(weight[w] for w in found) / total
-        short = 0.15 if len(sentence.split()) < 5 else 0.0
-        score = coverage + 0.5 * hits[h].score - 0.03 * h - short
-        out.append(Candidate(h, p, s, e, sentence, score))
-    return out
+def _select(
+    terms: QuestionTerms, sentences: list[Sentence], hits: Sequence[RetrievedChunk], limit: int
+) -> list[Sentence]:
+    """The best sentence, then sentences from other chunks that add to it, then context.
 
-
-def _select(candidates: list[Candidate], limit: int) -> list[Candidate]:
-    if not candidates:
+    After the best sentence, a sentence from another chunk joins when it covers at least
+    half as much of the question, preferring what the chosen ones leave uncovered (so a
+    question that needs two passages cites both). Remaining room goes to the best
+    sentence's neighbours, which often complete it.
+    """
+    if not sentences:
         return []
-    ranked = sorted(candidates, key=lambda c: -c.score)
-    best = ranked[0]
+    best = max(sentences, key=lambda s: _base_score(terms, s, hits))
     chosen = [best]
-    for c in ranked[1:]:
-        if len(chosen) == limit:
+    floor = 0.3 * terms.weight(best.terms)
+    while len(chosen) < limit:
+        covered = frozenset().union(*(c.terms for c in chosen))
+        used = {c.hit for c in chosen}
+        pool = [s for s in sentences if s.hit not in used and terms.weight(s.terms) >= floor > 0]
+        if not pool:
             break
-        if c.score >= 0.8 * best.score:
-            chosen.append(c)
-    for c in candidates:  # context: the sentence after the best one, then the one before
-        if len(chosen) == limit:
-            break
-        if c.hit == best.hit and c.position == best.position + 1 and c not in chosen:
-            chosen.append(c)
+        chosen.append(
+            max(pool, key=lambda s: _base_score(terms, s, hits) + terms.weight(s.terms - covered))
+        )
+    for step in (1, -1):  # context: the sentence after the best one, then the one before
+        near = [s for s in sentences if s.hit == best.hit and s.position == best.position + step]
+        if len(chosen) < limit and near:
+            chosen.append(near[0])
     return chosen
 
 
-def extract(question: str, hits: Sequence[RetrievedChunk], max_sentences: int = 3) -> Answer:
+def extract(
+    question: str,
+    hits: Sequence[RetrievedChunk],
+    max_sentences: int = 3,
+    candidates: Sequence[RetrievedChunk] = (),
+) -> Answer:
     """Quote up to ``max_sentences`` sentences; number citations in order of first use."""
-    chosen = _select(_candidates(question, hits), max_sentences)
+    terms = QuestionTerms(question, candidates or hits)
+    chosen = _select(terms, terms.sentences(hits), hits, max_sentences)
     hit_order: list[int] = []
-    for c in sorted(chosen, key=lambda c: -c.score):
+    for c in chosen:
         if c.hit not in hit_order:
             hit_order.append(c.hit)
     chosen.sort(key=lambda c: (hit_order.index(c.hit), c.position))
@@ -88,11 +82,12 @@ def extract(question: str, hits: Sequence[RetrievedChunk], max_sentences: int = 
         if parts:
             cursor += 1  # the joining space
         chunk = hits[c.hit].chunk
+        text = chunk.text[c.start : c.end]
         spans.append(
-            Span(cursor, cursor + len(c.text), number[c.hit],
+            Span(cursor, cursor + len(text), number[c.hit],
                  chunk.char_start + c.start, chunk.char_start + c.end)
         )  # fmt: skip
-        piece = f"{c.text} [{number[c.hit]}]"
+        piece = f"{text} [{number[c.hit]}]"
         parts.append(piece)
         cursor += len(piece)
     return Answer(

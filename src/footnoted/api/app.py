@@ -14,8 +14,10 @@ from ..settings import Settings
 from . import errors
 from .limits import BodyLimit
 from .responses import SafeJSONResponse
-from .routes import admin, chat, collections, documents, public, sessions
+from .routes import admin, chat, collections, documents, public, sessions, v1
 from .state import AppState
+from .web import SecurityHeaders, static_files
+from .web import router as web_router
 
 
 def create_app(settings: Settings | None = None, service: Footnoted | None = None) -> FastAPI:
@@ -42,8 +44,11 @@ def create_app(settings: Settings | None = None, service: Footnoted | None = Non
         lifespan=lifespan,
     )
     errors.install(app)
-    for module in (public, chat, sessions, documents, collections, admin):
+    for module in (public, chat, sessions, documents, collections, admin, v1):
         app.include_router(module.router)
+    app.include_router(web_router)
+    app.mount("/ui", static_files(), name="ui")
     max_bytes = int(fn.settings.max_file_mb * 1024 * 1024)
     app.add_middleware(BodyLimit, max_file_bytes=max_bytes)
+    app.add_middleware(SecurityHeaders)
     return app

@@ -19,6 +19,9 @@ from .responses import Forbidden, Unauthorized
 
 TOKEN_PREFIX = "fn_"
 bearer = HTTPBearer(auto_error=False, description="An API token from `footnoted user add`.")
+SESSION_COOKIE = "footnoted_session"  # the web UI's HttpOnly, SameSite=Strict cookie
+CSRF_HEADER = "X-Requested-With"  # cross-site forms cannot send it; cookie writes need it
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def new_token() -> str:
@@ -36,14 +39,9 @@ def issue_token(store: Store, user: User) -> str:
     return token
 
 
-def current_user(
-    request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-) -> User:
-    """The user the bearer token belongs to, or 401."""
-    if credentials is None or credentials.scheme.lower() != "bearer":
-        raise Unauthorized("Send an API token: Authorization: Bearer <token>.")
-    token = credentials.credentials.strip()
+def user_for(request: Request, token: str) -> User:
+    """The user a token belongs to, or 401."""
+    token = token.strip()
     if not token or len(token) > 200:
         raise Unauthorized("The API token is not valid.", code="invalid_token")
     store: Store = request.app.state.footnoted.service.store
@@ -51,6 +49,31 @@ def current_user(
     if user is None:
         raise Unauthorized("The API token is not valid.", code="invalid_token")
     return user
+
+
+def _cookie_token(request: Request) -> str | None:
+    """The web UI's session cookie; writes through it need the CSRF header."""
+    token = request.cookies.get(SESSION_COOKIE)
+    if token is None:
+        return None
+    if request.method not in SAFE_METHODS and not request.headers.get(CSRF_HEADER):
+        raise Forbidden(
+            f"Cookie-authenticated writes need the {CSRF_HEADER} header.", code="csrf_failed"
+        )
+    return token
+
+
+def current_user(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> User:
+    """The user the bearer token (or the web UI's session cookie) belongs to, or 401."""
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        cookie = _cookie_token(request)
+        if cookie is not None:
+            return user_for(request, cookie)
+        raise Unauthorized("Send an API token: Authorization: Bearer <token>.")
+    return user_for(request, credentials.credentials)
 
 
 def admin_user(user: Annotated[User, Depends(current_user)]) -> User:

@@ -14,13 +14,25 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..citations import Answer
+from ..answering.llm import GenerationInterrupted
+from ..citations import Answer, escape_markdown_html
 from ..collection_settings import CollectionSettings
 from ..errors import Conflict, FootnotedError, InvalidInput
-from ..models import Citation, Delta, Done, Event, Failed, Refusal, Sources, Span, Started
+from ..models import (
+    Citation,
+    Delta,
+    Done,
+    Event,
+    Failed,
+    Notice,
+    Refusal,
+    Sources,
+    Span,
+    Started,
+)
 from ..records import Claim, NewMessage, RefusalEntry, User
 from ..service import (
     Footnoted,
@@ -70,6 +82,7 @@ class Turn:
     collection: str
     config: CollectionSettings
     session_id: str
+    info: dict[str, Any] = field(default_factory=dict)  # retrieval: collection, duration_ms, …
 
     @property
     def ids(self) -> dict[str, str]:
@@ -130,16 +143,23 @@ class ChatService:
         except BaseException:
             self.release(turn)
             raise
+        turn.info.update(result.info)
         if result.refusal is not None:
             return self.store_refusal(turn, result.refusal)
         assert result.answer is not None
         a = result.answer
+        if result.failed is not None:
+            self.store_incomplete(turn, a.text, result.warning)
+            raise GenerationInterrupted(result.failed.message, code=result.failed.code)
         cite = req.include_citations and result.cite
         linked = Answer(
             a.text, self.links.decorate(a.citations, turn.config.citation_link_mode),
-            a.referenced, a.spans,
+            a.referenced, a.spans, a.grounding,
         )  # fmt: skip
-        payload = answer_payload(linked, include_citations=cite, warning=result.warning, **turn.ids)
+        payload = answer_payload(
+            linked, include_citations=cite, warning=result.warning, notice=result.notice,
+            **turn.ids,
+        )  # fmt: skip
         self.store_answer(turn, payload)
         return payload
 
@@ -162,8 +182,18 @@ class ChatService:
             payload.get("citations") if cited else None,
             payload.get("referenced_indices") if cited else None,
             payload.get("spans") if cited else None,
+            payload.get("grounding") if cited else None,
+            bool(payload.get("incomplete")),
         )
         return self._complete(turn, reply, payload, None, cancelled)
+
+    def store_incomplete(self, turn: Turn, text: str, warning: str | None) -> bool:
+        """Keep a partial answer in history, marked incomplete (generation broke off)."""
+        payload = answer_payload(
+            Answer(text, (), (), ()), include_citations=False, warning=warning, **turn.ids
+        )
+        payload.update(answer=text, answer_markdown=escape_markdown_html(text), incomplete=True)
+        return self.store_answer(turn, payload)
 
     def _complete(
         self,
@@ -221,13 +251,18 @@ class ChatService:
         text: list[str] = []
         sources: dict[str, Any] | None = None
         warning: str | None = None
+        notice: str | None = None
         for event in events:
             if bridge.cancelled.is_set():
                 return False
             if isinstance(event, Started):
                 warning = event.warning
+                turn.info.update(event.retrieval or {})
                 extra = {"warning": warning} if warning else {}
                 bridge.put("answer_start", {**turn.ids, **extra})
+            elif isinstance(event, Notice):
+                notice = event.message
+                bridge.put("notice", {"code": event.code, "message": event.message})
             elif isinstance(event, Delta):
                 if text and self.pace_s and bridge.cancelled.wait(self.pace_s):
                     return False
@@ -243,26 +278,30 @@ class ChatService:
                 )
                 return True
             elif isinstance(event, Failed):
+                stored = bool(text) and self.store_incomplete(turn, "".join(text), warning)
                 bridge.put("error", {"code": event.code, "message": event.message})
-                return False
+                return stored
             elif isinstance(event, Done):
-                return self._finish(turn, "".join(text), sources, warning, bridge)
+                return self._finish(turn, "".join(text), sources, (warning, notice), bridge)
         return False
 
     def _sources(self, turn: Turn, event: Sources) -> dict[str, Any]:
         citations = self.links.decorate(event.citations, turn.config.citation_link_mode)
-        return {
+        data: dict[str, Any] = {
             "citations": [c.to_dict() for c in citations],
             "referenced_indices": list(event.referenced_indices),
             "spans": [s.to_dict() for s in event.spans],
         }
+        if event.grounding is not None:
+            data["grounding"] = dict(event.grounding)
+        return data
 
     def _finish(
         self,
         turn: Turn,
         text: str,
         sources: dict[str, Any] | None,
-        warning: str | None,
+        notes: tuple[str | None, str | None],
         bridge: Bridge,
     ) -> bool:
         if sources is not None:
@@ -271,12 +310,15 @@ class ChatService:
                 tuple(Citation.from_dict(c) for c in sources["citations"]),
                 tuple(sources["referenced_indices"]),
                 tuple(Span(**s) for s in sources["spans"]),
+                sources.get("grounding"),
             )
         else:
             answer = Answer(text, (), (), ())
+        warning, notice = notes
         payload = answer_payload(
-            answer, include_citations=sources is not None, warning=warning, **turn.ids
-        )
+            answer, include_citations=sources is not None, warning=warning, notice=notice,
+            **turn.ids,
+        )  # fmt: skip
         if not self.store_answer(turn, payload, bridge.cancelled.is_set):
             return False
         bridge.put("answer_end", turn.ids)
@@ -288,13 +330,15 @@ def replay_frames(payload: dict[str, Any]) -> list[Frame]:
     ids = {"session_id": payload.get("session_id"), "message_id": payload.get("message_id")}
     start = {**ids, **({"warning": payload["warning"]} if payload.get("warning") else {})}
     frames: list[Frame] = [("answer_start", start)]
+    if payload.get("notice"):
+        frames.append(("notice", {"code": "generation_unavailable", "message": payload["notice"]}))
     frames += [("answer_delta", {"text": t}) for t in split_deltas(str(payload["answer"]))]
     if "citations" in payload:
-        frames.append(
-            (
-                "sources",
-                {k: payload[k] for k in ("citations", "referenced_indices", "spans")},
-            )
-        )
+        keys = ("citations", "referenced_indices", "spans", "grounding")
+        frames.append(("sources", {k: payload[k] for k in keys if k in payload}))
+    if payload.get("incomplete"):
+        message = "The answer stopped part-way; this is what was written before it did."
+        frames.append(("error", {"code": "generation_interrupted", "message": message}))
+        return frames
     frames.append(("answer_end", ids))
     return frames

@@ -38,6 +38,10 @@ class ChatRequest(BaseModel):
 
 
 class CitationOut(BaseModel):
+    """LLM answers may add ``added: true`` (cited by the support check, not the model)."""
+
+    model_config = ConfigDict(extra="allow")
+
     index: int
     chunk_id: str
     document_id: str
@@ -55,6 +59,10 @@ class CitationOut(BaseModel):
 
 
 class SpanOut(BaseModel):
+    """LLM answers add ``supported`` (the support check's verdict for this span)."""
+
+    model_config = ConfigDict(extra="allow")
+
     answer_start: int
     answer_end: int
     index: int
@@ -80,7 +88,13 @@ class AnswerOut(BaseModel):
     referenced_indices: list[int] | None = None
     spans: list[SpanOut] | None = None
     citation_map: dict[str, CitationMapEntry] | None = None
+    grounding: dict[str, int] | None = Field(
+        default=None, description="LLM answers: {cited_sentences, supported, unsupported, added}."
+    )
     warning: str | None = None
+    notice: str | None = Field(
+        default=None, description="e.g. generation was unavailable: an extractive answer follows."
+    )
 
 
 class EvidenceOut(BaseModel):
@@ -106,6 +120,10 @@ class SessionOut(BaseModel):
 
 
 class MessageOut(BaseModel):
+    """LLM answers add ``grounding``; a partial answer adds ``incomplete: true``."""
+
+    model_config = ConfigDict(extra="allow")
+
     id: str
     role: Literal["user", "assistant"]
     type: Literal["question", "answer", "refusal"]

@@ -65,17 +65,25 @@ class Bridge:
     async def frames(self, keepalive_s: float) -> AsyncIterator[bytes]:
         """The SSE byte stream; cancelling it (client gone) cancels the worker."""
         event_id = 0
+        async for item in self.items(keepalive_s):
+            if item is None:
+                yield KEEP_ALIVE
+                continue
+            yield frame(item[0], item[1], event_id)
+            event_id += 1
+
+    async def items(self, keepalive_s: float) -> AsyncIterator[Frame | None]:
+        """Frames as they arrive, ``None`` after ``keepalive_s`` without one."""
         try:
             while True:
                 try:
                     item = await asyncio.wait_for(self._queue.get(), keepalive_s)
                 except TimeoutError:
-                    yield KEEP_ALIVE
+                    yield None
                     continue
                 if isinstance(item, _End):
                     return
-                yield frame(item[0], item[1], event_id)
-                event_id += 1
+                yield item
         finally:
             self.cancelled.set()
 

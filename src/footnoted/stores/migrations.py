@@ -174,11 +174,23 @@ def m004_files_settings_refusals_secrets(db: sqlite3.Connection) -> None:
     )
 
 
+def m005_message_grounding(db: sqlite3.Connection) -> None:
+    """LLM answers: the support check's counts, and partial answers kept as incomplete."""
+    run_script(
+        db,
+        """
+        ALTER TABLE messages ADD COLUMN grounding TEXT;
+        ALTER TABLE messages ADD COLUMN incomplete INTEGER NOT NULL DEFAULT 0;
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
     m003_sessions_messages_chat_requests,
     m004_files_settings_refusals_secrets,
+    m005_message_grounding,
 ]
 
 

@@ -37,6 +37,8 @@ def _message(row: sqlite3.Row) -> Message:
         referenced_indices=loads(row["referenced_indices"]),
         spans=loads(row["spans"]),
         created_at=row["created_at"],
+        grounding=loads(row["grounding"]),
+        incomplete=bool(row["incomplete"]),
     )
 
 
@@ -166,12 +168,12 @@ class ChatMixin(SQLiteBase):
         for m in messages:
             db.execute(
                 "INSERT INTO messages (id, session_id, user_id, request_id, role, type, "
-                "content, citations, referenced_indices, spans, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "content, citations, referenced_indices, spans, created_at, grounding, "
+                "incomplete) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     uuid.uuid4().hex, session_id, user_id, message_id, m.role, m.type,
                     m.content, dumps(m.citations), dumps(m.referenced_indices),
-                    dumps(m.spans), stamp,
+                    dumps(m.spans), stamp, dumps(m.grounding), int(m.incomplete),
                 ),
             )  # fmt: skip
         db.execute(

@@ -1,10 +1,10 @@
-"""Routes without a token: health, the start page and signed public document links."""
+"""Routes without a token: health and signed public document links."""
 
 from __future__ import annotations
 
 import anyio
 from fastapi import APIRouter, Query
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 
 from ... import __version__
 from ...errors import NotFound
@@ -15,22 +15,6 @@ from ..schemas import HealthOut
 from ..state import State
 
 router = APIRouter()
-
-INDEX = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>footnoted</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto">
-<h1>footnoted</h1>
-<p>The web UI is coming. The HTTP API is running: see <a href="/docs">/docs</a>
-(OpenAPI schema at <a href="/openapi.json">/openapi.json</a>).</p>
-<p>Ask with <code>POST /api/chat</code> and <code>Authorization: Bearer &lt;token&gt;</code>.</p>
-</body></html>
-"""
-
-
-@router.get("/", include_in_schema=False)
-def index() -> HTMLResponse:
-    return HTMLResponse(INDEX, headers={"X-Content-Type-Options": "nosniff"})
 
 
 @router.get("/api/health", tags=["service"])

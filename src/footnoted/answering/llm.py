@@ -1,0 +1,174 @@
+"""LLM answering through any OpenAI-compatible chat endpoint (Ollama, vLLM, llama.cpp
+server, LM Studio, OpenAI), streamed token by token.
+
+:class:`ChatClient` speaks ``POST {base_url}/chat/completions`` with ``stream: true``
+over httpx (pass ``transport`` to run without sockets). :class:`LLMAnswerer` turns the
+token stream into ``Footnoted.ask()`` events: markers cleaned while streaming, the
+support check after. A failure before the first token raises :class:`LLMUnavailable`
+from :meth:`LLMAnswerer.open` so the caller can fall back; one after it ends the events
+with ``Failed``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator, Iterator, Sequence
+
+import httpx
+
+from ..embedding import Embedder
+from ..errors import FootnotedError
+from ..evidence import REFUSAL_MESSAGE, SUGGESTIONS
+from ..grounding import StreamCleaner, check_support, dedupe_hits
+from ..models import Delta, Done, Event, Evidence, Failed, Refusal, RetrievedChunk, Sources
+from ..settings import Settings
+from .prompt import MAX_SOURCES, REFUSAL_PHRASE, build_messages
+
+
+class LLMUnavailable(FootnotedError):
+    status = 503
+    code = "generation_unavailable"
+
+
+class GenerationInterrupted(FootnotedError):
+    """The model stopped part-way (after tokens were sent); the partial answer is kept."""
+
+    status = 502
+    code = "generation_interrupted"
+
+
+class ChatClient:
+    """A streaming client for an OpenAI-compatible ``/chat/completions``."""
+
+    def __init__(self, settings: Settings, transport: httpx.BaseTransport | None = None) -> None:
+        self.url = settings.llm_base_url.rstrip("/") + "/chat/completions"
+        self.model = settings.llm_model
+        self.headers = {"Accept": "text/event-stream"}
+        if settings.llm_api_key:
+            self.headers["Authorization"] = f"Bearer {settings.llm_api_key}"
+        self.timeout = httpx.Timeout(settings.llm_timeout_s)
+        self.options = {
+            "max_tokens": settings.llm_max_tokens,
+            "temperature": settings.llm_temperature,
+        }
+        self.transport = transport
+
+    def stream(self, messages: list[dict[str, str]]) -> Iterator[str]:
+        """Content tokens as they arrive; raises ``LLMUnavailable`` on any failure."""
+        body = {"model": self.model, "messages": messages, "stream": True, **self.options}
+        try:
+            with (
+                httpx.Client(transport=self.transport, timeout=self.timeout) as client,
+                client.stream("POST", self.url, json=body, headers=self.headers) as response,
+            ):
+                if response.status_code >= 400:
+                    raise LLMUnavailable(f"The LLM server answered HTTP {response.status_code}.")
+                yield from _tokens(response.iter_lines())
+        except httpx.TimeoutException as exc:
+            raise LLMUnavailable("The LLM server did not answer in time.") from exc
+        except httpx.HTTPError as exc:
+            raise LLMUnavailable(f"The LLM server could not be reached ({exc}).") from exc
+
+
+def _tokens(lines: Iterator[str]) -> Iterator[str]:
+    finished = False
+    for line in lines:
+        if not line.startswith("data:"):
+            continue
+        data = line[5:].strip()
+        if data == "[DONE]":
+            return
+        try:
+            choice = json.loads(data)["choices"][0]
+            content = (choice.get("delta") or {}).get("content") or ""
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise LLMUnavailable("The LLM server sent a malformed stream.") from exc
+        if not isinstance(content, str):
+            raise LLMUnavailable("The LLM server sent a malformed stream.")
+        if content:
+            yield content
+        finished = finished or bool(choice.get("finish_reason"))
+    if not finished:
+        raise LLMUnavailable("The LLM stream ended before the answer was complete.")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.replace("’", "'").lower().split())
+
+
+PHRASE = _norm(REFUSAL_PHRASE)
+
+
+class LLMAnswerer:
+    """One question's generation: prompt, stream, clean, check support."""
+
+    def __init__(
+        self, settings: Settings, embedder: Embedder, transport: httpx.BaseTransport | None = None
+    ) -> None:
+        self.client = ChatClient(settings, transport)
+        self.embedder = embedder
+
+    def open(
+        self, question: str, hits: Sequence[RetrievedChunk]
+    ) -> tuple[list[RetrievedChunk], str, Iterator[str]]:
+        """Start generating; returns the sources used, the first token and the rest.
+
+        Raises ``LLMUnavailable`` when no token arrives (refused, timeout, 5xx, malformed).
+        """
+        sources = dedupe_hits(hits)[:MAX_SOURCES]
+        tokens = self.client.stream(build_messages(question, sources))
+        for token in tokens:
+            return sources, token, tokens
+        raise LLMUnavailable("The LLM server sent no answer.")
+
+    def events(
+        self,
+        sources: list[RetrievedChunk],
+        first: str,
+        tokens: Iterator[str],
+        evidence: Evidence,
+        cite: bool,
+    ) -> Generator[Event, None, None]:
+        """``Delta``…, ``Sources`` (when citing), ``Done``; or ``Refusal``; or ``Failed``."""
+        urls = [h.document_url or "" for h in sources]
+        cleaner = StreamCleaner(len(sources) if cite else 0, urls)
+        try:
+            head = _head(first, tokens)
+            if _norm(head).startswith(PHRASE):
+                for _ in tokens:
+                    pass
+                yield Refusal(REFUSAL_MESSAGE, SUGGESTIONS, evidence)
+                return
+            for piece in _chain(head, tokens):
+                out = cleaner.feed(piece)
+                if out:
+                    yield Delta(out)
+        except LLMUnavailable as exc:
+            tail = cleaner.flush()
+            if tail:
+                yield Delta(tail)
+            yield Failed("generation_interrupted", f"The answer stopped part-way: {exc.message}")
+            return
+        tail = cleaner.flush()
+        if tail:
+            yield Delta(tail)
+        if cite:
+            a = check_support(cleaner.text, cleaner.order, sources, self.embedder)
+            yield Sources(a.citations, a.referenced, a.spans, a.grounding)
+        yield Done(cleaner.text)
+
+
+def _head(first: str, tokens: Iterator[str]) -> str:
+    """Read on while the text could still be the refusal phrase."""
+    head = first
+    while len(_norm(head)) < len(PHRASE) and PHRASE.startswith(_norm(head)):
+        nxt = next(tokens, None)
+        if nxt is None:
+            break
+        head += nxt
+    return head
+
+
+def _chain(head: str, tokens: Iterator[str]) -> Iterator[str]:
+    yield head
+    yield from tokens

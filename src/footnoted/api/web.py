@@ -1,0 +1,113 @@
+"""The web UI: static files at ``/``, its session cookie, and the headers that guard it.
+
+The UI is plain ES modules and CSS under ``footnoted/web`` (no build step). It signs in
+by exchanging an API token for an HttpOnly, SameSite=Strict cookie; the API's auth
+accepts that cookie as well as a bearer token, and cookie-authenticated writes must
+carry ``X-Requested-With`` (a header no cross-site form can send).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
+from starlette.responses import FileResponse, Response
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .auth import CSRF_HEADER, SESSION_COOKIE, CurrentUser, user_for
+from .errors import responses
+from .responses import Forbidden
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+SESSION_MAX_AGE_S = 12 * 3600
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; "
+    "form-action 'self'"
+)
+# Swagger UI (/docs, /redoc) loads its scripts from a CDN: it keeps its own policy.
+_DOCS_PREFIXES = ("/docs", "/redoc")
+
+router = APIRouter(tags=["web"])
+
+
+class SessionIn(BaseModel):
+    token: str = Field(min_length=1, max_length=200, description="An API token.")
+
+
+class MeOut(BaseModel):
+    name: str
+    is_admin: bool
+
+
+@router.get("/", include_in_schema=False)
+def index() -> FileResponse:
+    return FileResponse(WEB_DIR / "index.html", media_type="text/html; charset=utf-8")
+
+
+@router.post("/api/auth/session", responses=responses(401, 403, 422))
+def sign_in(body: SessionIn, request: Request, response: Response) -> MeOut:
+    """Exchange an API token for the web UI's HttpOnly session cookie."""
+    if not request.headers.get(CSRF_HEADER):
+        raise Forbidden(f"Send the {CSRF_HEADER} header.", code="csrf_failed")
+    user = user_for(request, body.token)
+    response.set_cookie(
+        SESSION_COOKIE, body.token.strip(), max_age=SESSION_MAX_AGE_S, path="/",
+        httponly=True, samesite="strict", secure=request.url.scheme == "https",
+    )  # fmt: skip
+    return MeOut(name=user.name, is_admin=user.is_admin)
+
+
+@router.delete("/api/auth/session", status_code=204)
+def sign_out(request: Request) -> Response:
+    """Forget the session cookie (signing out needs no valid session)."""
+    response = Response(status_code=204)
+    response.delete_cookie(
+        SESSION_COOKIE, path="/", httponly=True, samesite="strict",
+        secure=request.url.scheme == "https",
+    )  # fmt: skip
+    return response
+
+
+@router.get("/api/auth/me", responses=responses(401))
+def me(user: CurrentUser) -> MeOut:
+    """Who the token or cookie belongs to."""
+    return MeOut(name=user.name, is_admin=user.is_admin)
+
+
+def static_files() -> StaticFiles:
+    return StaticFiles(directory=WEB_DIR)
+
+
+class SecurityHeaders:
+    """ASGI middleware: a strict CSP, nosniff and no framing on every response but the docs."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or str(scope.get("path", "")).startswith(_DOCS_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    (k, v) for k, v in message.get("headers", []) if k.lower() not in _SET_HERE
+                ]
+                headers += _HEADERS
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+]
+_SET_HERE = {k for k, _ in _HEADERS}

@@ -1,0 +1,144 @@
+// Start-up: warm-up check, sign in/out, wiring of chat, history, viewer and admin.
+import { el, clear, $ } from "./dom.js";
+import { ApiError, get, post, del } from "./api.js";
+import { chat, ask, resetChat } from "./chat.js";
+import { refreshSessions } from "./history.js";
+import { closeViewer } from "./viewer.js";
+import { initAdmin, fillCollections, showTab } from "./admin.js";
+
+let me = null;
+let adminReady = false;
+
+async function waitUntilReady() {
+  const banner = $("#warmup");
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const response = await fetch("/api/health", { cache: "no-store" });
+      if (response.ok) {
+        banner.hidden = true;
+        return;
+      }
+    } catch (_) { /* server still starting */ }
+    banner.hidden = false;
+    await new Promise((r) => setTimeout(r, Math.min(2000, 300 * (attempt + 1))));
+  }
+}
+
+async function start() {
+  await waitUntilReady();
+  try {
+    me = await get("/api/auth/me");
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return showSignIn();
+    throw error;
+  }
+  showApp();
+}
+
+function showSignIn() {
+  $("#app").hidden = true;
+  $("#signin").hidden = false;
+  $("#token").focus();
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  const error = $("#signin-error");
+  error.textContent = "";
+  try {
+    me = await post("/api/auth/session", { token: $("#token").value.trim() });
+  } catch (e) {
+    error.textContent = e.status === 401 ? "That token is not valid." : e.message;
+    return;
+  }
+  $("#token").value = "";
+  showApp();
+}
+
+async function signOut() {
+  await del("/api/auth/session");
+  me = null;
+  closeViewer();
+  resetChat();
+  showSignIn();
+}
+
+async function showApp() {
+  $("#signin").hidden = true;
+  $("#app").hidden = false;
+  $("#user-name").textContent = me.name + (me.is_admin ? " · admin" : "");
+  $("#open-admin").hidden = !me.is_admin;
+  const collections = await get("/api/collections");
+  const select = clear($("#collection"));
+  for (const name of collections) select.append(el("option", { value: name, text: name }));
+  select.value = collections.includes("default") ? "default" : collections[0];
+  chat.collection = select.value;
+  select.parentElement.hidden = collections.length < 2;
+  if (me.is_admin && !adminReady) { initAdmin(collections); adminReady = true; }
+  else if (me.is_admin) fillCollections(collections);
+  showChat();
+  refreshSessions();
+  $("#question").focus();
+}
+
+function showChat() {
+  $("#admin-view").hidden = true;
+  $("#chat-view").hidden = false;
+}
+
+function showAdmin() {
+  closeViewer();
+  document.body.classList.remove("sidebar-open");
+  $("#chat-view").hidden = true;
+  $("#admin-view").hidden = false;
+  showTab(document.querySelector('.tab[aria-selected="true"]')?.dataset.tab || "docs");
+}
+
+function submitQuestion(event) {
+  event.preventDefault();
+  const input = $("#question");
+  const question = input.value.trim();
+  if (!question || chat.busy) return;
+  input.value = "";
+  autosize();
+  ask(question);
+}
+
+function autosize() {
+  const input = $("#question");
+  input.style.height = "auto";
+  input.style.height = `${Math.min(input.scrollHeight, 200)}px`;
+}
+
+function wire() {
+  $("#signin-form").addEventListener("submit", signIn);
+  $("#sign-out").addEventListener("click", signOut);
+  $("#ask-form").addEventListener("submit", submitQuestion);
+  $("#question").addEventListener("input", autosize);
+  $("#question").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) submitQuestion(e);
+  });
+  $("#new-chat").addEventListener("click", () => {
+    closeViewer();
+    showChat();
+    resetChat();
+    refreshSessions();
+    document.body.classList.remove("sidebar-open");
+    $("#question").focus();
+  });
+  $("#collection").addEventListener("change", (e) => { chat.collection = e.target.value; });
+  $("#viewer-close").addEventListener("click", closeViewer);
+  $("#open-admin").addEventListener("click", showAdmin);
+  $("#back-to-chat").addEventListener("click", showChat);
+  $("#open-sidebar").addEventListener("click", () => document.body.classList.add("sidebar-open"));
+  $("#close-sidebar").addEventListener("click", () => document.body.classList.remove("sidebar-open"));
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape") closeViewer(); });
+  document.addEventListener("click", (e) => {  // a tap beside the phone sidebar closes it
+    if (!document.body.classList.contains("sidebar-open")) return;
+    if (!e.target.closest("#sidebar, #open-sidebar")) document.body.classList.remove("sidebar-open");
+  });
+  chat.onSession = () => refreshSessions();
+}
+
+wire();
+start();

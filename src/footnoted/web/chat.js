@@ -1,0 +1,259 @@
+// The conversation: streaming answers, refusals, retries, copy.
+import { el, append, clear, $, uuid } from "./dom.js";
+import { ApiError, streamChat } from "./api.js";
+import { renderAnswer, renderFooter, revealSource, hideCard } from "./citations.js";
+import { openViewer } from "./viewer.js";
+
+const MARKER = /\s*\[(\d+(?:\s*[,\-–]\s*\d+)*)\]/g;
+const BUSY_RETRIES = 6;
+
+export const chat = {
+  sessionId: null,
+  collection: null,
+  busy: false,
+  onSession: () => {},
+};
+
+const messages = () => $("#messages");
+
+function scrollDown() {
+  const box = messages();
+  box.scrollTop = box.scrollHeight;
+}
+
+export function resetChat() {
+  chat.sessionId = null;
+  const box = clear(messages());
+  box.append(emptyState());
+  $("#chat-title").textContent = "New chat";
+}
+
+function emptyState() {
+  return el("div", { id: "empty", class: "empty" },
+    el("h2", { text: "Ask your documents" }),
+    el("p", { class: "muted", text: "Every sentence of an answer links to the exact passage it came from. When the documents don't say, footnoted tells you so." }));
+}
+
+function addRow(node) {
+  $("#empty")?.remove();
+  messages().append(node);
+  scrollDown();
+  return node;
+}
+
+export function renderQuestion(text) {
+  return addRow(el("div", { class: "msg msg-user" }, el("div", { class: "bubble bubble-user", text })));
+}
+
+// One assistant answer: its text, citations and spans, rendered and re-rendered in place.
+class AnswerView {
+  constructor() {
+    this.text = "";
+    this.citations = null;
+    this.referenced = [];
+    this.spans = [];
+    this.body = el("div", { class: "answer-text" });
+    this.typing = el("span", { class: "typing", "aria-label": "Writing" },
+      el("i"), el("i"), el("i"));
+    this.footerSlot = el("div", { class: "footer-slot" });
+    this.status = el("div", { class: "answer-status" });
+    this.bubble = el("div", { class: "bubble bubble-answer", "aria-busy": "true" },
+      this.body, this.typing, this.footerSlot, this.status);
+    this.row = el("div", { class: "msg msg-answer" }, avatar(), this.bubble);
+  }
+
+  grow(delta) {
+    this.text += delta;
+    this.body.textContent = this.text;
+    scrollDown();
+  }
+
+  sources(data) {
+    this.citations = data.citations || [];
+    this.referenced = data.referenced_indices || [];
+    this.spans = data.spans || [];
+    this.render();
+  }
+
+  render() {
+    const actions = { openCitation: (c, badge) => this.openCitation(c, badge) };
+    clear(this.body).append(...renderAnswer(this.text, this.citations, this.spans, actions));
+    clear(this.footerSlot);
+    this.footer = null;
+    if (this.citations && this.citations.length) {
+      this.footer = renderFooter(this.citations, this.referenced, this.spans, actions);
+      this.footerSlot.append(this.footer);
+    }
+  }
+
+  openCitation(citation, badge) {
+    revealSource(this.footer, citation.index);
+    this.bubble.querySelectorAll(".badge.active").forEach((b) => b.classList.remove("active"));
+    badge?.classList.add("active");
+    const spans = this.spans.filter((s) => s.index === citation.index);
+    openViewer(citation, spans);
+  }
+
+  finish() {
+    this.typing.remove();
+    this.bubble.removeAttribute("aria-busy");
+    clear(this.status);
+    const copy = el("button", { type: "button", class: "btn btn-ghost btn-small copy", text: "Copy" });
+    copy.addEventListener("click", async () => {
+      await navigator.clipboard.writeText(plainText(this.text));
+      copy.textContent = "Copied";
+      setTimeout(() => { copy.textContent = "Copy"; }, 1500);
+    });
+    this.status.append(el("div", { class: "answer-actions" }, copy));
+  }
+
+  fail(message, retry) {
+    this.typing.remove();
+    this.bubble.removeAttribute("aria-busy");
+    this.bubble.classList.add("bubble-failed");
+    clear(this.status).append(el("div", { class: "answer-error", role: "alert" },
+      el("span", { class: "error-dot", "aria-hidden": "true" }),
+      el("span", { text: message }),
+      retry ? el("button", { type: "button", class: "btn btn-small retry", text: "Retry", onclick: retry }) : null));
+  }
+}
+
+function avatar() {
+  return el("div", { class: "avatar", "aria-hidden": "true", text: "f" });
+}
+
+export function plainText(text) {
+  return text.replace(MARKER, "").replace(/[ \t]+([.,;:!?])/g, "$1").replace(/[ \t]{2,}/g, " ").trim();
+}
+
+function renderRefusal(body) {
+  const suggestions = body.suggestions && body.suggestions.length ? body.suggestions : ["Rephrase your question"];
+  const evidence = body.evidence && body.evidence.max_score !== null && body.evidence.max_score !== undefined
+    ? `Closest passage matched ${body.evidence.max_score.toFixed(2)}; answers need ${body.evidence.threshold.toFixed(2)}.`
+    : null;
+  const buttons = suggestions.map((s) => el("button", { type: "button", class: "btn btn-small suggestion", text: s,
+    onclick: () => suggestion(s, note) }));
+  const note = el("p", { class: "refusal-note muted", role: "status" });
+  return el("div", { class: "msg msg-answer" }, avatar(),
+    el("div", { class: "bubble bubble-refusal", role: "note" },
+      el("div", { class: "refusal-head" }, el("span", { class: "refusal-icon", "aria-hidden": "true", text: "?" }),
+        el("strong", { text: "Not in your documents" })),
+      el("p", { class: "refusal-text", text: body.message || body.content || "" }),
+      evidence ? el("p", { class: "refusal-evidence muted", text: evidence }) : null,
+      el("div", { class: "suggestions" }, buttons), note));
+}
+
+function suggestion(label, note) {
+  const input = $("#question");
+  if (/rephrase/i.test(label)) {
+    input.focus();
+    input.select();
+  } else {
+    note.textContent = "Ask an admin to add a document that covers this: unanswered questions are logged for them.";
+  }
+}
+
+// Render a stored message from the history exactly as it was first shown.
+export function renderStored(message) {
+  if (message.role === "user") return renderQuestion(message.content);
+  if (message.type === "refusal") return addRow(renderRefusal({ message: message.content }));
+  const view = new AnswerView();
+  view.text = message.content;
+  addRow(view.row);
+  view.sources({ citations: message.citations, referenced_indices: message.referenced_indices, spans: message.spans });
+  view.finish();
+  return view.row;
+}
+
+export async function ask(question, messageId = null) {
+  const id = messageId || uuid();
+  if (!messageId) renderQuestion(question);
+  const pending = addRow(el("div", { class: "msg msg-answer pending" }, avatar(),
+    el("div", { class: "pending-label" }, el("span", { class: "spinner", "aria-hidden": "true" }),
+      el("span", { class: "pending-text", text: "Searching your documents…" }))));
+  const slow = setTimeout(() => {
+    const label = pending.querySelector(".pending-text");
+    if (label) label.textContent = "Preparing the model…";
+  }, 2500);
+  let view = null;
+  const retry = () => {
+    (view ? view.row : null)?.remove();
+    ask(question, id);
+  };
+  const body = { message: question, message_id: id };
+  if (chat.sessionId) body.session_id = chat.sessionId;
+  if (chat.collection) body.collection = chat.collection;
+  chat.busy = true;
+  try {
+    await sendWithBusyRetry(body, {
+      onEvent(name, data) {
+        if (name === "answer_start") {
+          clearTimeout(slow);
+          pending.remove();
+          view = new AnswerView();
+          addRow(view.row);
+          setSession(data.session_id);
+        } else if (name === "answer_delta") view?.grow(data.text);
+        else if (name === "sources") view?.sources(data);
+        else if (name === "answer_end") {
+          view?.finish();
+          setSession(data.session_id, true);
+        } else if (name === "refusal") {
+          view?.row.remove();
+          addRow(renderRefusal(data));
+          chat.onSession();
+        } else if (name === "error") {
+          ensureView().fail(data.message, retry);
+        }
+      },
+      onJson(data) {
+        pending.remove();
+        if (data.type === "refusal") addRow(renderRefusal(data));
+        else {
+          view = new AnswerView();
+          view.text = data.answer;
+          addRow(view.row);
+          view.sources(data);
+          view.finish();
+        }
+        setSession(data.session_id, true);
+      },
+    });
+  } catch (error) {
+    const message = error instanceof ApiError ? error.message
+      : "Connection lost — the answer is incomplete.";
+    ensureView().fail(message, retry);
+  } finally {
+    clearTimeout(slow);
+    pending.remove();
+    chat.busy = false;
+    hideCard();
+  }
+
+  function ensureView() {
+    if (!view) {
+      view = new AnswerView();
+      addRow(view.row);
+    }
+    return view;
+  }
+}
+
+async function sendWithBusyRetry(body, handlers) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await streamChat(body, handlers);
+    } catch (error) {
+      const busy = error instanceof ApiError && error.code === "duplicate_in_progress";
+      if (!busy || attempt >= BUSY_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
+    }
+  }
+}
+
+function setSession(id, refresh = false) {
+  if (!id) return;
+  const isNew = chat.sessionId !== id;
+  chat.sessionId = id;
+  if (isNew || refresh) chat.onSession(id);
+}

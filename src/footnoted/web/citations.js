@@ -1,0 +1,165 @@
+// Citation badges, their hover card, and the sources footer under an answer.
+import { el, append, clear } from "./dom.js";
+
+// The one marker pattern ([1], [1, 3], [1-3]), mirroring footnoted.citations.MARKER.
+const MARKER = /\[(\d+(?:\s*[,\-–]\s*\d+)*)\]/g;
+const VISIBLE_SOURCES = 3;
+
+export function markerNumbers(inner) {
+  const numbers = [];
+  for (const part of inner.split(/\s*,\s*/)) {
+    const range = part.match(/^(\d+)\s*[-–]\s*(\d+)$/);
+    if (range) {
+      const [low, high] = [Number(range[1]), Number(range[2])];
+      if (high >= low && high - low <= 50) for (let n = low; n <= high; n++) numbers.push(n);
+    } else if (/^\d+$/.test(part.trim())) numbers.push(Number(part));
+  }
+  return numbers;
+}
+
+export function describe(citation) {
+  const parts = [];
+  if (citation.page !== null && citation.page !== undefined) parts.push(`Page ${citation.page}`);
+  if (citation.section) parts.push(citation.section);
+  return parts.join(" · ");
+}
+
+// The answer as nodes: text, citation badges, and (LLM mode) unsupported claims flagged.
+export function renderAnswer(text, citations, spans, actions) {
+  const byIndex = new Map((citations || []).map((c) => [c.index, c]));
+  const flagged = (spans || []).filter((s) => s.supported === false);
+  const nodes = [];
+  let last = 0;
+  for (const match of text.matchAll(MARKER)) {
+    nodes.push(...flagText(text, last, match.index, flagged));
+    const numbers = markerNumbers(match[1]);
+    if (numbers.length && numbers.every((n) => byIndex.has(n))) {
+      nodes.push(el("span", { class: "badges" },
+        numbers.map((n) => badge(byIndex.get(n), actions))));
+    } else {
+      nodes.push(document.createTextNode(match[0])); // names no source: plain text
+    }
+    last = match.index + match[0].length;
+  }
+  nodes.push(...flagText(text, last, text.length, flagged));
+  return nodes;
+}
+
+function flagText(text, start, end, flagged) {
+  if (start >= end) return [];
+  const cuts = new Set([start, end]);
+  for (const s of flagged) {
+    if (s.answer_start > start && s.answer_start < end) cuts.add(s.answer_start);
+    if (s.answer_end > start && s.answer_end < end) cuts.add(s.answer_end);
+  }
+  const points = [...cuts].sort((a, b) => a - b);
+  const nodes = [];
+  for (let i = 0; i < points.length - 1; i++) {
+    const piece = text.slice(points[i], points[i + 1]);
+    const bad = flagged.some((s) => s.answer_start <= points[i] && points[i + 1] <= s.answer_end);
+    nodes.push(bad
+      ? el("span", { class: "unsupported", title: "Not supported by the cited source" }, piece)
+      : document.createTextNode(piece));
+  }
+  return nodes;
+}
+
+function badge(citation, actions) {
+  const button = el("button", {
+    type: "button",
+    class: "badge",
+    "aria-label": `Source ${citation.index}: ${citation.document_title}`,
+    dataset: { index: String(citation.index) },
+    text: String(citation.index),
+  });
+  button.addEventListener("mouseenter", () => showCard(button, citation));
+  button.addEventListener("focus", () => showCard(button, citation));
+  button.addEventListener("mouseleave", hideCard);
+  button.addEventListener("blur", hideCard);
+  button.addEventListener("click", () => {
+    hideCard();
+    actions.openCitation(citation, button);
+  });
+  return button;
+}
+
+function showCard(anchor, citation) {
+  const card = document.getElementById("tooltip");
+  clear(card);
+  append(card,
+    el("div", { class: "tip-title" }, el("span", { class: "tip-index", text: String(citation.index) }),
+      citation.document_title),
+    describe(citation) ? el("div", { class: "tip-meta", text: describe(citation) }) : null,
+    el("blockquote", { class: "tip-excerpt", text: citation.excerpt }));
+  card.hidden = false;
+  anchor.setAttribute("aria-describedby", "tooltip");
+  const box = anchor.getBoundingClientRect();
+  const width = Math.min(360, window.innerWidth - 16);
+  card.style.width = `${width}px`;
+  const left = Math.max(8, Math.min(box.left + box.width / 2 - width / 2, window.innerWidth - width - 8));
+  card.style.left = `${left + window.scrollX}px`;
+  const below = box.bottom + 8;
+  const height = card.offsetHeight;
+  const top = below + height > window.innerHeight ? box.top - height - 8 : below;
+  card.style.top = `${Math.max(8, top) + window.scrollY}px`;
+}
+
+export function hideCard() {
+  const card = document.getElementById("tooltip");
+  if (card) card.hidden = true;
+}
+
+// "Grounded in N sources · Sources: A, B" collapsed; the full list when expanded.
+export function renderFooter(citations, referenced, spans, actions) {
+  const used = new Set(referenced || []);
+  const ordered = [...citations].sort((a, b) => (used.has(b.index) - used.has(a.index)) || a.index - b.index);
+  const titles = [...new Set(ordered.filter((c) => used.has(c.index)).map((c) => c.document_title))];
+  const unsupported = (spans || []).filter((s) => s.supported === false).length;
+  const list = el("ol", { class: "source-list" });
+  const items = ordered.map((c) => sourceItem(c, used.has(c.index), actions));
+  items.forEach((item, i) => { item.hidden = i >= VISIBLE_SOURCES; list.append(item); });
+  const more = items.length > VISIBLE_SOURCES
+    ? el("button", { type: "button", class: "btn btn-ghost btn-small more-sources",
+        text: `Show more sources (${items.length - VISIBLE_SOURCES})` })
+    : null;
+  if (more) {
+    more.addEventListener("click", () => {
+      const showing = more.dataset.expanded === "1";
+      items.forEach((item, i) => { if (i >= VISIBLE_SOURCES) item.hidden = showing; });
+      more.dataset.expanded = showing ? "0" : "1";
+      more.textContent = showing ? `Show more sources (${items.length - VISIBLE_SOURCES})` : "Show fewer sources";
+    });
+  }
+  const details = el("details", { class: "sources" },
+    el("summary", {},
+      el("span", { class: "grounded", text: `Grounded in ${used.size || citations.length} source${(used.size || citations.length) === 1 ? "" : "s"}` }),
+      unsupported ? el("span", { class: "flag", text: `${unsupported} unsupported claim${unsupported === 1 ? "" : "s"}` }) : null,
+      el("span", { class: "summary-text", text: `Sources: ${titles.join(", ") || ordered.map((c) => c.document_title).join(", ")}` })),
+    list, more);
+  return details;
+}
+
+function sourceItem(citation, referenced, actions) {
+  const meta = [describe(citation), `relevance ${citation.score.toFixed(2)}`].filter(Boolean).join(" · ");
+  const item = el("li", { class: `source${referenced ? "" : " source-unused"}`, dataset: { index: String(citation.index) } },
+    el("span", { class: "source-index", text: String(citation.index) }),
+    el("div", { class: "source-body" },
+      el("button", { type: "button", class: "source-title", text: citation.document_title,
+        onclick: () => actions.openCitation(citation, null) }),
+      el("div", { class: "source-meta", text: meta }),
+      el("blockquote", { class: "source-excerpt", text: citation.excerpt })));
+  if (citation.added) item.append(el("span", { class: "flag", text: "added by support check" }));
+  return item;
+}
+
+// Expand the footer (and "more" if needed), scroll to the source and flash it.
+export function revealSource(footer, index) {
+  if (!footer) return;
+  footer.open = true;
+  const item = footer.querySelector(`li[data-index="${CSS.escape(String(index))}"]`);
+  if (!item) return;
+  if (item.hidden) footer.querySelector(".more-sources")?.click();
+  footer.querySelectorAll(".source.active").forEach((n) => n.classList.remove("active"));
+  item.classList.add("active");
+  item.scrollIntoView({ block: "nearest", behavior: "smooth" });
+}

@@ -1,0 +1,94 @@
+// The document viewer: the extracted text, with the cited passage highlighted exactly.
+import { el, clear, $ } from "./dom.js";
+import { get } from "./api.js";
+import { describe } from "./citations.js";
+
+const cache = new Map();
+
+async function documentText(id) {
+  if (!cache.has(id)) cache.set(id, get(`/api/documents/${encodeURIComponent(id)}/text`));
+  try {
+    return await cache.get(id);
+  } catch (error) {
+    cache.delete(id);
+    throw error;
+  }
+}
+
+export function closeViewer() {
+  $("#viewer").hidden = true;
+  document.body.classList.remove("viewer-open");
+}
+
+// citation: {document_id, char_start, char_end, page, section, download_url}
+// spans: the answer's spans for this citation (doc_start/doc_end), exact quoted text.
+export async function openViewer(citation, spans) {
+  const viewer = $("#viewer");
+  const body = $("#viewer-text");
+  viewer.hidden = false;
+  document.body.classList.add("viewer-open");
+  $("#viewer-title").textContent = citation.document_title;
+  $("#viewer-meta").textContent = describe(citation);
+  const actions = clear($("#viewer-actions"));
+  if (citation.download_url) {
+    actions.append(el("a", { class: "btn btn-ghost btn-small", href: safeUrl(citation.download_url),
+      rel: "noopener noreferrer", download: "", text: "Download original" }));
+  }
+  clear(body).append(el("p", { class: "muted", text: "Loading the document…" }));
+  let doc;
+  try {
+    doc = await documentText(citation.document_id);
+  } catch (error) {
+    clear(body).append(el("p", { class: "form-error", text: error.message }));
+    return;
+  }
+  clear(body);
+  const ranges = (spans || []).map((s) => [s.doc_start, s.doc_end]);
+  body.append(...highlighted(doc.text, [citation.char_start, citation.char_end], ranges));
+  const target = body.querySelector("mark.exact") || body.querySelector(".passage");
+  if (target) {
+    target.scrollIntoView({ block: "center" });
+    body.focus({ preventScroll: true });
+  }
+}
+
+// Only same-origin paths or http(s) links become hrefs; anything else (javascript:) is dropped.
+function safeUrl(url) {
+  try {
+    const parsed = new URL(url, window.location.origin);
+    return ["http:", "https:"].includes(parsed.protocol) ? parsed.href : "#";
+  } catch (_) {
+    return "#";
+  }
+}
+
+// Text nodes for the whole document: the cited chunk as a passage, the quoted spans marked.
+function highlighted(text, chunk, exact) {
+  const clamp = (n) => Math.max(0, Math.min(text.length, n));
+  const [cs, ce] = [clamp(chunk[0]), clamp(chunk[1])];
+  const marks = exact.map(([a, b]) => [clamp(a), clamp(b)]).filter(([a, b]) => b > a)
+    .sort((x, y) => x[0] - y[0]);
+  const cuts = new Set([0, text.length, cs, ce]);
+  for (const [a, b] of marks) { cuts.add(a); cuts.add(b); }
+  const points = [...cuts].sort((a, b) => a - b);
+  const nodes = [];
+  let passage = null;
+  for (let i = 0; i < points.length - 1; i++) {
+    const [a, b] = [points[i], points[i + 1]];
+    if (a === b) continue;
+    const piece = text.slice(a, b);
+    const inExact = marks.some(([x, y]) => x <= a && b <= y);
+    const node = inExact ? el("mark", { class: "exact", text: piece }) : document.createTextNode(piece);
+    if (a >= cs && b <= ce && ce > cs) {
+      if (!passage) {
+        passage = el("span", { class: "passage" });
+        nodes.push(passage);
+      }
+      passage.append(node);
+    } else {
+      nodes.push(node);
+    }
+  }
+  if (!marks.length && passage) passage.classList.add("passage-only");
+  return nodes;
+}

@@ -1,0 +1,460 @@
+"""The web UI in a real browser (Debian's Chromium through Playwright) against a real
+``footnoted serve`` process with real documents: sign-in, streaming answers with citation
+badges, the document viewer, refusals, copy, history, a network drop, XSS and admin."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from apihelpers import Server, bearer, cli, start_server
+from conftest import SAMPLES, write
+from fakellm import FakeLLM, Script, fake_llm, words
+from footnoted import Footnoted, Settings
+from webhelpers import CHROMIUM, CHROMIUM_ARGS, DropProxy, require_browser, screenshot
+
+pytestmark = pytest.mark.slow
+
+QUESTION = "How are annual plans refunded?"
+OFF_TOPIC = "What is the boiling point of mercury on Jupiter?"
+BACKUPS = "How long are backups of customer files retained?"
+XSS = '<img src=x onerror="window.__xss=1"> <script>window.__xss=1</script> pineapple protocol?'
+BACKUP_DOC = "# Backup Guide\n\n" + "\n\n".join(
+    f"## {kind} backups\n\n{kind} backups of customer files are retained for {days} days "
+    f"before the backups of customer files are deleted."
+    for kind, days in [("Hourly", 2), ("Daily", 30), ("Weekly", 90), ("Monthly", 365),
+                       ("Yearly", 2555)]
+)  # fmt: skip
+XSS_DOC = (
+    "Pineapple protocol notes.\n\nThe pineapple protocol says <script>window.__xss=1</script> "
+    'and <img src=x onerror="window.__xss=1"> and <a href="javascript:window.__xss=1">click</a> '
+    "must all be shown as plain text by the pineapple protocol viewer."
+)
+ORCHARD = (
+    "# Orchard Handbook\n\n## Harvest\n\nThe apple harvest at Greenfield Orchard starts on the "
+    "second Monday of September and lasts six weeks.\n"
+)
+ORCHARD_Q = "When does the apple harvest at Greenfield Orchard start?"
+
+
+class Site:
+    def __init__(
+        self, server: Server, proxy: DropProxy, llm: FakeLLM, tokens: tuple[str, str], pw: Any
+    ) -> None:
+        self.server, self.proxy, self.llm = server, proxy, llm
+        self.admin, self.alice = tokens
+        self.pw = pw
+        self.browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+    def page(self, token: str | None = None, **context: Any) -> Any:
+        ctx = self.browser.new_context(
+            base_url=self.proxy.url, viewport=context.pop("viewport", None)
+            or {"width": 1360, "height": 860}, **context,
+        )  # fmt: skip
+        page = ctx.new_page()
+        page.errors = []
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        page.on("dialog", lambda d: (page.errors.append("dialog: " + d.message), d.dismiss()))
+        page.goto("/")
+        if token:
+            sign_in(page, token)
+        return page
+
+    def api(self, token: str) -> httpx.Client:
+        return httpx.Client(base_url=self.server.url, headers=bearer(token), timeout=60)
+
+
+def sign_in(page: Any, token: str) -> None:
+    page.fill("#token", token)
+    page.click("#signin-form button[type=submit]")
+    page.wait_for_selector("#question:visible")
+
+
+def ask(page: Any, question: str) -> None:
+    page.fill("#question", question)
+    page.press("#question", "Enter")
+
+
+def last_answer(page: Any, timeout: float = 60_000) -> Any:
+    page.wait_for_selector(".msg-answer:last-child .copy", timeout=timeout)
+    return page.locator(".msg-answer").last
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    sync_api = require_browser()
+    root = tmp_path_factory.mktemp("web")
+    home = root / "home"
+    docs = root / "docs"
+    write(docs / "backups.md", BACKUP_DOC)
+    write(docs / "pineapple.txt", XSS_DOC)
+    with Footnoted(Settings(home=home)) as fn:
+        assert not fn.ingest([SAMPLES, docs]).failed
+    admin = cli(home, "user", "add", "admin", "--admin").stdout.strip().splitlines()[-1]
+    alice = cli(home, "user", "add", "alice").stdout.strip().splitlines()[-1]
+    with fake_llm() as llm:
+        server = start_server(
+            home, FOOTNOTED_STREAM_PACE_MS="40", FOOTNOTED_RATE_LIMIT="0",
+            FOOTNOTED_LLM_BASE_URL=llm.url,
+        )  # fmt: skip
+        proxy = DropProxy(int(server.url.rsplit(":", 1)[1]))
+        pw = sync_api.sync_playwright().start()
+        try:
+            yield Site(server, proxy, llm, (admin, alice), pw)
+        finally:
+            pw.stop()
+            proxy.close()
+            server.stop()
+
+
+def test_headers_cookie_session_and_csrf(site: Site) -> None:
+    with httpx.Client(base_url=site.server.url, timeout=30) as c:
+        page = c.get("/")
+        csp = page.headers["content-security-policy"]
+        for rule in ("default-src 'self'", "script-src 'self'", "object-src 'none'",
+                     "frame-ancestors 'none'", "base-uri 'none'"):  # fmt: skip
+            assert rule in csp
+        assert page.headers["x-content-type-options"] == "nosniff"
+        assert c.get("/ui/app.js").headers["content-type"].startswith("text/javascript")
+        bad = c.post("/api/auth/session", json={"token": site.alice})
+        assert bad.status_code == 403 and bad.json()["error"]["code"] == "csrf_failed"
+        csrf = {"X-Requested-With": "footnoted"}
+        wrong = c.post("/api/auth/session", json={"token": "fn_nope"}, headers=csrf)
+        assert wrong.status_code == 401
+        ok = c.post("/api/auth/session", json={"token": site.alice}, headers=csrf)
+        assert ok.json() == {"name": "alice", "is_admin": False}
+        cookie = ok.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie and "secure" not in cookie
+        assert c.get("/api/auth/me").json()["name"] == "alice"
+        body = {"message": QUESTION, "message_id": "csrf-1"}
+        assert c.post("/api/chat", json=body).json()["error"]["code"] == "csrf_failed"
+        assert c.post("/api/chat", json=body, headers=csrf).json()["type"] == "answer"
+        assert c.delete("/api/auth/session").status_code == 204
+        assert c.get("/api/auth/me").status_code == 401
+
+
+def test_ask_streams_badges_footer_hover_and_viewer(site: Site) -> None:
+    page = site.page()
+    screenshot(page, "01-sign-in")
+    page.fill("#token", "fn_wrong")
+    page.click("#signin-form button[type=submit]")
+    page.wait_for_selector("#signin-error:has-text('not valid')")
+    sign_in(page, site.alice)
+    page.evaluate(
+        """() => { window.__lengths = [];
+        new MutationObserver(() => {
+          const t = document.querySelectorAll('.answer-text');
+          if (t.length) window.__lengths.push(t[t.length - 1].textContent.length);
+        }).observe(document.querySelector('#messages'),
+                   {subtree: true, childList: true, characterData: true}); }"""
+    )
+    ask(page, QUESTION)
+    page.wait_for_selector(".typing")  # the bubble shows a typing indicator while it grows
+    answer = last_answer(page)
+    lengths = [n for n in page.evaluate("window.__lengths") if n]
+    drop = next((i for i in range(1, len(lengths)) if lengths[i] < lengths[i - 1]), len(lengths))
+    streamed = lengths[:drop]  # then `sources` re-renders "[1]" markers as badges
+    assert len(set(streamed)) >= 4 and streamed == sorted(streamed), lengths
+    badges = answer.locator(".badge")
+    assert badges.count() >= 2
+    with site.api(site.alice) as api:
+        session = api.get("/api/sessions").json()[0]
+        stored = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
+    used = len(stored["referenced_indices"])
+    assert answer.locator(".grounded").inner_text() == f"Grounded in {used} source" + "s" * (
+        used > 1
+    )
+    assert "Sources: Northwind Cloud Customer Handbook" in answer.locator("summary").inner_text()
+    badges.first.hover()
+    tip = page.locator("#tooltip")
+    tip.wait_for(state="visible")
+    assert "Northwind Cloud Customer Handbook" in tip.inner_text()
+    assert "refunded in full" in tip.inner_text() and "Annual plans" in tip.inner_text()
+    screenshot(page, "02-answer-with-hover-card")
+    badges.first.click()
+    page.wait_for_selector("#viewer mark.exact")
+    index = int(badges.first.inner_text())
+    cited = next(c for c in stored["citations"] if c["index"] == index)
+    with site.api(site.alice) as api:
+        text = api.get(f"/api/documents/{cited['document_id']}/text").json()["text"]
+    marks = page.locator("#viewer mark.exact").all_inner_texts()
+    spans = [s for s in stored["spans"] if s["index"] == index]
+    assert marks == [text[s["doc_start"] : s["doc_end"]] for s in spans]
+    assert any("refunded in full" in m for m in marks)
+    assert page.locator("#viewer mark.exact").first.is_visible()  # scrolled into view
+    active = answer.locator(".source.active")
+    assert active.count() == 1 and "Annual plans" in active.inner_text()
+    assert answer.locator("details.sources").get_attribute("open") is not None
+    screenshot(page, "03-document-viewer")
+    assert not page.errors
+    page.context.close()
+
+
+def test_preparing_the_model_until_the_server_is_ready(site: Site) -> None:
+    """Until /api/health answers (a proxy says 503 while the model loads) the UI says so."""
+    ctx = site.browser.new_context(base_url=site.proxy.url)
+    page = ctx.new_page()
+    calls: list[int] = []
+
+    def health(route: Any) -> None:
+        calls.append(1)
+        if len(calls) <= 3:
+            route.fulfill(status=503, json={"error": {"code": "warming", "message": "..."}})
+        else:
+            route.continue_()
+
+    page.route("**/api/health", health)
+    page.goto("/")
+    page.wait_for_selector("#warmup:visible")
+    assert "Preparing the model" in page.locator("#warmup").inner_text()
+    screenshot(page, "00-preparing-the-model")
+    page.wait_for_selector("#token:visible", timeout=20_000)
+    assert page.locator("#warmup").is_hidden() and len(calls) >= 4
+    ctx.close()
+
+
+def test_refusal_renders_with_suggestions(site: Site) -> None:
+    page = site.page(site.alice)
+    ask(page, OFF_TOPIC)
+    refusal = page.locator(".bubble-refusal")
+    refusal.wait_for(timeout=60_000)
+    assert "don't have enough information" in refusal.inner_text()
+    assert refusal.locator(".badge").count() == 0
+    refusal.get_by_role("button", name="Rephrase your question").click()
+    assert page.evaluate("document.activeElement.id") == "question"
+    screenshot(page, "04-refusal")
+    page.context.close()
+
+
+def test_more_than_three_sources_toggle_and_copy(site: Site) -> None:
+    page = site.page(site.alice, permissions=["clipboard-read", "clipboard-write"])
+    ask(page, BACKUPS)
+    answer = last_answer(page)
+    answer.locator("summary").click()
+    items = answer.locator(".source")
+    assert items.count() > 3
+    assert answer.locator(".source:visible").count() == 3
+    more = answer.get_by_role("button", name=re.compile("Show more sources"))
+    more.click()
+    assert answer.locator(".source:visible").count() == items.count()
+    screenshot(page, "05-many-sources")
+    answer.get_by_role("button", name="Copy").click()
+    page.wait_for_selector(".copy:has-text('Copied')")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    with site.api(site.alice) as api:
+        session = api.get("/api/sessions").json()[0]
+        content = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]["content"]
+    assert "[" not in copied and "backups" in copied.lower()
+    assert copied == re.sub(r"\s*\[\d+\]", "", content).strip()
+    page.context.close()
+
+
+def test_history_restores_citations_continues_and_deletes(site: Site) -> None:
+    page = site.page(site.admin)
+    page.click("#new-chat")
+    ask(page, QUESTION)
+    first = last_answer(page)
+    badges_before = first.locator(".badge").all_inner_texts()
+    sources_before = first.locator(".source").all_inner_texts()
+    page.reload()
+    page.wait_for_selector("#question:visible")
+    page.locator(".session-open", has_text="How are annual plans refunded?").first.click()
+    restored = last_answer(page)
+    assert restored.locator(".badge").all_inner_texts() == badges_before
+    assert restored.locator(".source").all_inner_texts() == sources_before
+    screenshot(page, "06-history")
+    ask(page, "How long is data kept after an account is closed?")
+    page.wait_for_function("() => document.querySelectorAll('.msg-answer .copy').length === 2")
+    with site.api(site.admin) as api:
+        sessions = api.get("/api/sessions").json()
+        messages = api.get(f"/api/sessions/{sessions[0]['id']}/messages").json()
+    assert len(messages) == 4  # the same session went on
+    row = page.locator(".session.active")
+    row.locator(".session-delete").click()
+    row.locator(".session-delete").click()  # confirm
+    page.wait_for_function(
+        f"() => !document.querySelector('.session[data-id=\"{sessions[0]['id']}\"]')"
+    )
+    with site.api(site.admin) as api:
+        assert sessions[0]["id"] not in {s["id"] for s in api.get("/api/sessions").json()}
+    page.context.close()
+
+
+def test_network_drop_keeps_partial_and_retry_reuses_the_message_id(site: Site) -> None:
+    page = site.page(site.alice)
+    requests: list[str] = []
+    page.on(
+        "request",
+        lambda r: requests.append(r.post_data or "") if r.url.endswith("/api/chat") else None,
+    )
+    page.click("#new-chat")
+    ask(page, BACKUPS)
+    page.wait_for_function(
+        "() => (document.querySelector('.answer-text')?.textContent.length || 0) > 20"
+    )
+    site.proxy.drop()
+    error = page.locator(".answer-error")
+    error.wait_for(timeout=20_000)
+    partial = page.locator(".answer-text").inner_text()
+    assert partial and "Connection lost" in error.inner_text()
+    screenshot(page, "07-network-drop")
+    retried = False
+    deadline = time.monotonic() + 30
+    while not retried and time.monotonic() < deadline:  # the server notices the drop first
+        page.get_by_role("button", name="Retry").click()
+        try:
+            page.wait_for_selector(".msg-answer .copy", timeout=15_000)
+            retried = True
+        except Exception:
+            page.wait_for_selector(".answer-error", timeout=15_000)
+    assert retried
+    assert page.locator(".msg-user").count() == 1 and page.locator(".answer-error").count() == 0
+    ids = {re.search(r'"message_id":"([^"]+)"', body).group(1) for body in requests}  # type: ignore[union-attr]
+    assert len(ids) == 1 and len(requests) >= 2
+    full = page.locator(".answer-text").inner_text()
+    assert len(full) > len(partial)
+    page.context.close()
+
+
+def test_xss_in_questions_and_documents_executes_nothing(site: Site) -> None:
+    page = site.page(site.alice, bypass_csp=True)  # no CSP safety net: only text nodes protect
+    ask(page, XSS)
+    page.wait_for_selector(".msg-answer .copy, .bubble-refusal", timeout=60_000)
+    ask(page, "What does the pineapple protocol say must be shown?")
+    page.wait_for_function("() => document.querySelectorAll('.msg-answer .copy').length >= 1")
+    answer = last_answer(page)
+    assert "<img" in page.locator(".bubble-user").first.inner_text()
+    badge = answer.locator(".badge").first
+    badge.hover()
+    badge.click()
+    page.wait_for_selector("#viewer .passage")
+    viewer = page.locator("#viewer-text").inner_text()
+    assert "<script>window.__xss=1</script>" in viewer and "javascript:" in viewer
+    page.wait_for_timeout(300)
+    found = page.evaluate(
+        """() => ({xss: window.__xss,
+        tags: document.querySelectorAll('#messages img, #messages script, #messages a,'
+          + ' #viewer-text img, #viewer-text script, #viewer-text a, #tooltip img').length})"""
+    )
+    assert found == {"xss": None, "tags": 0} or found == {"tags": 0}
+    assert not page.errors
+    screenshot(page, "08-xss-as-text")
+    page.context.close()
+
+
+def test_admin_upload_ready_answerable_then_disable_refuses(site: Site, tmp_path: Path) -> None:
+    page = site.page(site.alice)
+    assert page.locator("#open-admin").is_hidden()  # not an admin
+    page.context.close()
+    page = site.page(site.admin)
+    page.click("#open-admin")
+    page.wait_for_selector("#doc-table tbody tr")
+    good = write(tmp_path / "orchard.md", ORCHARD)
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4\n" + b"\x00garbage" * 50)
+    page.set_input_files("#file-input", [str(good), str(bad)])
+    uploads = page.locator("#uploads .upload")
+    page.wait_for_selector("#uploads .pill-ready", timeout=60_000)
+    page.wait_for_selector("#uploads .pill-failed", timeout=60_000)
+    assert uploads.count() == 2
+    failed = uploads.filter(has=page.locator(".pill-failed"))
+    assert failed.locator(".upload-detail").inner_text().strip()  # the error is shown
+    row = page.locator("#doc-table tbody tr", has_text="Orchard Handbook")
+    row.wait_for()
+    dropped = page.evaluate_handle(
+        """() => { const dt = new DataTransfer();
+        dt.items.add(new File(['# Kiwi Notes\\n\\nThe kiwi festival is held in March.\\n'],
+                              'kiwi.md', {type: 'text/markdown'}));
+        return dt; }"""
+    )
+    page.dispatch_event("#dropzone", "drop", {"dataTransfer": dropped})
+    page.locator("#uploads .upload", has_text="kiwi.md").locator(".pill-ready").wait_for()
+    page.locator("#doc-table tbody tr", has_text="Kiwi Notes").wait_for()
+    screenshot(page, "09-admin-documents")
+    page.click("#back-to-chat")
+    page.click("#new-chat")
+    ask(page, ORCHARD_Q)
+    answer = last_answer(page)
+    assert "second Monday of September" in answer.locator(".answer-text").inner_text()
+    assert "Orchard Handbook" in answer.locator("summary").inner_text()
+    page.click("#open-admin")
+    row = page.locator("#doc-table tbody tr", has_text="Orchard Handbook")
+    row.locator(".switch input").click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#doc-table tbody tr')].some(r => "
+        "r.textContent.includes('Orchard Handbook') && !r.querySelector('.switch input').disabled"
+        " && !r.querySelector('.switch input').checked)"
+    )
+    with site.api(site.admin) as api:
+        docs = api.get("/api/documents").json()
+    assert not next(d for d in docs if d["title"] == "Orchard Handbook")["enabled"]
+    page.click("#back-to-chat")
+    ask(page, ORCHARD_Q)
+    page.wait_for_selector(".bubble-refusal", timeout=60_000)
+    page.click("#open-admin")
+    page.get_by_role("tab", name="Unanswered questions").click()
+    page.locator("#refusal-table tbody tr", has_text=ORCHARD_Q).first.wait_for()
+    first_row = page.locator("#refusal-table tbody tr").first.inner_text()
+    assert ORCHARD_Q in first_row  # newest first
+    screenshot(page, "10-admin-refusals")
+    page.get_by_role("tab", name="Collection settings").click()
+    page.wait_for_function("() => document.querySelector('[name=top_k]').value !== ''")
+    page.fill("[name=top_k]", "4")
+    page.click("#settings-form button[type=submit]")
+    page.wait_for_selector("#settings-status:has-text('Saved')")
+    with site.api(site.admin) as api:
+        assert api.get("/api/collections/default/settings").json()["top_k"] == 4
+        api.put("/api/collections/default/settings", json={"top_k": 5})
+    screenshot(page, "11-admin-settings")
+    page.context.close()
+
+
+def test_llm_mode_flags_unsupported_claims(site: Site) -> None:
+    unsupported = "Every plan includes unlimited free storage and a personal account manager [1]."
+    site.llm.script = Script(words("Data is kept for 60 days after an account is closed [1]. "
+                                   + unsupported + " See [42]."))  # fmt: skip
+    with site.api(site.admin) as api:
+        api.put("/api/collections/default/settings", json={"generation_mode": "llm"})
+    try:
+        page = site.page(site.alice)
+        ask(page, "How long is data kept after an account is closed?")
+        answer = last_answer(page)
+        flagged = answer.locator(".unsupported")
+        assert flagged.count() == 1 and "unlimited free storage" in flagged.inner_text()
+        assert "1 unsupported claim" in answer.locator("summary .flag").inner_text()
+        assert answer.locator(".badge").count() == 2
+        with site.api(site.alice) as api:
+            session = api.get("/api/sessions").json()[0]
+            content = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]["content"]
+        if "[42]" in content:  # a marker that names no source stays plain text
+            assert "[42]" in answer.locator(".answer-text").inner_text()
+        screenshot(page, "12-llm-unsupported")
+        page.context.close()
+    finally:
+        with site.api(site.admin) as api:
+            api.put("/api/collections/default/settings", json={"generation_mode": "extractive"})
+
+
+def test_phone_viewport_and_sign_out(site: Site) -> None:
+    page = site.page(site.alice, viewport={"width": 390, "height": 844})
+    ask(page, QUESTION)
+    answer = last_answer(page)
+    screenshot(page, "13-phone-answer")
+    answer.locator(".badge").first.click()
+    page.wait_for_selector("#viewer mark.exact")
+    screenshot(page, "14-phone-viewer")
+    page.click("#viewer-close")
+    page.click("#open-sidebar")
+    page.wait_for_timeout(300)
+    screenshot(page, "15-phone-sidebar")
+    page.click("#sign-out")
+    page.wait_for_selector("#token:visible")
+    page.reload()
+    page.wait_for_selector("#token:visible")  # the cookie is gone
+    page.context.close()
