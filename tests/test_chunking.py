@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from footnoted import Settings
@@ -60,7 +62,7 @@ def test_chunks_never_cut_a_sentence_and_overlap_by_one(chunker: Chunker) -> Non
     for c in chunks:
         assert c.text.startswith("Sentence number ")
         assert c.text.endswith("detail.")
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in pairwise(chunks):
         shared = doc.text[b.char_start : a.char_end]  # cut inside a paragraph: one sentence
         assert split_sentences(shared) == [(0, len(shared))]
     assert chunks[0].char_start == 0 and chunks[-1].char_end == len(doc.text)

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import shared
 
+from conftest import shared
 from footnoted.evaluation.runners import run_beir, run_hotpot, run_offtopic, run_squad
 
 pytestmark = pytest.mark.slow
@@ -50,7 +50,7 @@ def test_beir_slice(tmp_path: Path) -> None:
     queries = list(dict.fromkeys(line.split("\t")[0] for line in qrels[1:]))[:40]
     kept = [qrels[0]] + [line for line in qrels[1:] if line.split("\t")[0] in queries]
     wanted = {line.split("\t")[1] for line in kept[1:]}
-    corpus = [json.loads(line) for line in (source / "corpus.jsonl").open()]
+    corpus = [json.loads(line) for line in (source / "corpus.jsonl").read_text().splitlines()]
     docs = [d for i, d in enumerate(corpus) if i < 400 or d["_id"] in wanted]
     (tmp_path / "corpus.jsonl").write_text("\n".join(json.dumps(d) for d in docs))
     (tmp_path / "queries.jsonl").write_text((source / "queries.jsonl").read_text())

@@ -151,7 +151,6 @@ class Chunker:
             groups.append(current)
         return groups
 
-
     def _carry(self, prev: Piece, piece: Piece) -> list[Piece]:
         """Overlap: a chunk cut inside a paragraph starts with the sentence before the cut,
         so a sentence and the one that completes it are always together in some chunk."""
