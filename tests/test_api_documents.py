@@ -120,8 +120,13 @@ def test_docx_zip_bomb_fails_without_harm(app: Api) -> None:
 
 
 def test_parsing_has_a_time_limit(tmp_path: Path) -> None:
-    with api(tmp_path / "home", ingest=False, parse_timeout_s=0.000001) as a:
-        doc = upload(a, "slow.md", NOTE)
+    # ~3 MB of prose: splitting and tokenising it takes seconds, far past 50 ms.
+    big = b"\n\n".join(
+        b"Paragraph %d says that the quiet river bends north past the old mill." % i
+        for i in range(40_000)
+    )
+    with api(tmp_path / "home", ingest=False, parse_timeout_s=0.05) as a:
+        doc = upload(a, "slow.md", big)
         assert doc["status"] == "failed"
         assert "took longer than" in str(doc["error"])
 

@@ -60,11 +60,13 @@ def test_beir_slice(tmp_path: Path) -> None:
     assert result.ndcg_at_10 is not None and result.ndcg_at_10 >= BEIR_NDCG
 
 
-# Measured on these slices (see README); floors a few points below.
-SQUAD_ANSWERED = 0.0
-SQUAD_HIT = 0.0
-SQUAD_CONTAINS = 0.0
-SQUAD_UNANSWERABLE = 0.0
-OFFTOPIC_REFUSED = 0.0
-HOTPOT_BOTH = 0.0
-BEIR_NDCG = 0.0
+# Measured on these slices when set (44 answerable / 46 unanswerable SQuAD questions,
+# 179 off-topic, 20 HotpotQA, 40 SciFact queries); each floor sits a few points (two
+# or three questions) below the measured value.
+SQUAD_ANSWERED = 0.88  # measured 0.932
+SQUAD_HIT = 0.80  # measured 0.864
+SQUAD_CONTAINS = 0.73  # measured 0.795
+SQUAD_UNANSWERABLE = 0.04  # measured 0.109
+OFFTOPIC_REFUSED = 0.95  # measured 0.989
+HOTPOT_BOTH = 0.35  # measured 0.45
+BEIR_NDCG = 0.78  # measured 0.827
