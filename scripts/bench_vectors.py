@@ -21,7 +21,7 @@ def main(n: int, dim: int = 384, queries: int = 200) -> None:
     rng = np.random.default_rng(0)
     data = rng.standard_normal((n, dim), dtype=np.float32)
     data /= np.linalg.norm(data, axis=1, keepdims=True)
-    probes = data[rng.choice(n, queries, replace=False)] + 0.05 * rng.standard_normal(
+    probes = data[rng.choice(n, queries, replace=False)] + 0.01 * rng.standard_normal(
         (queries, dim), dtype=np.float32
     )
     index = CollectionIndex(dim)
