@@ -59,3 +59,22 @@ class ReindexRequired(FootnotedError):
 class ModelUnavailable(FootnotedError):
     status = 503
     code = "model_unavailable"
+
+
+class Unauthorized(FootnotedError):
+    status = 401
+    code = "unauthorized"
+
+
+class Forbidden(FootnotedError):
+    status = 403
+    code = "forbidden"
+
+
+class RateLimited(FootnotedError):
+    status = 429
+    code = "rate_limited"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -13,9 +13,9 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from ..errors import Forbidden, Unauthorized
 from ..records import User
 from ..stores.base import Store
-from .responses import Forbidden, Unauthorized
 
 TOKEN_PREFIX = "fn_"
 bearer = HTTPBearer(auto_error=False, description="An API token from `footnoted user add`.")

@@ -10,8 +10,8 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from ..errors import FootnotedError
-from .responses import RateLimited, error_response, from_error
+from ..errors import FootnotedError, RateLimited
+from .responses import error_response, from_error
 from .schemas import ErrorBody
 
 log = logging.getLogger("footnoted.api")

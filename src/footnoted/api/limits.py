@@ -11,10 +11,10 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..errors import TooLarge
+from ..errors import RateLimited, TooLarge
 from ..records import User
 from ..stores.base import Store
-from .responses import RateLimited, from_error
+from .responses import from_error
 
 WINDOW_S = 60.0
 JSON_BODY_BYTES = 2 * 1024 * 1024

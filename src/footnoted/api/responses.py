@@ -36,22 +36,3 @@ def error_response(
 
 def from_error(exc: FootnotedError, headers: dict[str, str] | None = None) -> SafeJSONResponse:
     return error_response(exc.status, exc.code, exc.message, headers)
-
-
-class Unauthorized(FootnotedError):
-    status = 401
-    code = "unauthorized"
-
-
-class Forbidden(FootnotedError):
-    status = 403
-    code = "forbidden"
-
-
-class RateLimited(FootnotedError):
-    status = 429
-    code = "rate_limited"
-
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after

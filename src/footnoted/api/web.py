@@ -16,9 +16,9 @@ from starlette.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..errors import Forbidden
 from .auth import CSRF_HEADER, SESSION_COOKIE, CurrentUser, user_for
 from .errors import responses
-from .responses import Forbidden
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 SESSION_MAX_AGE_S = 12 * 3600

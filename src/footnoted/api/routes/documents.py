@@ -10,12 +10,12 @@ import anyio
 from fastapi import APIRouter, File, Form, Query, UploadFile
 from starlette.responses import Response
 
-from ...errors import Conflict
+from ...errors import Conflict, Forbidden
 from ...models import Document
 from ..auth import AdminUser, CurrentUser
 from ..errors import responses
 from ..files import file_response
-from ..responses import Forbidden, SafeJSONResponse
+from ..responses import SafeJSONResponse
 from ..schemas import ChunkOut, DocumentOut, DocumentPatch, DocumentTextOut, LinkOut
 from ..state import AppState, State
 

@@ -7,10 +7,9 @@ from fastapi import APIRouter, Query
 from starlette.responses import Response
 
 from ... import __version__
-from ...errors import NotFound
+from ...errors import Forbidden, NotFound
 from ..errors import responses
 from ..files import file_response
-from ..responses import Forbidden
 from ..schemas import HealthOut
 from ..state import State
 
