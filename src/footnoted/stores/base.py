@@ -120,6 +120,10 @@ class AccountStore(Protocol):
 
     def user_for_token(self, token_hash: str) -> User | None: ...
 
+    def remove_token(self, token_hash: str) -> bool:
+        """Revoke a token (a signed-out web session); False when it was not there."""
+        ...
+
     def take_rate_slot(self, user_id: str, limit: int, window_s: float, at: float) -> float | None:
         """Count a request atomically (across processes); None or seconds to wait."""
         ...

@@ -54,6 +54,11 @@ class AccountsMixin(SQLiteBase):
         ).fetchone()
         return None if row is None else _user(row)
 
+    def remove_token(self, token_hash: str) -> bool:
+        with self.transaction() as db:
+            cur = db.execute("DELETE FROM tokens WHERE hash = ?", (token_hash,))
+        return cur.rowcount > 0
+
     def take_rate_slot(self, user_id: str, limit: int, window_s: float, at: float) -> float | None:
         """Count one request in a sliding window; None if allowed, else seconds to wait.
 
