@@ -4,29 +4,43 @@ At most ``max_sentences`` sentences are quoted verbatim from the qualifying chun
 each followed by its ``[N]``. A sentence scores by the question's content words it
 covers (weighted by how rare they are among the retrieved chunks) plus its chunk's
 relevance; the best one leads, then sentences from other chunks that add to it, then
-its neighbours.
+its neighbours. A sentence that cannot hold the kind of answer the question asks for
+(a date for "when", a number for "how many", a name for "who") scores lower.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..answer_types import AnswerType, can_answer, expected_type
 from ..citations import Answer, make_citation
 from ..models import Citation, RetrievedChunk, Span
 from ..sentences import QuestionTerms, Sentence
 
 SHORT_WORDS = 5
+TYPE_MISMATCH = 0.2  # the sentence holds no date / number / name the question asks for
 
 
-def _base_score(terms: QuestionTerms, s: Sentence, hits: Sequence[RetrievedChunk]) -> float:
-    words = len(hits[s.hit].chunk.text[s.start : s.end].split())
-    short = 0.15 if words < SHORT_WORDS else 0.0
-    return terms.weight(s.terms) + 0.5 * hits[s.hit].score - 0.03 * s.hit - short
+class _Scorer:
+    def __init__(self, question: str, terms: QuestionTerms, hits: Sequence[RetrievedChunk]):
+        self.question = question
+        self.terms = terms
+        self.hits = hits
+        self.kind: AnswerType | None = expected_type(question)
+
+    def base(self, s: Sentence) -> float:
+        text = self.hits[s.hit].chunk.text[s.start : s.end]
+        short = 0.15 if len(text.split()) < SHORT_WORDS else 0.0
+        mismatch = (
+            TYPE_MISMATCH
+            if self.kind is not None and not can_answer(self.kind, text, self.question)
+            else 0.0
+        )
+        relevance = 0.5 * self.hits[s.hit].score - 0.03 * s.hit
+        return self.terms.weight(s.terms) + relevance - short - mismatch
 
 
-def _select(
-    terms: QuestionTerms, sentences: list[Sentence], hits: Sequence[RetrievedChunk], limit: int
-) -> list[Sentence]:
+def _select(scorer: _Scorer, sentences: list[Sentence], limit: int) -> list[Sentence]:
     """The best sentence, then sentences from other chunks that add to it, then context.
 
     After the best sentence, a sentence from another chunk joins when it covers at least
@@ -36,7 +50,8 @@ def _select(
     """
     if not sentences:
         return []
-    best = max(sentences, key=lambda s: _base_score(terms, s, hits))
+    terms = scorer.terms
+    best = max(sentences, key=scorer.base)
     chosen = [best]
     floor = 0.3 * terms.weight(best.terms)
     while len(chosen) < limit:
@@ -45,9 +60,7 @@ def _select(
         pool = [s for s in sentences if s.hit not in used and terms.weight(s.terms) >= floor > 0]
         if not pool:
             break
-        chosen.append(
-            max(pool, key=lambda s: _base_score(terms, s, hits) + terms.weight(s.terms - covered))
-        )
+        chosen.append(max(pool, key=lambda s: scorer.base(s) + terms.weight(s.terms - covered)))
     for step in (1, -1):  # context: the sentence after the best one, then the one before
         near = [s for s in sentences if s.hit == best.hit and s.position == best.position + step]
         if len(chosen) < limit and near:
@@ -63,7 +76,7 @@ def extract(
 ) -> Answer:
     """Quote up to ``max_sentences`` sentences; number citations in order of first use."""
     terms = QuestionTerms(question, candidates or hits)
-    chosen = _select(terms, terms.sentences(hits), hits, max_sentences)
+    chosen = _select(_Scorer(question, terms, hits), terms.sentences(hits), max_sentences)
     hit_order: list[int] = []
     for c in chosen:
         if c.hit not in hit_order:

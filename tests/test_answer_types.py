@@ -1,0 +1,54 @@
+"""Answer types: what a question asks for, and which sentences can hold it."""
+
+from __future__ import annotations
+
+import pytest
+
+from footnoted.answer_types import AnswerType, can_answer, expected_type
+from footnoted.answering.extractive import extract
+from footnoted.models import Chunk, RetrievedChunk
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many moons does Jupiter have?", AnswerType.NUMBER),
+        ("What percentage of voters turned out?", AnswerType.NUMBER),
+        ("When was the treaty signed?", AnswerType.DATE),
+        ("In what year did the war end?", AnswerType.DATE),
+        ("Which century saw the first printing press?", AnswerType.DATE),
+        ("Who wrote the report?", AnswerType.PERSON),
+        ("Whose army crossed the river?", AnswerType.PERSON),
+        ("What does the warranty cover?", None),
+        ("Why did the bridge collapse?", None),
+    ],
+)
+def test_expected_type(question: str, kind: AnswerType | None) -> None:
+    assert expected_type(question) is kind
+
+
+def test_can_answer() -> None:
+    assert can_answer(AnswerType.NUMBER, "The league has twelve teams.", "How many teams?")
+    assert can_answer(AnswerType.NUMBER, "It grew by 40 percent.", "How much did it grow?")
+    assert not can_answer(AnswerType.NUMBER, "The league has many teams.", "How many teams?")
+    assert can_answer(AnswerType.DATE, "It was signed in 1648 at Münster.", "When was it signed?")
+    assert can_answer(AnswerType.DATE, "It opened on 4 July.", "When did it open?")
+    assert not can_answer(AnswerType.DATE, "It was signed at Münster.", "When was it signed?")
+    question = "Who founded the Royal Society?"
+    assert can_answer(AnswerType.PERSON, "The society was founded by Robert Moray.", question)
+    # a capital at the start of the sentence or a name from the question is no answer
+    assert not can_answer(AnswerType.PERSON, "The Royal Society was founded long ago.", question)
+
+
+def _hit(text: str) -> RetrievedChunk:
+    chunk = Chunk("c1", "d1", 0, text, 0, len(text), None, None, len(text.split()))
+    return RetrievedChunk(chunk=chunk, document_title="History", document_url=None, score=0.6)
+
+
+def test_extract_prefers_the_sentence_that_can_answer() -> None:
+    # Both sentences cover two of the question's three terms; only the second holds a date.
+    text = "The treaty talks between the cities lasted many years. The treaty was signed in 1402."
+    answer = extract("When was the treaty signed by the cities?", [_hit(text)], max_sentences=1)
+    assert answer.text == "The treaty was signed in 1402. [1]"
+    answer = extract("Why was the treaty signed by the cities?", [_hit(text)], max_sentences=1)
+    assert answer.text == "The treaty talks between the cities lasted many years. [1]"
