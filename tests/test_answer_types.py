@@ -52,3 +52,32 @@ def test_extract_prefers_the_sentence_that_can_answer() -> None:
     assert answer.text == "The treaty was signed in 1402. [1]"
     answer = extract("Why was the treaty signed by the cities?", [_hit(text)], max_sentences=1)
     assert answer.text == "The treaty talks between the cities lasted many years. [1]"
+
+
+def _doc_hit(doc: str, title: str, text: str, score: float) -> RetrievedChunk:
+    chunk = Chunk(f"{doc}-0", doc, 0, text, 0, len(text), None, None, len(text.split()))
+    return RetrievedChunk(chunk=chunk, document_title=title, document_url=None, score=score)
+
+
+def test_extract_follows_the_document_the_leading_passage_names() -> None:
+    film = _doc_hit(
+        "film", "Night Harbour (film)",
+        "Night Harbour is a 1961 drama film directed by Mara Lindqvist. "
+        "It was shot on the island of Gotland.", 0.7,
+    )  # fmt: skip
+    other = _doc_hit(
+        "other", "Harbour Lights",
+        "Harbour Lights is a drama series set on a night ferry.", 0.5,
+    )  # fmt: skip
+    director = _doc_hit(
+        "director", "Mara Lindqvist",
+        "Mara Lindqvist (born 1929) is a Swedish director. She studied in Stockholm.", 0.3,
+    )  # fmt: skip
+    question = "Where did the director of the drama film Night Harbour study?"
+    # the director's page is not among the hits, only among the further candidates
+    answer = extract(question, [film, other], candidates=[film, other, director])
+    quoted = {c.document_id for c in answer.citations if c.index in answer.referenced}
+    assert quoted >= {"film", "director"}
+    assert "She studied in Stockholm." in answer.text or "Mara Lindqvist (born" in answer.text
+    # every hit stays a source; the further candidate joins because it is quoted
+    assert {c.document_id for c in answer.citations} == {"film", "other", "director"}

@@ -6,11 +6,17 @@ covers (weighted by how rare they are among the retrieved chunks) plus its chunk
 relevance; the best one leads, then sentences from other chunks that add to it, then
 its neighbours. A sentence that cannot hold the kind of answer the question asks for
 (a date for "when", a number for "how many", a name for "who") scores lower.
+
+A question may need two documents ("Who directed the film that ...?"): the sentences
+after the first may also come from the next-best retrieval candidates, preferring
+another document, above all one the leading passage names by its title.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..answer_types import AnswerType, can_answer, expected_type
 from ..citations import Answer, make_citation
@@ -19,6 +25,10 @@ from ..sentences import QuestionTerms, Sentence
 
 SHORT_WORDS = 5
 TYPE_MISMATCH = 0.2  # the sentence holds no date / number / name the question asks for
+EXTRA_DEPTH = 20  # candidates that may supply the sentences after the first
+OTHER_DOCUMENT = 0.05  # bonus: a document not yet quoted
+LINKED = 0.3  # bonus: a document the leading passage names by its title
+MIN_TITLE = 4  # shorter titles are too ambiguous to count as named
 
 
 class _Scorer:
@@ -40,27 +50,60 @@ class _Scorer:
         return self.terms.weight(s.terms) + relevance - short - mismatch
 
 
-def _select(scorer: _Scorer, sentences: list[Sentence], limit: int) -> list[Sentence]:
+def _title_key(title: str) -> str:
+    return title.split(" (")[0].strip().lower()
+
+
+def _named(hits: Sequence[RetrievedChunk], lead: int) -> set[int]:
+    """Hits from other documents whose title the leading hit's text names."""
+    text = hits[lead].chunk.text.lower()
+    lead_doc = hits[lead].chunk.document_id
+    named = set()
+    for i, hit in enumerate(hits):
+        key = _title_key(hit.document_title)
+        if hit.chunk.document_id == lead_doc or len(key) < MIN_TITLE:
+            continue
+        if re.search(rf"\b{re.escape(key)}\b", text):
+            named.add(i)
+    return named
+
+
+def _select(scorer: _Scorer, sentences: list[Sentence], limit: int, leads: int) -> list[Sentence]:
     """The best sentence, then sentences from other chunks that add to it, then context.
 
-    After the best sentence, a sentence from another chunk joins when it covers at least
-    half as much of the question, preferring what the chosen ones leave uncovered (so a
-    question that needs two passages cites both). Remaining room goes to the best
-    sentence's neighbours, which often complete it.
+    The best sentence comes from the first ``leads`` hits. After it, a sentence from
+    another chunk joins when it covers at least 30% as much of the question, or comes
+    from a document the best one names; it is preferred for covering what the chosen
+    ones leave uncovered and for adding a document (so a question that needs two
+    passages cites both). Remaining room goes to the best sentence's neighbours, which
+    often complete it.
     """
-    if not sentences:
+    first = [s for s in sentences if s.hit < leads]
+    if not first:
         return []
-    terms = scorer.terms
-    best = max(sentences, key=scorer.base)
+    terms, hits = scorer.terms, scorer.hits
+    best = max(first, key=scorer.base)
     chosen = [best]
     floor = 0.3 * terms.weight(best.terms)
+    named = _named(hits, best.hit)
+
+    def gain(s: Sentence, covered: frozenset[str], documents: set[str]) -> float:
+        other = OTHER_DOCUMENT if hits[s.hit].chunk.document_id not in documents else 0.0
+        link = LINKED if s.hit in named else 0.0
+        return scorer.base(s) + terms.weight(s.terms - covered) + other + link
+
     while len(chosen) < limit:
         covered = frozenset().union(*(c.terms for c in chosen))
         used = {c.hit for c in chosen}
-        pool = [s for s in sentences if s.hit not in used and terms.weight(s.terms) >= floor > 0]
+        documents = {hits[c.hit].chunk.document_id for c in chosen}
+        pool = [
+            s
+            for s in sentences
+            if s.hit not in used and (terms.weight(s.terms) >= floor > 0 or s.hit in named)
+        ]
         if not pool:
             break
-        chosen.append(max(pool, key=lambda s: scorer.base(s) + terms.weight(s.terms - covered)))
+        chosen.append(max(pool, key=lambda s: gain(s, covered, documents)))
     for step in (1, -1):  # context: the sentence after the best one, then the one before
         near = [s for s in sentences if s.hit == best.hit and s.position == best.position + step]
         if len(chosen) < limit and near:
@@ -76,7 +119,15 @@ def extract(
 ) -> Answer:
     """Quote up to ``max_sentences`` sentences; number citations in order of first use."""
     terms = QuestionTerms(question, candidates or hits)
-    chosen = _select(_Scorer(question, terms, hits), terms.sentences(hits), max_sentences)
+    ids = {h.chunk.id for h in hits}
+    pool = [*hits, *(c for c in candidates[:EXTRA_DEPTH] if c.chunk.id not in ids)]
+    scorer = _Scorer(question, terms, pool)
+    chosen = _select(scorer, terms.sentences(pool), max_sentences, leads=len(hits))
+    # every hit stays a source; a further candidate only when a sentence quotes it
+    kept = [*range(len(hits)), *sorted({c.hit for c in chosen if c.hit >= len(hits)})]
+    position = {old: new for new, old in enumerate(kept)}
+    hits = [pool[i] for i in kept]
+    chosen = [replace(c, hit=position[c.hit]) for c in chosen]
     hit_order: list[int] = []
     for c in chosen:
         if c.hit not in hit_order:
