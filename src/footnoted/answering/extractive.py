@@ -8,8 +8,9 @@ its neighbours. A sentence that cannot hold the kind of answer the question asks
 (a date for "when", a number for "how many", a name for "who") scores lower.
 
 A question may need two documents ("Who directed the film that ...?"): the sentences
-after the first may also come from the next-best retrieval candidates, preferring
-another document, above all one the leading passage names by its title.
+after the first may also come from the next-best retrieval candidates (or any candidate
+whose title the question or a hit names), preferring another document, above all one
+the question or the leading passage names by its title.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ SHORT_WORDS = 5
 TYPE_MISMATCH = 0.2  # the sentence holds no date / number / name the question asks for
 EXTRA_DEPTH = 20  # candidates that may supply the sentences after the first
 OTHER_DOCUMENT = 0.05  # bonus: a document not yet quoted
-LINKED = 0.3  # bonus: a document the leading passage names by its title
+LINKED = 0.3  # bonus: a document the question or the leading passage names by its title
 MIN_TITLE = 4  # shorter titles are too ambiguous to count as named
 
 
@@ -54,14 +55,13 @@ def _title_key(title: str) -> str:
     return title.split(" (")[0].strip().lower()
 
 
-def _named(hits: Sequence[RetrievedChunk], lead: int) -> set[int]:
-    """Hits from other documents whose title the leading hit's text names."""
-    text = hits[lead].chunk.text.lower()
-    lead_doc = hits[lead].chunk.document_id
+def _named(hits: Sequence[RetrievedChunk], text: str, besides: str | None = None) -> set[int]:
+    """Hits (from documents other than ``besides``) whose document title ``text`` names."""
+    text = text.lower()
     named = set()
     for i, hit in enumerate(hits):
         key = _title_key(hit.document_title)
-        if hit.chunk.document_id == lead_doc or len(key) < MIN_TITLE:
+        if hit.chunk.document_id == besides or len(key) < MIN_TITLE:
             continue
         if re.search(rf"\b{re.escape(key)}\b", text):
             named.add(i)
@@ -73,7 +73,7 @@ def _select(scorer: _Scorer, sentences: list[Sentence], limit: int, leads: int) 
 
     The best sentence comes from the first ``leads`` hits. After it, a sentence from
     another chunk joins when it covers at least 30% as much of the question, or comes
-    from a document the best one names; it is preferred for covering what the chosen
+    from a document the question or the best one names; it is preferred for covering what the chosen
     ones leave uncovered and for adding a document (so a question that needs two
     passages cites both). Remaining room goes to the best sentence's neighbours, which
     often complete it.
@@ -85,7 +85,9 @@ def _select(scorer: _Scorer, sentences: list[Sentence], limit: int, leads: int) 
     best = max(first, key=scorer.base)
     chosen = [best]
     floor = 0.3 * terms.weight(best.terms)
-    named = _named(hits, best.hit)
+    lead_doc = hits[best.hit].chunk.document_id
+    named = _named(hits, hits[best.hit].chunk.text, lead_doc)
+    named |= _named(hits, scorer.question, lead_doc)
 
     def gain(s: Sentence, covered: frozenset[str], documents: set[str]) -> float:
         other = OTHER_DOCUMENT if hits[s.hit].chunk.document_id not in documents else 0.0
@@ -121,6 +123,10 @@ def extract(
     terms = QuestionTerms(question, candidates or hits)
     ids = {h.chunk.id for h in hits}
     pool = [*hits, *(c for c in candidates[:EXTRA_DEPTH] if c.chunk.id not in ids)]
+    # deeper candidates only when the question or a hit names their document
+    deep = [c for c in candidates[EXTRA_DEPTH:] if c.chunk.id not in ids]
+    naming = " ".join([question, *(h.chunk.text for h in hits)])
+    pool += [deep[i] for i in sorted(_named(deep, naming))]
     scorer = _Scorer(question, terms, pool)
     chosen = _select(scorer, terms.sentences(pool), max_sentences, leads=len(hits))
     # every hit stays a source; a further candidate only when a sentence quotes it
