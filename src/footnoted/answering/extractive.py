@@ -33,11 +33,15 @@ MIN_TITLE = 4  # shorter titles are too ambiguous to count as named
 
 
 class _Scorer:
-    def __init__(self, question: str, terms: QuestionTerms, hits: Sequence[RetrievedChunk]):
+    def __init__(
+        self, question: str, terms: QuestionTerms, hits: Sequence[RetrievedChunk], leads: int
+    ) -> None:
         self.question = question
         self.terms = terms
-        self.hits = hits
+        self.hits = hits  # the first ``leads`` are the qualifying hits, then candidates
+        self.leads = leads
         self.kind: AnswerType | None = expected_type(question)
+        self.named: set[int] = set()  # hits the question or the leading passage names
 
     def base(self, s: Sentence) -> float:
         text = self.hits[s.hit].chunk.text[s.start : s.end]
@@ -47,7 +51,9 @@ class _Scorer:
             if self.kind is not None and not can_answer(self.kind, text, self.question)
             else 0.0
         )
-        relevance = 0.5 * self.hits[s.hit].score - 0.03 * s.hit
+        # a named document from deep in the candidates ranks like the last hit
+        rank = min(s.hit, self.leads) if s.hit in self.named else s.hit
+        relevance = 0.5 * self.hits[s.hit].score - 0.03 * rank
         return self.terms.weight(s.terms) + relevance - short - mismatch
 
 
@@ -68,17 +74,17 @@ def _named(hits: Sequence[RetrievedChunk], text: str, besides: str | None = None
     return named
 
 
-def _select(scorer: _Scorer, sentences: list[Sentence], limit: int, leads: int) -> list[Sentence]:
+def _select(scorer: _Scorer, sentences: list[Sentence], limit: int) -> list[Sentence]:
     """The best sentence, then sentences from other chunks that add to it, then context.
 
-    The best sentence comes from the first ``leads`` hits. After it, a sentence from
+    The best sentence comes from the qualifying hits. After it, a sentence from
     another chunk joins when it covers at least 30% as much of the question, or comes
     from a document the question or the best one names; it is preferred for covering what the chosen
     ones leave uncovered and for adding a document (so a question that needs two
     passages cites both). Remaining room goes to the best sentence's neighbours, which
     often complete it.
     """
-    first = [s for s in sentences if s.hit < leads]
+    first = [s for s in sentences if s.hit < scorer.leads]
     if not first:
         return []
     terms, hits = scorer.terms, scorer.hits
@@ -88,6 +94,7 @@ def _select(scorer: _Scorer, sentences: list[Sentence], limit: int, leads: int) 
     lead_doc = hits[best.hit].chunk.document_id
     named = _named(hits, hits[best.hit].chunk.text, lead_doc)
     named |= _named(hits, scorer.question, lead_doc)
+    scorer.named = named
 
     def gain(s: Sentence, covered: frozenset[str], documents: set[str]) -> float:
         other = OTHER_DOCUMENT if hits[s.hit].chunk.document_id not in documents else 0.0
@@ -127,8 +134,8 @@ def extract(
     deep = [c for c in candidates[EXTRA_DEPTH:] if c.chunk.id not in ids]
     naming = " ".join([question, *(h.chunk.text for h in hits)])
     pool += [deep[i] for i in sorted(_named(deep, naming))]
-    scorer = _Scorer(question, terms, pool)
-    chosen = _select(scorer, terms.sentences(pool), max_sentences, leads=len(hits))
+    scorer = _Scorer(question, terms, pool, leads=len(hits))
+    chosen = _select(scorer, terms.sentences(pool), max_sentences)
     # every hit stays a source; a further candidate only when a sentence quotes it
     kept = [*range(len(hits)), *sorted({c.hit for c in chosen if c.hit >= len(hits)})]
     position = {old: new for new, old in enumerate(kept)}
