@@ -89,3 +89,24 @@ def test_markdown_escapes_html_from_documents(service: Footnoted, tmp_path: Path
     markdown = answer_markdown(result.answer)
     assert "<" not in markdown
     assert "&lt;script>alert('xss')&lt;/script>" in markdown
+
+
+def test_quotes_leave_out_the_documents_own_footnote_markers(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    doc = write(
+        tmp_path / "lighthouse.md",
+        "# Lighthouse\n\nThe Skerry lighthouse was first lit in 1844 by the harbour board.[2] "
+        "Its lamp burned whale oil until 1901.[3][4] Keepers lived on the rock in turns.\n",
+    )
+    service.ingest([doc])
+    result = service.answer("When was the Skerry lighthouse first lit?")
+    assert result.answer is not None
+    answer = result.answer
+    text = service.document_text(answer.citations[0].document_id)
+    markers = {m.group(0) for m in MARKER.finditer(answer.text)}
+    assert markers == {"[1]"}, answer.text  # only the answer's own citation
+    assert "first lit in 1844 by the harbour board. [1]" in answer.text
+    for span in answer.spans:  # still verbatim
+        quoted = answer.text[span.answer_start : span.answer_end]
+        assert quoted == text[span.doc_start : span.doc_end]

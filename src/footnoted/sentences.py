@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .chunking import split_sentences
+from .citations import MARKER
 from .models import RetrievedChunk
 from .text import content_words, stem
 
@@ -26,10 +27,34 @@ def bag(text: str) -> Bag:
     return frozenset(stem(w) for w in content_words(text))
 
 
+def _without_edge_markers(text: str, start: int, end: int) -> tuple[int, int]:
+    """Narrow a sentence past a document's own footnote markers at either edge.
+
+    A quoted "... as the editor.[2]" would read as a citation of the answer's source 2;
+    narrowed, the quote stays verbatim and ends at "editor.".
+    """
+    while (m := MARKER.match(text, start, end)) is not None:
+        start = m.end()
+        while start < end and text[start].isspace():
+            start += 1
+    while True:
+        tail = next((m for m in MARKER.finditer(text, start, end) if m.end() == end), None)
+        if tail is None:
+            return start, end
+        end = tail.start()
+        while end > start and text[end - 1].isspace():
+            end -= 1
+
+
 @lru_cache(maxsize=4096)
 def chunk_sentences(text: str) -> tuple[tuple[int, int, Bag], ...]:
-    """Sentence offsets in a chunk's text with their stemmed content words."""
-    return tuple((s, e, bag(text[s:e])) for s, e in split_sentences(text))
+    """Sentence offsets in a chunk's text (past edge footnote markers) with their words."""
+    out = []
+    for s, e in split_sentences(text):
+        s, e = _without_edge_markers(text, s, e)
+        if e > s:
+            out.append((s, e, bag(text[s:e])))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
