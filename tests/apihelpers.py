@@ -24,6 +24,7 @@ from conftest import SAMPLES
 from footnoted import Footnoted, Settings
 from footnoted.api import create_app
 from footnoted.api.auth import issue_token
+from pghelpers import database_env, database_settings
 
 SSE = {"Accept": "text/event-stream"}
 
@@ -66,7 +67,7 @@ def make_user(service: Footnoted, name: str, admin: bool = False) -> dict[str, s
 @contextmanager
 def api(home: Path, ingest: bool = True, **settings: Any) -> Iterator[Api]:
     """A real app over a real data directory (samples ingested) and three users."""
-    with Footnoted(Settings(home=home, **settings)) as service:
+    with Footnoted(Settings(home=home, **database_settings(home), **settings)) as service:
         if ingest:
             report = service.ingest([SAMPLES])
             assert not report.failed
@@ -122,11 +123,12 @@ class Server:
                 self.process.wait(timeout=10)
 
 
-def start_server(home: Path, workers: int = 1, **env: str) -> Server:
-    """``footnoted serve`` in its own process group, ready (health answers) or failed."""
+def start_server(home: Path, workers: int = 1, warm: bool = True, **env: str) -> Server:
+    """``footnoted serve`` in its own process group, answering (and with ``warm``, its
+    embedding model loaded) or failed."""
     port = free_port()
     log = home.parent / f"server-{port}.log"
-    environ = {**os.environ, "FOOTNOTED_HOME": str(home), **env}
+    environ = {**os.environ, "FOOTNOTED_HOME": str(home), **database_env(home), **env}
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "footnoted", "serve", "--port", str(port),
@@ -139,7 +141,8 @@ def start_server(home: Path, workers: int = 1, **env: str) -> Server:
         if process.poll() is not None:
             break
         try:
-            if httpx.get(server.url + "/api/health", timeout=1).status_code == 200:
+            health = httpx.get(server.url + "/api/health", timeout=1)
+            if health.status_code == 200 and not (warm and health.json()["model"] == "warming"):
                 return server
         except httpx.HTTPError:
             pass
@@ -149,7 +152,7 @@ def start_server(home: Path, workers: int = 1, **env: str) -> Server:
 
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "FOOTNOTED_HOME": str(home), "COLUMNS": "200"}
+    env = {**os.environ, "FOOTNOTED_HOME": str(home), "COLUMNS": "200", **database_env(home)}
     return subprocess.run(
         [sys.executable, "-m", "footnoted", *args],
         capture_output=True, text=True, env=env, timeout=300, check=False,

@@ -8,15 +8,56 @@ from pathlib import Path
 import pytest
 
 from footnoted import Footnoted, Settings
+from pghelpers import Postgres, current, database_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
+# HTTP test modules that run twice: on SQLite and on PostgreSQL.
+BOTH_BACKENDS = {
+    "test_api_chat",
+    "test_api_cli",
+    "test_api_documents",
+    "test_api_schema",
+    "test_api_server",
+    "test_api_settings",
+    "test_llm",
+    "test_v1",
+    "test_web_auth",
+}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.module.__name__ in BOTH_BACKENDS:
+        metafunc.parametrize("backend", ["sqlite", "postgres"], indirect=True, scope="module")
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Postgres]:
+    """One real PostgreSQL server (pgserver) for the whole run."""
+    pg = Postgres()
+    yield pg
+    pg.stop()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The store the module's services use; module fixtures that build one request it."""
+    name = str(getattr(request, "param", "sqlite"))
+    if name == "postgres":
+        current.postgres = request.getfixturevalue("postgres")
+    try:
+        yield name
+    finally:
+        if current.postgres is not None:
+            current.postgres.drop_all()
+        current.postgres = None
+
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(home=tmp_path / "home")
+    return Settings(home=tmp_path / "home", **database_settings(tmp_path / "home"))
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from conftest import SAMPLES
 from fakellm import FakeLLM, fake_llm
 from footnoted import Footnoted, Settings
 from footnoted.api import create_app
+from pghelpers import database_settings
 
 
 @dataclass
@@ -73,6 +74,7 @@ def live(home: Path, **settings: Any) -> Iterator[Live]:
     """Samples ingested, LLM mode on by default, served over real HTTP."""
     with fake_llm() as llm:
         config = {"generation_mode": "llm", "llm_base_url": llm.url, "llm_timeout_s": 1.5}
+        config.update(database_settings(home))
         with Footnoted(Settings(home=home, **{**config, **settings})) as service:
             assert not service.ingest([SAMPLES]).failed
             admin = make_user(service, "admin", admin=True)

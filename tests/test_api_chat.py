@@ -14,7 +14,7 @@ RETENTION = "How long is data kept after an account is closed?"
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+def app(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[Api]:
     with api(tmp_path_factory.mktemp("chat") / "home", rate_limit=0) as a:
         yield a
 
@@ -93,6 +93,11 @@ def test_refusal_is_plain_json_even_when_sse_is_asked_for(app: Api) -> None:
     assert body["message"].startswith("I don't have enough information to answer that question.")
     assert body["suggestions"] == ["Contact support", "Rephrase your question"]
     assert body["evidence"]["threshold"] == 0.35 and body["evidence"]["max_score"] < 0.35
+    stored = app.client.get(f"/api/sessions/{body['session_id']}/messages", headers=app.alice)
+    refusal = stored.json()[-1]
+    assert refusal["type"] == "refusal" and refusal["content"] == body["message"]
+    assert refusal["suggestions"] == body["suggestions"]
+    assert refusal["evidence"] == body["evidence"]  # history shows what was first shown
 
 
 def test_empty_knowledge_base_says_so(app: Api) -> None:

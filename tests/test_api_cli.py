@@ -10,6 +10,7 @@ from starlette.testclient import TestClient
 from apihelpers import bearer, cli
 from footnoted import Footnoted, Settings
 from footnoted.api import create_app
+from pghelpers import database_settings, raw_database
 
 
 def test_user_add_prints_a_working_token_last_and_stores_only_its_hash(tmp_path: Path) -> None:
@@ -22,9 +23,14 @@ def test_user_add_prints_a_working_token_last_and_stores_only_its_hash(tmp_path:
     assert second.returncode == 0 and "exists" in second.stdout
     other = second.stdout.strip().splitlines()[-1]
     assert other != token
-    db_bytes = (home / "footnoted.db").read_bytes()
-    assert token.encode() not in db_bytes and other.encode() not in db_bytes
-    with Footnoted(Settings(home=home)) as fn, TestClient(create_app(service=fn)) as client:
+    if (home / "footnoted.db").exists():
+        db_bytes = (home / "footnoted.db").read_bytes()
+        assert token.encode() not in db_bytes and other.encode() not in db_bytes
+    with raw_database(home) as db:
+        stored = repr(db.rows("SELECT * FROM tokens"))
+    assert token not in stored and other not in stored
+    settings = Settings(home=home, **database_settings(home))
+    with Footnoted(settings) as fn, TestClient(create_app(service=fn)) as client:
         for t in (token, other):
             r = client.get("/api/admin/refusals", headers=bearer(t))
             assert r.status_code == 200
@@ -33,7 +39,7 @@ def test_user_add_prints_a_working_token_last_and_stores_only_its_hash(tmp_path:
 
 def test_refusals_command_lists_what_the_knowledge_base_lacks(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    with Footnoted(Settings(home=home)) as fn:
+    with Footnoted(Settings(home=home, **database_settings(home))) as fn:
         fn.ingest_bytes(b"# Plants\n\nWater the ferns every Monday.\n", "plants.md")
     assert (
         json.loads(cli(home, "ask", "Who won the 1998 World Cup?", "--json").stdout)["type"]

@@ -25,7 +25,7 @@ NOTE = b"# Parking Rules\n\nVisitors park in the east lot after 6 pm. Permits ar
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+def app(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[Api]:
     home = tmp_path_factory.mktemp("docs") / "home"
     with api(home, rate_limit=0, max_file_mb=1.0) as a:
         yield a

@@ -4,7 +4,6 @@ incremental streaming, keep-alives, client disconnects, and SIGKILL mid-work."""
 from __future__ import annotations
 
 import signal
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -19,13 +18,14 @@ from apihelpers import SSE, Server, bearer, mid, parse_sse, start_server
 from conftest import SAMPLES
 from footnoted import Footnoted, Settings
 from footnoted.api.auth import issue_token
+from pghelpers import database_settings, raw_database
 
 QUESTION = "How are annual plans refunded?"
 PACE_ENV = {"FOOTNOTED_STREAM_PACE_MS": "60", "FOOTNOTED_SSE_KEEPALIVE_S": "0.03"}
 
 
 def prepare_home(home: Path, users: list[str]) -> dict[str, dict[str, str]]:
-    with Footnoted(Settings(home=home)) as fn:
+    with Footnoted(Settings(home=home, **database_settings(home))) as fn:
         assert not fn.ingest([SAMPLES]).failed
         tokens = {}
         for name in users:
@@ -34,19 +34,15 @@ def prepare_home(home: Path, users: list[str]) -> dict[str, dict[str, str]]:
     return tokens
 
 
-def db(home: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(home / "footnoted.db", timeout=30)
-    conn.execute("PRAGMA busy_timeout = 30000")
-    return conn
-
-
 def post_json(server: Server, who: dict[str, str], body: dict[str, Any]) -> httpx.Response:
     with httpx.Client(base_url=server.url, timeout=60) as c:
         return c.post("/api/chat", json=body, headers=who)
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, dict[str, Any]]]:
+def served(
+    tmp_path_factory: pytest.TempPathFactory, backend: str
+) -> Iterator[tuple[Server, dict[str, Any]]]:
     home = tmp_path_factory.mktemp("served") / "home"
     users = ["limited", "dup", "pair", "reader", "leaver", "admin", "carol"]
     tokens = prepare_home(home, users)
@@ -65,8 +61,8 @@ def test_rate_limit_holds_across_two_workers(served: tuple[Server, dict[str, Any
     statuses = sorted(r.status_code for r in codes)
     assert statuses == [200] * 20 + [429] * 5
     assert all(r.headers["retry-after"].isdigit() for r in codes if r.status_code == 429)
-    with db(server.home) as conn:
-        owners = {o for (o,) in conn.execute("SELECT DISTINCT owner FROM chat_requests")}
+    with raw_database(server.home) as db:
+        owners = {o for (o,) in db.rows("SELECT DISTINCT owner FROM chat_requests")}
     assert len({o.split(":")[0] for o in owners}) == 2, "both workers should have served"
 
 
@@ -83,15 +79,15 @@ def test_twenty_concurrent_duplicates_make_one_answer(
     for r in replies:
         if r.status_code == 409:
             assert r.json()["error"]["code"] == "duplicate_in_progress"
-    with db(server.home) as conn:
-        (count,) = conn.execute(
+    with raw_database(server.home) as db:
+        ((count,),) = db.rows(
             "SELECT count(*) FROM messages WHERE request_id = ? AND role = 'assistant'",
             (body["message_id"],),
-        ).fetchone()
-        sessions = conn.execute(
+        )
+        sessions = db.rows(
             "SELECT s.message_count FROM sessions s JOIN users u ON u.id = s.user_id "
             "WHERE u.name = 'dup'"
-        ).fetchall()
+        )
     assert count == 1
     assert sessions == [(2,)]  # one session, holding the question and its one answer
 
@@ -149,20 +145,20 @@ def test_client_disconnect_stops_the_work(served: tuple[Server, dict[str, Any]])
     deadline = time.monotonic() + 20
     status = None
     while time.monotonic() < deadline:
-        with db(server.home) as conn:
-            row = conn.execute(
+        with raw_database(server.home) as db:
+            rows = db.rows(
                 "SELECT status FROM chat_requests WHERE message_id = ?", (body["message_id"],)
-            ).fetchone()
-        status = row[0] if row else None
+            )
+        status = rows[0][0] if rows else None
         if status != "in_progress":
             break
         time.sleep(0.1)
     assert status == "abandoned"
     time.sleep(1.0)  # the whole answer would have been stored by now had the work gone on
-    with db(server.home) as conn:
-        stored = conn.execute(
+    with raw_database(server.home) as db:
+        ((stored,),) = db.rows(
             "SELECT count(*) FROM messages WHERE request_id = ?", (body["message_id"],)
-        ).fetchone()[0]
+        )
     assert stored == 0
     retry = post_json(server, who, body)
     assert retry.status_code == 200 and retry.json()["type"] == "answer"
@@ -217,20 +213,20 @@ def test_sigkill_mid_ingest_and_mid_answer_leaves_a_consistent_database(
                 server.stop(signal.SIGKILL)
         uploader.join(timeout=30)
         server = start_server(home, workers=1, **PACE_ENV)
-        with db(home) as conn:
-            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        with raw_database(home) as db:
+            assert db.intact()
             for message_id in acknowledged:
-                rows = conn.execute(
+                rows = db.rows(
                     "SELECT role FROM messages WHERE request_id = ? ORDER BY seq", (message_id,)
-                ).fetchall()
+                )
                 assert [r[0] for r in rows] == ["user", "assistant"]
-            assert not conn.execute(
+            assert not db.rows(
                 "SELECT 1 FROM messages WHERE request_id = ?", (killed["message_id"],)
-            ).fetchone()
-            status, error, chunks = conn.execute(
+            )
+            ((status, error, chunks),) = db.rows(
                 "SELECT status, error, (SELECT count(*) FROM chunks WHERE document_id = d.id) "
                 "FROM documents d WHERE title = 'big'"
-            ).fetchone()
+            )
         assert status == "failed" and "interrupted" in error and chunks == 0
         retry = post_json(server, tokens["carol"], killed)
         assert retry.status_code == 200 and retry.json()["type"] == "answer"

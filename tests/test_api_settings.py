@@ -20,7 +20,7 @@ XSS_DOC = (
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+def app(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[Api]:
     with api(tmp_path_factory.mktemp("settings") / "home", rate_limit=0) as a:
         yield a
 

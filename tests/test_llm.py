@@ -22,7 +22,7 @@ Q = "How long is data kept after an account is closed?"
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+def app(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[Live]:
     with live(tmp_path_factory.mktemp("llm") / "home", rate_limit=0) as a:
         yield a
 
@@ -141,6 +141,9 @@ def test_model_that_lacks_the_answer_refuses(app: Live) -> None:
     assert events[1][1]["suggestions"] == ["Contact support", "Rephrase your question"]
     history = app.messages(events[0][1]["session_id"])
     assert history[1]["type"] == "refusal"
+    shown = events[1][1]
+    assert history[1]["suggestions"] == shown["suggestions"]
+    assert history[1]["evidence"] == shown["evidence"] and "threshold" in shown["evidence"]
     body = app.chat(Q)
     assert body["type"] == "refusal"
 

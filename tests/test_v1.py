@@ -16,7 +16,7 @@ REPLY = "Data is kept for 60 days after an account is closed [1]."
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+def app(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[Live]:
     with live(tmp_path_factory.mktemp("v1") / "home", rate_limit=0) as a:
         a.llm.script = Script(words(REPLY))
         yield a

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
 
-from apihelpers import Api, api, mid
-from footnoted.api.auth import SESSION_COOKIE
+from apihelpers import Api, api, bearer, mid
+from footnoted.api.auth import SESSION_COOKIE, SESSION_MAX_AGE_S, SESSION_PREFIX, hash_token
 
 CSRF = {"X-Requested-With": "footnoted"}
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+def app(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[Api]:
     with api(tmp_path_factory.mktemp("webauth") / "home") as a:
         yield a
 
@@ -47,6 +48,45 @@ def test_sign_in_sets_an_httponly_strict_cookie_and_sign_out_clears_it(app: Api)
     assert c.get("/api/sessions").status_code == 200
     assert c.delete("/api/auth/session").status_code == 204
     assert c.get("/api/auth/me").status_code == 401
+
+
+def test_sign_out_revokes_the_session_token_but_not_the_api_token(app: Api) -> None:
+    c = app.client
+    c.cookies.clear()
+    c.post("/api/auth/session", json={"token": token(app.alice)}, headers=CSRF)
+    session = c.cookies[SESSION_COOKIE]
+    assert session != token(app.alice)  # the cookie carries a session token of its own
+    assert c.get("/api/auth/me").status_code == 200
+    assert c.delete("/api/auth/session").status_code == 204
+    c.cookies.set(SESSION_COOKIE, session)  # replaying the old cookie
+    assert c.get("/api/auth/me").status_code == 401
+    c.cookies.clear()
+    assert c.get("/api/auth/me", headers=bearer(session)).status_code == 401
+    assert c.get("/api/auth/me", headers=app.alice).json()["name"] == "alice"
+    c.cookies.clear()
+
+
+def test_a_session_expires_and_its_expiry_cannot_be_edited(app: Api) -> None:
+    c = app.client
+    c.cookies.clear()
+    c.post("/api/auth/session", json={"token": token(app.alice)}, headers=CSRF)
+    session = c.cookies[SESSION_COOKIE]
+    expires, _, secret = session.removeprefix(SESSION_PREFIX).partition("_")
+    assert int(expires) - time.time() > SESSION_MAX_AGE_S - 60
+    later = f"{SESSION_PREFIX}{int(expires) + 3600}_{secret}"
+    c.cookies.clear()
+    c.cookies.set(SESSION_COOKIE, later)
+    assert c.get("/api/auth/me").json()["error"]["code"] == "invalid_token"
+    alice = app.service.store.find_user("alice")
+    assert alice is not None
+    past = f"{SESSION_PREFIX}{int(time.time()) - 1}_{secret}"
+    app.service.store.add_token(alice.id, hash_token(past))
+    c.cookies.clear()
+    c.cookies.set(SESSION_COOKIE, past)
+    r = c.get("/api/auth/me")
+    assert r.status_code == 401 and r.json()["error"]["code"] == "session_expired"
+    assert app.service.store.user_for_token(hash_token(past)) is None  # and it is gone
+    c.cookies.clear()
 
 
 def test_cookie_writes_need_the_csrf_header(app: Api) -> None:

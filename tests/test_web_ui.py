@@ -5,7 +5,9 @@ badges, the document viewer, refusals, copy, history, a network drop, XSS and ad
 from __future__ import annotations
 
 import re
+import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,9 +16,10 @@ import httpx
 import pytest
 
 from apihelpers import Server, bearer, cli, start_server
-from conftest import SAMPLES, write
+from conftest import SAMPLES, shared, write
 from fakellm import FakeLLM, Script, fake_llm, words
 from footnoted import Footnoted, Settings
+from footnoted.api.auth import SESSION_COOKIE
 from webhelpers import CHROMIUM, CHROMIUM_ARGS, DropProxy, require_browser, screenshot
 
 pytestmark = pytest.mark.slow
@@ -41,6 +44,15 @@ ORCHARD = (
     "second Monday of September and lasts six weeks.\n"
 )
 ORCHARD_Q = "When does the apple harvest at Greenfield Orchard start?"
+WIKI_PDF = "haystack__sample_pdf_2.pdf"  # a real four-page PDF (Wikipedia's "Wiki")
+BACKLINK_Q = "What does the backlink feature of a wiki display?"
+WARD_Q = "How do Ward Cunningham and Bo Leuf describe the essence of the Wiki concept?"
+ENGINES_Q = "What do wiki engines usually allow content to be written using?"
+PARTY = (
+    "# Party Guide 🎉\n\n🎉🎈🎂 Welcome to the hall! 🎂🎈🎉\n\n## Balloons 🎈\n\n"
+    "🎈🎈 The Zephyr party hall allows at most forty helium balloons per event. 🎈🎈\n"
+)
+PARTY_Q = "How many helium balloons does the Zephyr party hall allow per event?"
 
 
 class Site:
@@ -96,6 +108,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     write(docs / "pineapple.txt", XSS_DOC)
     with Footnoted(Settings(home=home)) as fn:
         assert not fn.ingest([SAMPLES, docs]).failed
+        assert not fn.ingest([shared("pdfs", WIKI_PDF)], collection="wiki").failed
+        assert not fn.ingest([write(root / "party" / "party.md", PARTY)], "party").failed
     admin = cli(home, "user", "add", "admin", "--admin").stdout.strip().splitlines()[-1]
     alice = cli(home, "user", "add", "alice").stdout.strip().splitlines()[-1]
     with fake_llm() as llm:
@@ -196,27 +210,42 @@ def test_ask_streams_badges_footer_hover_and_viewer(site: Site) -> None:
     page.context.close()
 
 
-def test_preparing_the_model_until_the_server_is_ready(site: Site) -> None:
-    """Until /api/health answers (a proxy says 503 while the model loads) the UI says so."""
-    ctx = site.browser.new_context(base_url=site.proxy.url)
+def test_a_fresh_server_prepares_the_model_then_answers(site: Site) -> None:
+    """A new ``footnoted serve`` answers at once and loads the model in the background:
+    /api/health says ``warming``, the UI says "Preparing the model…", then all works."""
+    ctx = site.browser.new_context()
     page = ctx.new_page()
-    calls: list[int] = []
+    fresh = start_server(site.server.home, warm=False, FOOTNOTED_RATE_LIMIT="0")
+    try:
+        states = [httpx.get(fresh.url + "/api/health", timeout=10).json()["model"]]
+        early: dict[str, Any] = {}
+        asked = threading.Thread(target=lambda: early.update(ask_api(fresh.url, site.alice)))
+        asked.start()  # a question asked while the model warms up waits for it
+        page.goto(fresh.url)
+        page.wait_for_selector("#warmup:visible")
+        assert "Preparing the model" in page.locator("#warmup").inner_text()
+        screenshot(page, "00-preparing-the-model")
+        while states[-1] == "warming":
+            time.sleep(0.1)
+            states.append(httpx.get(fresh.url + "/api/health", timeout=10).json()["model"])
+        assert states[0] == "warming" and states[-1] == "ready", states
+        page.wait_for_selector("#token:visible", timeout=20_000)
+        assert page.locator("#warmup").is_hidden()
+        asked.join(60)
+        assert early.get("type") == "answer" and "refunded in full" in early["answer"]
+        sign_in(page, site.alice)
+        ask(page, QUESTION)
+        assert last_answer(page).locator(".badge").count() >= 1
+    finally:
+        ctx.close()
+        fresh.stop()
 
-    def health(route: Any) -> None:
-        calls.append(1)
-        if len(calls) <= 3:
-            route.fulfill(status=503, json={"error": {"code": "warming", "message": "..."}})
-        else:
-            route.continue_()
 
-    page.route("**/api/health", health)
-    page.goto("/")
-    page.wait_for_selector("#warmup:visible")
-    assert "Preparing the model" in page.locator("#warmup").inner_text()
-    screenshot(page, "00-preparing-the-model")
-    page.wait_for_selector("#token:visible", timeout=20_000)
-    assert page.locator("#warmup").is_hidden() and len(calls) >= 4
-    ctx.close()
+def ask_api(url: str, token: str) -> dict[str, Any]:
+    body = {"message": QUESTION, "message_id": uuid.uuid4().hex}
+    r = httpx.post(url + "/api/chat", json=body, headers=bearer(token), timeout=120)
+    result: dict[str, Any] = r.json()
+    return result
 
 
 def test_refusal_renders_with_suggestions(site: Site) -> None:
@@ -432,8 +461,9 @@ def test_llm_mode_flags_unsupported_claims(site: Site) -> None:
         with site.api(site.alice) as api:
             session = api.get("/api/sessions").json()[0]
             content = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]["content"]
-        if "[42]" in content:  # a marker that names no source stays plain text
-            assert "[42]" in answer.locator(".answer-text").inner_text()
+        assert "[42]" not in content  # the server drops a number that names no source
+        assert "[42]" not in answer.locator(".answer-text").inner_text()
+        assert set(answer.locator(".badge").all_inner_texts()) == {"1"}
         screenshot(page, "12-llm-unsupported")
         page.context.close()
     finally:
@@ -457,4 +487,259 @@ def test_phone_viewport_and_sign_out(site: Site) -> None:
     page.wait_for_selector("#token:visible")
     page.reload()
     page.wait_for_selector("#token:visible")  # the cookie is gone
+    page.context.close()
+
+
+def test_sign_out_revokes_the_session_cookie(site: Site) -> None:
+    page = site.page(site.alice)
+    other = site.page(site.alice)  # a second browser: a session of its own
+    cookie = session_cookie(page)
+    assert cookie["httpOnly"] and cookie["value"] != site.alice  # not the API token
+    replay = {"Cookie": f"{SESSION_COOKIE}={cookie['value']}"}
+    assert httpx.get(site.server.url + "/api/auth/me", headers=replay).status_code == 200
+    page.click("#sign-out")
+    page.wait_for_selector("#token:visible")
+    assert httpx.get(site.server.url + "/api/auth/me", headers=replay).status_code == 401
+    with site.api(site.alice) as api:
+        assert api.get("/api/auth/me").json()["name"] == "alice"  # the API token still works
+    ask(other, QUESTION)  # the other session goes on
+    last_answer(other)
+    elsewhere = {"Cookie": f"{SESSION_COOKIE}={session_cookie(other)['value']}"}
+    httpx.delete(site.server.url + "/api/auth/session", headers=elsewhere)  # signed out there
+    ask(other, QUESTION)
+    other.wait_for_selector("#token:visible")
+    assert "session has ended" in other.locator("#signin-error").inner_text()
+    screenshot(other, "22-session-ended")
+    page.context.close()
+    other.context.close()
+
+
+def session_cookie(page: Any) -> dict[str, Any]:
+    cookie: dict[str, Any] = next(c for c in page.context.cookies() if c["name"] == SESSION_COOKIE)
+    return cookie
+
+
+def test_refusal_reopened_from_history_is_shown_as_first(site: Site) -> None:
+    page = site.page(site.alice)
+    page.click("#new-chat")
+    ask(page, OFF_TOPIC)
+    refusal = page.locator(".bubble-refusal")
+    refusal.wait_for(timeout=60_000)
+    page.wait_for_selector(".session.active")
+    session_id = page.locator(".session.active").get_attribute("data-id")
+    first = refusal.inner_text()
+    buttons = refusal.locator(".suggestion").all_inner_texts()
+    assert buttons == ["Contact support", "Rephrase your question"]
+    assert "Closest passage matched" in refusal.locator(".refusal-evidence").inner_text()
+    page.reload()
+    page.wait_for_selector("#question:visible")
+    page.locator(f'.session[data-id="{session_id}"] .session-open').click()
+    restored = page.locator(".bubble-refusal")
+    restored.wait_for()
+    assert restored.locator(".suggestion").all_inner_texts() == buttons
+    assert restored.inner_text() == first  # message, scores and suggestions alike
+    restored.get_by_role("button", name="Rephrase your question").click()
+    assert page.evaluate("document.activeElement.id") == "question"
+    screenshot(page, "16-refusal-from-history")
+    page.context.close()
+
+
+def test_admin_filters_reprocesses_and_deletes_documents(site: Site) -> None:
+    with site.api(site.admin) as api:
+        files = {"file": ("lemons.md", b"# Lemon Notes\n\nLemons ripen in winter.\n")}
+        doc = api.post("/api/documents", files=files, data={"collection": "citrus"}).json()
+        assert doc["status"] == "ready"
+    page = site.page(site.admin)
+    page.click("#open-admin")
+    page.wait_for_selector("#doc-table tbody tr[data-id]")
+    page.select_option("#doc-filter", "citrus")
+    page.wait_for_function(
+        "() => { const rows = [...document.querySelectorAll('#doc-table tbody tr')];"
+        " return rows.length > 0 && rows.every(r => r.children[1]?.textContent === 'citrus'); }"
+    )
+    rows = page.locator("#doc-table tbody tr")
+    assert rows.count() == 1 and "Lemon Notes" in rows.first.inner_text()
+    page.select_option("#doc-filter", "wiki")
+    page.locator("#doc-table tbody tr", has_text="sample_pdf_with_headers").wait_for()
+    assert set(page.locator("#doc-table tbody tr td:nth-child(2)").all_inner_texts()) == {"wiki"}
+    page.select_option("#doc-filter", "citrus")
+    row = page.locator(f'#doc-table tbody tr[data-id="{doc["id"]}"]')
+    row.wait_for()
+    row.get_by_role("button", name="Reprocess").click()
+    row.locator(".pill-ready").wait_for(timeout=30_000)
+    with site.api(site.admin) as api:
+        again = api.get(f"/api/documents/{doc['id']}").json()
+    assert again["status"] == "ready" and again["updated_at"] > doc["updated_at"]
+    screenshot(page, "17-admin-filtered")
+    delete = row.get_by_role("button", name="Delete")
+    delete.click()
+    row.get_by_role("button", name="Confirm delete").click()
+    page.wait_for_selector(f'#doc-table tbody tr[data-id="{doc["id"]}"]', state="detached")
+    page.wait_for_selector("#doc-table tbody td:has-text('No documents yet')")
+    with site.api(site.admin) as api:
+        assert api.get(f"/api/documents/{doc['id']}").status_code == 404
+    assert not page.errors
+    page.context.close()
+
+
+def test_viewer_download_link_follows_the_link_mode(site: Site) -> None:
+    try:
+        page = site.page(site.alice)
+        page.click("#new-chat")
+        ask(page, QUESTION)
+        last_answer(page).locator(".badge").first.click()
+        page.wait_for_selector("#viewer mark.exact")
+        link = page.get_by_role("link", name="Download original")
+        href = link.get_attribute("href")
+        assert href and "/api/documents/" in href  # the default mode: authenticated
+        original = page.request.get(href)  # the browser's own session cookie
+        assert original.status == 200
+        assert original.body() == (SAMPLES / "handbook.md").read_bytes()
+        screenshot(page, "18-viewer-download")
+        with site.api(site.admin) as api:
+            api.put("/api/collections/default/settings", json={"citation_link_mode": "none"})
+        page.click("#new-chat")
+        ask(page, QUESTION)
+        last_answer(page).locator(".badge").first.click()
+        page.wait_for_selector("#viewer mark.exact")
+        assert page.locator("#viewer-actions a").count() == 0
+        page.context.close()
+    finally:
+        with site.api(site.admin) as api:
+            api.put(
+                "/api/collections/default/settings", json={"citation_link_mode": "authenticated"}
+            )
+
+
+def test_keyboard_only(site: Site) -> None:
+    page = site.page(site.alice)
+    page.click("#new-chat")
+    page.evaluate("document.activeElement.blur()")
+    focus_by_tab(page, "el.id === 'question'")
+    page.keyboard.type(QUESTION)
+    page.keyboard.press("Enter")
+    last_answer(page)
+    focus_by_tab(page, "el.classList.contains('badge')")
+    page.locator("#tooltip").wait_for(state="visible")  # focus shows the card too
+    badge = page.evaluate("document.activeElement.dataset.index")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#viewer mark.exact")
+    assert page.evaluate("document.activeElement.id") == "viewer-text"
+    screenshot(page, "19-keyboard-viewer")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#viewer", state="hidden")
+    assert page.evaluate("document.activeElement.dataset.index") == badge  # focus goes back
+    page.context.close()
+
+
+def focus_by_tab(page: Any, test: str, limit: int = 60) -> None:
+    """Press Tab until the focused element passes ``test`` (JS over ``el``)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate(
+            f"() => {{ const el = document.activeElement; return !!el && ({test}); }}"
+        ):
+            return
+    raise AssertionError(f"Tab never reached an element where {test}")
+
+
+def test_pdf_citation_shows_its_page(site: Site) -> None:
+    page = site.page(site.alice)
+    page.click("#new-chat")
+    page.select_option("#collection", "wiki")
+    ask(page, BACKLINK_Q)
+    answer = last_answer(page)
+    assert "backlink feature" in answer.locator(".answer-text").inner_text()
+    badge = answer.locator(".badge").first
+    index = int(badge.inner_text())
+    with site.api(site.alice) as api:
+        session = api.get("/api/sessions").json()[0]
+        stored = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
+    cited = next(c for c in stored["citations"] if c["index"] == index)
+    assert cited["page"] == 4  # the backlink passage is on the PDF's last page
+    badge.hover()
+    assert "Page 4" in page.locator("#tooltip").inner_text()
+    badge.click()
+    page.wait_for_selector("#viewer mark.exact")
+    assert page.locator("#viewer-meta").inner_text().startswith("Page 4")
+    marks = page.locator("#viewer mark.exact").all_inner_texts()
+    assert any("backlink feature" in m for m in marks)
+    screenshot(page, "20-pdf-page")
+    page.context.close()
+
+
+def test_phone_sized_viewport_is_readable(site: Site) -> None:
+    page = site.page(site.alice, viewport={"width": 375, "height": 812})
+    no_sideways = (
+        "() => document.documentElement.scrollWidth <= window.innerWidth && "
+        "[...document.querySelectorAll('#messages, .bubble, .composer')]"
+        ".every(n => n.scrollWidth <= n.clientWidth + 1)"
+    )
+    assert page.evaluate(no_sideways)
+    ask(page, BACKUPS)
+    answer = last_answer(page)
+    answer.locator("summary").click()
+    assert page.evaluate(no_sideways)
+    box = page.locator("#question").bounding_box()
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= 812 and box["width"] > 200
+    assert page.locator("#send").is_visible()
+    screenshot(page, "21-phone-375")
+    page.context.close()
+
+
+def test_marker_that_names_no_source_stays_plain_text(site: Site) -> None:
+    """A quoted PDF passage keeps its own footnote "[8]"; no source 8 exists, so no badge."""
+    page = site.page(site.alice)
+    page.click("#new-chat")
+    page.select_option("#collection", "wiki")
+    ask(page, WARD_Q)
+    answer = last_answer(page)
+    with site.api(site.alice) as api:
+        session = api.get("/api/sessions").json()[0]
+        stored = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
+    indices = {c["index"] for c in stored["citations"]}
+    numbers = [int(n) for n in re.findall(r"\[(\d+)\]", stored["content"])]
+    assert 8 in numbers and 8 not in indices
+    text = answer.locator(".answer-text").inner_text()
+    assert "as follows:[8]" in text
+    assert "[" not in "".join(answer.locator(".badge").all_inner_texts())
+    page.context.close()
+
+
+def test_a_quoted_documents_own_footnote_is_not_a_badge(site: Site) -> None:
+    """The PDF's "editor.[2]" is quoted verbatim: its [2] is not source 2 of the answer."""
+    page = site.page(site.alice)
+    page.click("#new-chat")
+    page.select_option("#collection", "wiki")
+    ask(page, ENGINES_Q)
+    answer = last_answer(page)
+    with site.api(site.alice) as api:
+        session = api.get("/api/sessions").json()[0]
+        stored = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
+    assert "editor.[2] [1]" in stored["content"]
+    assert 2 in {c["index"] for c in stored["citations"]}  # a source 2 exists...
+    assert "editor.[2]" in answer.locator(".answer-text").inner_text()  # ...yet stays text
+    assert set(answer.locator(".badge").all_inner_texts()) == {"1"}
+    page.context.close()
+
+
+def test_highlights_are_exact_past_emoji(site: Site) -> None:
+    """Offsets count code points; emoji take two UTF-16 units in the browser."""
+    page = site.page(site.alice)
+    page.click("#new-chat")
+    page.select_option("#collection", "party")
+    ask(page, PARTY_Q)
+    answer = last_answer(page)
+    answer.locator(".badge").first.click()
+    page.wait_for_selector("#viewer mark.exact")
+    with site.api(site.alice) as api:
+        session = api.get("/api/sessions").json()[0]
+        stored = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
+        cited = stored["citations"][0]
+        text = api.get(f"/api/documents/{cited['document_id']}/text").json()["text"]
+    quoted = [text[s["doc_start"] : s["doc_end"]] for s in stored["spans"] if s["index"] == 1]
+    assert any("forty helium balloons" in q for q in quoted)
+    assert page.locator("#viewer mark.exact").all_inner_texts() == quoted
+    passage = text[cited["char_start"] : cited["char_end"]]
+    assert page.locator("#viewer .passage").inner_text() == passage
     page.context.close()

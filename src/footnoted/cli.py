@@ -15,6 +15,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from .bench.cli import bench_app
+from .cli_db import db_app
 from .cli_server import refusals, serve, user_app
 from .errors import FootnotedError
 from .evaluation.cli import eval_app
@@ -30,7 +32,9 @@ app = typer.Typer(
 docs_app = typer.Typer(help="List, enable, disable and remove documents.", no_args_is_help=True)
 app.add_typer(docs_app, name="docs")
 app.add_typer(eval_app, name="eval")
+app.add_typer(bench_app, name="bench")
 app.add_typer(user_app, name="user")
+app.add_typer(db_app, name="db")
 app.command()(serve)
 app.command()(refusals)
 

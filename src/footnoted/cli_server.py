@@ -14,20 +14,19 @@ from .errors import FootnotedError
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from .stores.sqlite import SQLiteStore
+    from .stores.base import Store
 
 user_app = typer.Typer(help="Create users and issue API tokens.", no_args_is_help=True)
 out = Console()
 err = Console(stderr=True)
 
 
-def _store() -> SQLiteStore:
+def _store() -> Store:
     from .embedding import get_embedder
-    from .stores.sqlite import SQLiteStore
+    from .stores.factory import open_store
 
     settings = Settings()
-    settings.home.mkdir(parents=True, exist_ok=True)
-    return SQLiteStore(settings.home / "footnoted.db", get_embedder(settings).dim)
+    return open_store(settings, get_embedder(settings).dim)
 
 
 def serve(
@@ -39,7 +38,9 @@ def serve(
     """Serve the HTTP API (and the start page) with uvicorn."""
     import uvicorn
 
-    err.print(f"footnoted serving on http://{host}:{port} (data in {Settings().home})")
+    settings = Settings()
+    data = "PostgreSQL" if settings.database_url else settings.home
+    err.print(f"footnoted serving on http://{host}:{port} (data in {data})")
     uvicorn.run(
         "footnoted.api.app:create_app",
         factory=True,

@@ -48,6 +48,27 @@ def cpu_has_native_bf16() -> bool:
     return "amx_bf16" in flags or "avx512_bf16" in flags
 
 
+def set_threads(count: int) -> int:
+    """Set the CPU threads PyTorch uses in this process; returns the previous count."""
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(count)
+    return previous
+
+
+def resolve_precision(setting: str) -> str:
+    """``auto`` becomes bf16 on CPUs with native bf16, fp32 otherwise."""
+    if setting == "auto":
+        return "bf16" if cpu_has_native_bf16() else "fp32"
+    return setting
+
+
+def embedding_name(model: str, precision: str) -> str:
+    """The name stored with each vector: int8 vectors are a space of their own."""
+    return f"{model}@int8" if precision == "int8" else model
+
+
 def resolve_model_path(name: str) -> str:
     """The packaged model for the default name; otherwise the name as a local path."""
     if name == DEFAULT_MODEL:
@@ -70,11 +91,13 @@ class SentenceTransformerEmbedder:
     """The default embedder. Loads lazily; thread-safe; caches recent query vectors."""
 
     def __init__(self, settings: Settings) -> None:
-        self.name = settings.embedding_model
-        self._path = resolve_model_path(self.name)
+        self._path = resolve_model_path(settings.embedding_model)
         self._batch_size = settings.embedding_batch_size
-        precision = settings.embedding_precision
-        self.bf16 = precision == "bf16" or (precision == "auto" and cpu_has_native_bf16())
+        self.precision = resolve_precision(settings.embedding_precision)
+        self.bf16 = self.precision == "bf16"
+        self.name = embedding_name(settings.embedding_model, self.precision)
+        self._cache_dir = settings.home / "models"
+        self._int8: Any = None
         self._model: Any = None
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
@@ -117,6 +140,13 @@ class SentenceTransformerEmbedder:
         model.max_seq_length = self.max_tokens
         dimension = getattr(model, "get_embedding_dimension", None)
         self.dim = int((dimension or model.get_sentence_embedding_dimension)() or self.dim)
+        if self.precision == "int8":
+            import torch
+
+            from .embedding_int8 import Int8Encoder
+
+            threads = torch.get_num_threads()
+            self._int8 = Int8Encoder(model, self._cache_dir, self._path, threads)
         return model
 
     def warm_up(self) -> None:
@@ -138,18 +168,25 @@ class SentenceTransformerEmbedder:
                 cached = self._cache.get(texts[0])
             if cached is not None:
                 return cached[None, :]
-        with self._precision():
-            vectors = self.model.encode(
+        out = np.ascontiguousarray(self._encode(texts), dtype=np.float32)
+        if len(texts) == 1:
+            self._remember(texts[0], out[0])
+        return out
+
+    def _encode(self, texts: Sequence[str]) -> Any:
+        model = self.model
+        if self._int8 is not None:
+            return self._int8.encode(texts, self._batch_size)
+        import torch
+
+        with torch.inference_mode(), self._precision():
+            return model.encode(
                 list(texts),
                 batch_size=self._batch_size,
                 normalize_embeddings=True,
                 convert_to_numpy=True,
                 show_progress_bar=False,
             )
-        out = np.ascontiguousarray(vectors, dtype=np.float32)
-        if len(texts) == 1:
-            self._remember(texts[0], out[0])
-        return out
 
     def _remember(self, text: str, vector: npt.NDArray[np.float32]) -> None:
         with self._cache_lock:

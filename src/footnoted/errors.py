@@ -61,6 +61,11 @@ class ModelUnavailable(FootnotedError):
     code = "model_unavailable"
 
 
+class DatabaseUnavailable(FootnotedError):
+    status = 503
+    code = "database_unavailable"
+
+
 class Unauthorized(FootnotedError):
     status = 401
     code = "unauthorized"

@@ -53,6 +53,7 @@ class NewMessage:
     spans: list[dict[str, Any]] | None = None
     grounding: dict[str, Any] | None = None
     incomplete: bool = False
+    refusal: dict[str, Any] | None = None  # refusals: {"suggestions", "evidence"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,14 +69,17 @@ class Message:
     created_at: str
     grounding: dict[str, Any] | None = None  # LLM answers only
     incomplete: bool = False  # generation broke off part-way
+    refusal: dict[str, Any] | None = None  # refusals: {"suggestions", "evidence"}
 
     def to_dict(self) -> dict[str, Any]:
+        """A refusal's ``suggestions`` and ``evidence`` sit beside its content."""
         data = asdict(self)
         del data["session_id"]
         if self.grounding is None:
             del data["grounding"]
         if not self.incomplete:
             del data["incomplete"]
+        data.update(data.pop("refusal") or {})
         return data
 
 

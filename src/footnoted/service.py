@@ -39,7 +39,7 @@ from .records import RefusalEntry
 from .retrieval import Retrieval, Retriever
 from .settings import Settings
 from .stores.base import Store
-from .stores.sqlite import SQLiteStore
+from .stores.factory import open_store
 from .uploads import Uploads
 
 MAX_QUESTION_CHARS = 4000
@@ -91,9 +91,7 @@ class Footnoted:
         self.settings = settings or Settings()
         self.embedder: SentenceTransformerEmbedder = get_embedder(self.settings)
         self.settings.home.mkdir(parents=True, exist_ok=True)
-        self.store: Store = store or SQLiteStore(
-            self.settings.home / "footnoted.db", self.embedder.dim
-        )
+        self.store: Store = store or open_store(self.settings, self.embedder.dim)
         self.retriever = Retriever(self.store, self.embedder)
         self._ingestor: Ingestor | None = None
         self.uploads = Uploads(self)

@@ -32,14 +32,26 @@ class Settings(BaseSettings):
             "or a path to any sentence-transformers model directory."
         ),
     )
-    embedding_precision: Literal["auto", "fp32", "bf16"] = Field(
+    embedding_precision: Literal["auto", "fp32", "bf16", "int8"] = Field(
         default="auto",
         description=(
             "auto uses bf16 autocast when the CPU has native bf16 (AMX or AVX512-BF16), "
-            "fp32 otherwise; fp32 or bf16 force one."
+            "fp32 otherwise; fp32 or bf16 force one. int8 runs the model with ONNX Runtime "
+            "in int8 (needs the int8 extra; vectors are stored as a model of their own, "
+            "so switching needs footnoted reindex)."
         ),
     )
     embedding_batch_size: int = Field(default=32, ge=1, description="Texts per embedding batch.")
+    serve_embedding_threads: int = Field(
+        default=1,
+        ge=1,
+        le=256,
+        description=(
+            "CPU threads each `footnoted serve` process gives the embedding model. Requests "
+            "run side by side, so one thread each keeps the cores busy without contention; "
+            "command-line ingest, reindex and eval use every core."
+        ),
+    )
     chunk_tokens: int = Field(
         default=128,
         ge=32,
@@ -71,6 +83,16 @@ class Settings(BaseSettings):
         default=50.0, gt=0, description="Largest file accepted for ingestion, in megabytes."
     )
     collection: str = Field(default="default", description="Collection used when none is named.")
+    database_url: str | None = Field(
+        default=None,
+        description=(
+            "postgresql:// URL of a PostgreSQL database with pgvector; unset keeps the "
+            "SQLite database in the home directory."
+        ),
+    )
+    database_pool_size: int = Field(
+        default=10, ge=1, le=200, description="Most PostgreSQL connections per process."
+    )
 
     # -- HTTP service ---------------------------------------------------------------------
     rate_limit: int = Field(

@@ -9,6 +9,7 @@ import anyio
 from fastapi import FastAPI
 
 from .. import __version__
+from ..embedding import set_threads
 from ..service import Footnoted
 from ..settings import Settings
 from . import errors
@@ -29,12 +30,14 @@ def create_app(settings: Settings | None = None, service: Footnoted | None = Non
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state = AppState.build(fn, owns)
         app.state.footnoted = state
+        threads = set_threads(fn.settings.serve_embedding_threads)
         await anyio.to_thread.run_sync(fn.uploads.recover)  # before any request is served
-        await anyio.to_thread.run_sync(fn.embedder.warm_up)
+        state.warmup.start()  # the model loads meanwhile; /api/health says when it is ready
         try:
             yield
         finally:
             state.close()
+            set_threads(threads)
 
     app = FastAPI(
         title="footnoted",

@@ -2,12 +2,15 @@
 
 Tokens carry 256 random bits, so a fast hash is enough (a slow password hash only
 matters for guessable secrets); the hash is looked up through the database index.
+A web session's token also names the time it expires; the hash covers that time, so it
+cannot be changed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -18,14 +21,16 @@ from ..records import User
 from ..stores.base import Store
 
 TOKEN_PREFIX = "fn_"
+SESSION_PREFIX = "fns_"  # a web session's token: issued at sign-in, revoked at sign-out
+SESSION_MAX_AGE_S = 12 * 3600
 bearer = HTTPBearer(auto_error=False, description="An API token from `footnoted user add`.")
 SESSION_COOKIE = "footnoted_session"  # the web UI's HttpOnly, SameSite=Strict cookie
 CSRF_HEADER = "X-Requested-With"  # cross-site forms cannot send it; cookie writes need it
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-def new_token() -> str:
-    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+def new_token(prefix: str = TOKEN_PREFIX) -> str:
+    return prefix + secrets.token_urlsafe(32)
 
 
 def hash_token(token: str) -> str:
@@ -39,12 +44,36 @@ def issue_token(store: Store, user: User) -> str:
     return token
 
 
+def issue_session(store: Store, user: User) -> str:
+    """A web session's token, valid for ``SESSION_MAX_AGE_S`` or until sign-out."""
+    expires = int(time.time()) + SESSION_MAX_AGE_S
+    token = new_token(f"{SESSION_PREFIX}{expires}_")
+    store.add_token(user.id, hash_token(token))
+    return token
+
+
+def session_expired(token: str) -> bool:
+    if not token.startswith(SESSION_PREFIX):
+        return False
+    expires, _, _ = token.removeprefix(SESSION_PREFIX).partition("_")
+    return not expires.isdigit() or int(expires) < time.time()
+
+
+def revoke_session(store: Store, token: str) -> None:
+    """Forget a web session's token; API tokens are never revoked this way."""
+    if token.startswith(SESSION_PREFIX):
+        store.remove_token(hash_token(token))
+
+
 def user_for(request: Request, token: str) -> User:
     """The user a token belongs to, or 401."""
     token = token.strip()
     if not token or len(token) > 200:
         raise Unauthorized("The API token is not valid.", code="invalid_token")
     store: Store = request.app.state.footnoted.service.store
+    if session_expired(token):
+        revoke_session(store, token)
+        raise Unauthorized("The session has expired: sign in again.", code="session_expired")
     user = store.user_for_token(hash_token(token))
     if user is None:
         raise Unauthorized("The API token is not valid.", code="invalid_token")

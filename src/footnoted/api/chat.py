@@ -166,7 +166,8 @@ class ChatService:
     # -- storing ----------------------------------------------------------------------------
     def store_refusal(self, turn: Turn, refusal: Refusal) -> dict[str, Any]:
         payload = {**refusal_payload(refusal), **turn.ids}
-        reply = NewMessage("assistant", "refusal", refusal.message)
+        shown = {"suggestions": payload["suggestions"], "evidence": payload["evidence"]}
+        reply = NewMessage("assistant", "refusal", refusal.message, refusal=shown)
         entry = self.service.refusal_entry(turn.request.message, turn.collection, refusal)
         self._complete(turn, reply, payload, entry)
         return payload
@@ -273,9 +274,9 @@ class ChatService:
                 bridge.put("sources", sources)
             elif isinstance(event, Refusal):
                 self.store_refusal(turn, event)
-                bridge.put(
-                    "refusal", {"message": event.message, "suggestions": list(event.suggestions)}
-                )
+                shown = refusal_payload(event)
+                del shown["type"]
+                bridge.put("refusal", shown)
                 return True
             elif isinstance(event, Failed):
                 stored = bool(text) and self.store_incomplete(turn, "".join(text), warning)

@@ -120,7 +120,8 @@ class SessionOut(BaseModel):
 
 
 class MessageOut(BaseModel):
-    """LLM answers add ``grounding``; a partial answer adds ``incomplete: true``."""
+    """LLM answers add ``grounding``; a partial answer adds ``incomplete: true``; a
+    refusal adds the ``suggestions`` and ``evidence`` it was first shown with."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -223,3 +224,7 @@ class UserOut(BaseModel):
 class HealthOut(BaseModel):
     status: Literal["ok"]
     version: str
+    model: Literal["warming", "ready", "failed"] = Field(
+        description="The embedding model: loading in the background, loaded, or failed to "
+        "load. Chat requests made while it warms up wait for it."
+    )

@@ -12,6 +12,7 @@ from ..service import Footnoted
 from .chat import ChatService
 from .limits import RateLimiter
 from .links import Links
+from .warmup import Warmup
 
 
 @dataclass
@@ -23,6 +24,7 @@ class AppState:
     chat_pool: ThreadPoolExecutor  # answer streams (bounded, so connections are reused)
     ingest_pool: ThreadPoolExecutor  # parsing, chunking and embedding uploads
     owns_service: bool
+    warmup: Warmup  # the embedding model, loading in the background
 
     @classmethod
     def build(cls, service: Footnoted, owns_service: bool) -> AppState:
@@ -36,6 +38,7 @@ class AppState:
             chat_pool=ThreadPoolExecutor(32, thread_name_prefix="footnoted-chat"),
             ingest_pool=ThreadPoolExecutor(2, thread_name_prefix="footnoted-ingest"),
             owns_service=owns_service,
+            warmup=Warmup(service.embedder.warm_up),
         )
 
     def close(self) -> None:

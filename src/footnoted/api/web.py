@@ -1,9 +1,10 @@
 """The web UI: static files at ``/``, its session cookie, and the headers that guard it.
 
 The UI is plain ES modules and CSS under ``footnoted/web`` (no build step). It signs in
-by exchanging an API token for an HttpOnly, SameSite=Strict cookie; the API's auth
-accepts that cookie as well as a bearer token, and cookie-authenticated writes must
-carry ``X-Requested-With`` (a header no cross-site form can send).
+by exchanging an API token for a new session token of its own, kept in an HttpOnly,
+SameSite=Strict cookie and revoked on the server at sign-out; the API's auth accepts
+that cookie as well as a bearer token, and cookie-authenticated writes must carry
+``X-Requested-With`` (a header no cross-site form can send).
 """
 
 from __future__ import annotations
@@ -17,11 +18,19 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import Forbidden
-from .auth import CSRF_HEADER, SESSION_COOKIE, CurrentUser, user_for
+from ..stores.base import Store
+from .auth import (
+    CSRF_HEADER,
+    SESSION_COOKIE,
+    SESSION_MAX_AGE_S,
+    CurrentUser,
+    issue_session,
+    revoke_session,
+    user_for,
+)
 from .errors import responses
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
-SESSION_MAX_AGE_S = 12 * 3600
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; "
@@ -49,12 +58,13 @@ def index() -> FileResponse:
 
 @router.post("/api/auth/session", responses=responses(401, 403, 422))
 def sign_in(body: SessionIn, request: Request, response: Response) -> MeOut:
-    """Exchange an API token for the web UI's HttpOnly session cookie."""
+    """Exchange an API token for a new session token in the web UI's HttpOnly cookie."""
     if not request.headers.get(CSRF_HEADER):
         raise Forbidden(f"Send the {CSRF_HEADER} header.", code="csrf_failed")
     user = user_for(request, body.token)
+    session = issue_session(_store(request), user)
     response.set_cookie(
-        SESSION_COOKIE, body.token.strip(), max_age=SESSION_MAX_AGE_S, path="/",
+        SESSION_COOKIE, session, max_age=SESSION_MAX_AGE_S, path="/",
         httponly=True, samesite="strict", secure=request.url.scheme == "https",
     )  # fmt: skip
     return MeOut(name=user.name, is_admin=user.is_admin)
@@ -62,7 +72,10 @@ def sign_in(body: SessionIn, request: Request, response: Response) -> MeOut:
 
 @router.delete("/api/auth/session", status_code=204)
 def sign_out(request: Request) -> Response:
-    """Forget the session cookie (signing out needs no valid session)."""
+    """Revoke the session's token and forget the cookie (needs no valid session)."""
+    token = request.cookies.get(SESSION_COOKIE)
+    if token:
+        revoke_session(_store(request), token.strip())
     response = Response(status_code=204)
     response.delete_cookie(
         SESSION_COOKIE, path="/", httponly=True, samesite="strict",
@@ -75,6 +88,11 @@ def sign_out(request: Request) -> Response:
 def me(user: CurrentUser) -> MeOut:
     """Who the token or cookie belongs to."""
     return MeOut(name=user.name, is_admin=user.is_admin)
+
+
+def _store(request: Request) -> Store:
+    store: Store = request.app.state.footnoted.service.store
+    return store
 
 
 def static_files() -> StaticFiles:

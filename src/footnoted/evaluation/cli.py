@@ -171,10 +171,18 @@ def beir(
     ],
     qrels: Annotated[Path, typer.Option("--qrels", exists=True, dir_okay=False, help="qrels TSV.")],
     queries: Annotated[int | None, typer.Option(min=1, help="First N qrels queries.")] = None,
+    distractors: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="A smaller corpus: the judged documents of the chosen queries plus the "
+            "first N others (default: the whole corpus).",
+        ),
+    ] = None,
     json_path: JsonOpt = None,
 ) -> None:
     """BEIR retrieval: nDCG@10 and recall@100 over the chunks aggregated to documents."""
-    _run("beir", lambda p: runners.run_beir(directory, qrels, queries, p), json_path)
+    _run("beir", lambda p: runners.run_beir(directory, qrels, queries, p, distractors), json_path)
 
 
 @eval_app.command()

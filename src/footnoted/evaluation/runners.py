@@ -22,6 +22,7 @@ from ..service import AskResult, Footnoted
 from ..settings import Settings
 from . import metrics as m
 from .datasets import (
+    BeirDoc,
     SquadArticle,
     read_beir_corpus,
     read_beir_queries,
@@ -174,7 +175,7 @@ class KnowledgeBase:
     def info(self, ask_seconds: float) -> RunInfo:
         s = self.fn.settings
         return RunInfo(
-            model=s.embedding_model,
+            model=self.fn.embedder.name,
             threshold=s.evidence_threshold,
             top_k=s.top_k,
             chunk_tokens=s.chunk_tokens,
@@ -351,12 +352,15 @@ def run_beir(
     qrels_path: Path,
     queries: int | None = None,
     progress: ProgressFn | None = None,
+    distractors: int | None = None,
 ) -> BeirResult:
     corpus = read_beir_corpus(directory)
     texts = read_beir_queries(directory)
     qrels = read_qrels(qrels_path)
     selected = list(qrels)[:queries]
     present = [qid for qid in selected if qid in texts]
+    if distractors is not None:
+        corpus = _beir_slice(corpus, [qrels[qid] for qid in present], distractors)
     documents = {d.id: (f"{safe_stem(d.id)}{d.suffix}", d.file_text()) for d in corpus}
     ndcg: list[float] = []
     recall: list[float] = []
@@ -385,6 +389,13 @@ def run_beir(
         info, len(corpus), len(present), len(selected) - len(present),
         _mean(ndcg), _mean(recall), items,
     )  # fmt: skip
+
+
+def _beir_slice(corpus: list[BeirDoc], judged: list[dict[str, int]], others: int) -> list[BeirDoc]:
+    """The judged documents of the chosen queries plus the first ``others`` of the rest."""
+    wanted = {doc for qrel in judged for doc in qrel}
+    rest = [d for d in corpus if d.id not in wanted][:others]
+    return [d for d in corpus if d.id in wanted] + rest
 
 
 def run_hotpot(

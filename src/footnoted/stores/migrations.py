@@ -185,12 +185,18 @@ def m005_message_grounding(db: sqlite3.Connection) -> None:
     )
 
 
+def m006_message_refusal(db: sqlite3.Connection) -> None:
+    """Refusals: the suggestions and evidence first shown, so history shows them again."""
+    run_script(db, "ALTER TABLE messages ADD COLUMN refusal TEXT;")
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
     m003_sessions_messages_chat_requests,
     m004_files_settings_refusals_secrets,
     m005_message_grounding,
+    m006_message_refusal,
 ]
 
 

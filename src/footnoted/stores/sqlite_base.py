@@ -6,26 +6,18 @@ SQLite's own file lock across processes (``BEGIN IMMEDIATE`` with a busy timeout
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from .encoding import dumps, loads, now
 
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+__all__ = ["SQLiteBase", "dumps", "loads", "now"]
 
-
-def dumps(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
-
-
-def loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
+T = TypeVar("T")
 
 
 class SQLiteBase:
@@ -55,6 +47,23 @@ class SQLiteBase:
             with self._connections_lock:
                 self._connections.append(conn)
         return conn
+
+    def memo(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """``compute()``, reused until the database changes (in any process).
+
+        ``PRAGMA data_version`` moves when another connection commits, ``total_changes``
+        when this one writes; while neither moves, every read gives the same answer.
+        """
+        db = self.db
+        stamp = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
+        local = self._local
+        if getattr(local, "stamp", None) != stamp:
+            local.stamp = stamp
+            local.memo = {}
+        memo: dict[tuple[Any, ...], Any] = local.memo
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]  # type: ignore[no-any-return]
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

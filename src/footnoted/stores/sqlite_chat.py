@@ -39,6 +39,7 @@ def _message(row: sqlite3.Row) -> Message:
         created_at=row["created_at"],
         grounding=loads(row["grounding"]),
         incomplete=bool(row["incomplete"]),
+        refusal=loads(row["refusal"]),
     )
 
 
@@ -169,11 +170,12 @@ class ChatMixin(SQLiteBase):
             db.execute(
                 "INSERT INTO messages (id, session_id, user_id, request_id, role, type, "
                 "content, citations, referenced_indices, spans, created_at, grounding, "
-                "incomplete) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "incomplete, refusal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     uuid.uuid4().hex, session_id, user_id, message_id, m.role, m.type,
                     m.content, dumps(m.citations), dumps(m.referenced_indices),
                     dumps(m.spans), stamp, dumps(m.grounding), int(m.incomplete),
+                    dumps(m.refusal),
                 ),
             )  # fmt: skip
         db.execute(

@@ -14,13 +14,19 @@ derived, rebuildable cache keyed by the chunk's never-reused integer row id:
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+
+with contextlib.suppress(ImportError):
+    import onnxruntime  # noqa: F401  (int8 embeddings) must load before usearch or it crashes
+
 from usearch.index import Index
 
 Rows = Iterable[tuple[int, bytes]]
@@ -28,8 +34,10 @@ HNSW_FROM = 20_000
 
 
 def _new_index(dim: int) -> Index:
+    """f16 halves the memory of f32 (a million 384-d vectors in about 0.8 GB) and
+    expansion_add 64 builds faster than 128; ``footnoted bench query`` reports recall@10."""
     return Index(
-        ndim=dim, metric="cos", dtype="f32", connectivity=16, expansion_add=128, expansion_search=64
+        ndim=dim, metric="cos", dtype="f16", connectivity=16, expansion_add=64, expansion_search=64
     )
 
 
@@ -61,7 +69,7 @@ class CollectionIndex:
         if not keys:
             return 0
         vectors = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(keys), self.dim)
-        self.index.add(np.asarray(keys, dtype=np.uint64), vectors, threads=2)
+        self.index.add(np.asarray(keys, dtype=np.uint64), vectors, threads=os.cpu_count() or 1)
         self.watermark = max(self.watermark, max(keys))
         return len(keys)
 

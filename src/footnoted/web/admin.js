@@ -102,17 +102,22 @@ function sendWithProgress(form, onProgress) {
   });
 }
 
+let listing = 0; // only the latest listing request fills the table
+
 export async function refreshDocuments() {
   const filter = $("#doc-filter").value;
   const query = filter ? `?collection=${encodeURIComponent(filter)}` : "";
-  const tbody = clear($("#doc-table tbody"));
+  const mine = ++listing;
   let docs;
   try {
     docs = await get(`/api/documents${query}`);
   } catch (error) {
-    tbody.append(el("tr", {}, el("td", { colspan: "6", class: "form-error", text: error.message })));
+    if (mine !== listing) return;
+    clear($("#doc-table tbody")).append(el("tr", {}, el("td", { colspan: "6", class: "form-error", text: error.message })));
     return;
   }
+  if (mine !== listing) return;
+  const tbody = clear($("#doc-table tbody"));
   if (!docs.length) tbody.append(el("tr", {}, el("td", { colspan: "6", class: "muted", text: "No documents yet: upload some above." })));
   for (const doc of docs) tbody.append(documentRow(doc));
 }

@@ -11,13 +11,17 @@ export class ApiError extends Error {
 
 const BASE_HEADERS = { "X-Requested-With": "footnoted" };
 
-async function fail(response) {
+// A 401 outside signing in means the session ended (expired, or signed out elsewhere).
+async function fail(response, path) {
   let code = "http_error";
   let message = `Request failed (${response.status}).`;
   try {
     const body = await response.json();
     if (body && body.error) ({ code, message } = body.error);
   } catch (_) { /* not JSON */ }
+  if (response.status === 401 && !path.startsWith("/api/auth/")) {
+    window.dispatchEvent(new CustomEvent("footnoted:session-ended"));
+  }
   return new ApiError(response.status, code, message);
 }
 
@@ -30,7 +34,7 @@ export async function request(method, path, body, extraHeaders = {}) {
     payload = JSON.stringify(body);
   }
   const response = await fetch(path, { method, headers, body: payload, credentials: "same-origin" });
-  if (!response.ok) throw await fail(response);
+  if (!response.ok) throw await fail(response, path);
   if (response.status === 204) return null;
   return response.json();
 }
@@ -51,7 +55,7 @@ export async function streamChat(body, handlers, signal) {
     body: JSON.stringify(body),
     signal,
   });
-  if (!response.ok) throw await fail(response);
+  if (!response.ok) throw await fail(response, "/api/chat");
   const type = response.headers.get("content-type") || "";
   if (!type.startsWith("text/event-stream")) {
     handlers.onJson(await response.json());

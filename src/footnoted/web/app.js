@@ -9,18 +9,20 @@ import { initAdmin, fillCollections, showTab } from "./admin.js";
 let me = null;
 let adminReady = false;
 
+// Until the server answers and its embedding model is loaded, say so.
 async function waitUntilReady() {
   const banner = $("#warmup");
   for (let attempt = 0; ; attempt++) {
     try {
       const response = await fetch("/api/health", { cache: "no-store" });
-      if (response.ok) {
+      const health = response.ok ? await response.json() : null;
+      if (health && health.model !== "warming") {
         banner.hidden = true;
         return;
       }
     } catch (_) { /* server still starting */ }
     banner.hidden = false;
-    await new Promise((r) => setTimeout(r, Math.min(2000, 300 * (attempt + 1))));
+    await new Promise((r) => setTimeout(r, Math.min(1000, 200 * (attempt + 1))));
   }
 }
 
@@ -57,10 +59,15 @@ async function signIn(event) {
 
 async function signOut() {
   await del("/api/auth/session");
+  leave();
+}
+
+function leave(notice = "") {
   me = null;
   closeViewer();
   resetChat();
   showSignIn();
+  $("#signin-error").textContent = notice;
 }
 
 async function showApp() {
@@ -84,6 +91,7 @@ async function showApp() {
 function showChat() {
   $("#admin-view").hidden = true;
   $("#chat-view").hidden = false;
+  $("#open-admin").removeAttribute("aria-current");
 }
 
 function showAdmin() {
@@ -91,6 +99,7 @@ function showAdmin() {
   document.body.classList.remove("sidebar-open");
   $("#chat-view").hidden = true;
   $("#admin-view").hidden = false;
+  $("#open-admin").setAttribute("aria-current", "page");
   showTab(document.querySelector('.tab[aria-selected="true"]')?.dataset.tab || "docs");
 }
 
@@ -138,6 +147,9 @@ function wire() {
     if (!e.target.closest("#sidebar, #open-sidebar")) document.body.classList.remove("sidebar-open");
   });
   chat.onSession = () => refreshSessions();
+  window.addEventListener("footnoted:session-ended", () => {
+    if (me) leave("Your session has ended: sign in again.");
+  });
 }
 
 wire();

@@ -156,7 +156,10 @@ function suggestion(label, note) {
 // Render a stored message from the history exactly as it was first shown.
 export function renderStored(message) {
   if (message.role === "user") return renderQuestion(message.content);
-  if (message.type === "refusal") return addRow(renderRefusal({ message: message.content }));
+  if (message.type === "refusal") {
+    return addRow(renderRefusal({ message: message.content, suggestions: message.suggestions,
+      evidence: message.evidence }));
+  }
   const view = new AnswerView();
   view.text = message.content;
   addRow(view.row);

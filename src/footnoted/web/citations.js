@@ -1,5 +1,5 @@
 // Citation badges, their hover card, and the sources footer under an answer.
-import { el, append, clear } from "./dom.js";
+import { el, append, clear, unitOffsets } from "./dom.js";
 
 // The one marker pattern ([1], [1, 3], [1-3]), mirroring footnoted.citations.MARKER.
 const MARKER = /\[(\d+(?:\s*[,\-–]\s*\d+)*)\]/g;
@@ -25,24 +25,37 @@ export function describe(citation) {
 }
 
 // The answer as nodes: text, citation badges, and (LLM mode) unsupported claims flagged.
+// A marker inside a verbatim quote of a document is the document's own, not a citation.
 export function renderAnswer(text, citations, spans, actions) {
   const byIndex = new Map((citations || []).map((c) => [c.index, c]));
-  const flagged = (spans || []).filter((s) => s.supported === false);
+  const at = unitOffsets(text);
+  const ranges = (spans || []).map((s) => ({ ...s, answer_start: at(s.answer_start), answer_end: at(s.answer_end) }));
+  const flagged = ranges.filter((s) => s.supported === false);
+  const quotes = ranges.filter((s) => isVerbatim(text, s, byIndex.get(s.index)));
+  const inQuote = (i) => quotes.some((s) => s.answer_start <= i && i < s.answer_end);
   const nodes = [];
   let last = 0;
   for (const match of text.matchAll(MARKER)) {
     nodes.push(...flagText(text, last, match.index, flagged));
     const numbers = markerNumbers(match[1]);
-    if (numbers.length && numbers.every((n) => byIndex.has(n))) {
+    if (!inQuote(match.index) && numbers.length && numbers.every((n) => byIndex.has(n))) {
       nodes.push(el("span", { class: "badges" },
         numbers.map((n) => badge(byIndex.get(n), actions))));
     } else {
-      nodes.push(document.createTextNode(match[0])); // names no source: plain text
+      nodes.push(document.createTextNode(match[0])); // no source, or quoted: plain text
     }
     last = match.index + match[0].length;
   }
   nodes.push(...flagText(text, last, text.length, flagged));
   return nodes;
+}
+
+// Whether the answer's text at the span is exactly the document text the span points at.
+function isVerbatim(text, span, citation) {
+  if (!citation || typeof citation.text !== "string") return false;
+  const at = unitOffsets(citation.text);
+  const quote = citation.text.slice(at(span.doc_start - citation.char_start), at(span.doc_end - citation.char_start));
+  return quote.length > 0 && quote === text.slice(span.answer_start, span.answer_end);
 }
 
 function flagText(text, start, end, flagged) {

@@ -40,3 +40,12 @@ export function when(iso) {
   if (Number.isNaN(date.getTime())) return "";
   return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
+
+// Offsets from the server count Unicode code points; JavaScript strings count UTF-16
+// units. Returns a function from a code point offset in `text` to a string index.
+export function unitOffsets(text) {
+  if (!/[\uD800-\uDBFF]/.test(text)) return (n) => n;
+  const units = [0];
+  for (const ch of text) units.push(units[units.length - 1] + ch.length);
+  return (n) => units[Math.max(0, Math.min(units.length - 1, n))];
+}

@@ -1,9 +1,10 @@
 // The document viewer: the extracted text, with the cited passage highlighted exactly.
-import { el, clear, $ } from "./dom.js";
+import { el, clear, $, unitOffsets } from "./dom.js";
 import { get } from "./api.js";
 import { describe } from "./citations.js";
 
 const cache = new Map();
+let opener = null; // what had the focus when the viewer opened: it gets it back on close
 
 async function documentText(id) {
   if (!cache.has(id)) cache.set(id, get(`/api/documents/${encodeURIComponent(id)}/text`));
@@ -16,8 +17,13 @@ async function documentText(id) {
 }
 
 export function closeViewer() {
-  $("#viewer").hidden = true;
+  const viewer = $("#viewer");
+  if (viewer.hidden) return;
+  const hadFocus = viewer.contains(document.activeElement);
+  viewer.hidden = true;
   document.body.classList.remove("viewer-open");
+  if (hadFocus && opener?.isConnected) opener.focus();
+  opener = null;
 }
 
 // citation: {document_id, char_start, char_end, page, section, download_url}
@@ -25,14 +31,16 @@ export function closeViewer() {
 export async function openViewer(citation, spans) {
   const viewer = $("#viewer");
   const body = $("#viewer-text");
+  if (viewer.hidden) opener = document.activeElement;
   viewer.hidden = false;
   document.body.classList.add("viewer-open");
   $("#viewer-title").textContent = citation.document_title;
   $("#viewer-meta").textContent = describe(citation);
   const actions = clear($("#viewer-actions"));
   if (citation.download_url) {
-    actions.append(el("a", { class: "btn btn-ghost btn-small", href: safeUrl(citation.download_url),
-      rel: "noopener noreferrer", download: "", text: "Download original" }));
+    actions.append(el("a", { class: "btn btn-small", href: safeUrl(citation.download_url),
+      rel: "noopener noreferrer", download: "" },
+    el("span", { "aria-hidden": "true", text: "↓" }), "Download original"));
   }
   clear(body).append(el("p", { class: "muted", text: "Loading the document…" }));
   let doc;
@@ -43,8 +51,9 @@ export async function openViewer(citation, spans) {
     return;
   }
   clear(body);
-  const ranges = (spans || []).map((s) => [s.doc_start, s.doc_end]);
-  body.append(...highlighted(doc.text, [citation.char_start, citation.char_end], ranges));
+  const at = unitOffsets(doc.text);
+  const ranges = (spans || []).map((s) => [at(s.doc_start), at(s.doc_end)]);
+  body.append(...highlighted(doc.text, [at(citation.char_start), at(citation.char_end)], ranges));
   const target = body.querySelector("mark.exact") || body.querySelector(".passage");
   if (target) {
     target.scrollIntoView({ block: "center" });

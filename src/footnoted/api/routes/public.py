@@ -17,8 +17,9 @@ router = APIRouter()
 
 
 @router.get("/api/health", tags=["service"])
-def health() -> HealthOut:
-    return HealthOut(status="ok", version=__version__)
+def health(state: State) -> HealthOut:
+    """Up (needs no token); ``model`` says whether the embedding model is loaded yet."""
+    return HealthOut(status="ok", version=__version__, model=state.warmup.state)
 
 
 @router.get(

@@ -1,0 +1,1 @@
+"""``footnoted bench``: embedding, ingestion, query latency and load, measured side by side."""

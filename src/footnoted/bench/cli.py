@@ -1,0 +1,232 @@
+"""``footnoted bench``: tables on stdout, every number in ``--json``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import FootnotedError
+from ..evaluation.cli import progress_bar
+from . import report
+from .texts import DATA
+
+bench_app = typer.Typer(
+    help="Benchmarks: embedding speed, ingestion, query latency and load.",
+    no_args_is_help=True,
+)
+
+JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write every number here.")]
+DataOpt = Annotated[
+    Path, typer.Option("--data", file_okay=False, help="The shared evaluation data folder.")
+]
+SmallOpt = Annotated[bool, typer.Option("--small", help="A quick run at a small size (CI).")]
+
+
+def _fail(exc: FootnotedError) -> typer.Exit:
+    report.err.print(f"[red]error[/red] [{exc.code}] {exc.message}")
+    return typer.Exit(1)
+
+
+@bench_app.command()
+def embed(
+    texts: Annotated[int, typer.Option(min=8, help="Real chunk texts to embed.")] = 2000,
+    rounds: Annotated[int, typer.Option(min=1, help="Alternating rounds per path.")] = 3,
+    precision: Annotated[
+        list[str] | None, typer.Option(help="Paths to measure (fp32, int8, bf16); default all.")
+    ] = None,
+    data: DataOpt = DATA,
+    small: SmallOpt = False,
+    json_path: JsonOpt = None,
+) -> None:
+    """Chunks/s of footnoted's embedding vs sentence-transformers fp32 defaults."""
+    from .embed import run_embed
+
+    started = time.perf_counter()
+    texts, rounds = (min(texts, 64), 1) if small else (texts, rounds)
+    try:
+        with progress_bar() as progress:
+            result = run_embed(data, texts, rounds, precision, progress)
+    except FootnotedError as exc:
+        raise _fail(exc) from exc
+    columns = {
+        "path": "path",
+        "median_s": "median s",
+        "chunks_per_s": "chunks/s",
+        "ratio": "× baseline",
+        "cosine_min": "cos min",
+        "cosine_median": "cos median",
+    }
+    report.show(f"footnoted bench embed ({result['texts']} SciFact chunks)", result["rows"],
+                columns)  # fmt: skip
+    report.finish("embed", started, result, json_path)
+
+
+ScalesOpt = Annotated[
+    list[int] | None, typer.Option("--chunks", help="Knowledge-base sizes (repeatable).")
+]
+DirOpt = Annotated[
+    Path | None,
+    typer.Option("--dir", file_okay=False, help="Where built knowledge bases are kept."),
+]
+BackendOpt = Annotated[str, typer.Option(help="sqlite, or postgres (needs --database-url).")]
+UrlOpt = Annotated[
+    str | None, typer.Option(envvar="FOOTNOTED_DATABASE_URL", help="PostgreSQL URL (postgres).")
+]
+
+
+def _target(directory: Path | None, backend: str, url: str | None) -> Any:
+    from ..embedding import resolve_precision
+    from ..settings import Settings
+    from .query import Target
+
+    if backend not in ("sqlite", "postgres"):
+        raise typer.BadParameter("--backend is sqlite or postgres")
+    if backend == "postgres" and not url:
+        raise typer.BadParameter("--backend postgres needs --database-url")
+    settings = Settings()
+    precision = resolve_precision(settings.embedding_precision)
+    tag = "" if precision == "fp32" else f"-{precision}"
+    root = directory or settings.home / "bench"
+    return Target(root, backend, url if backend == "postgres" else None, tag)
+
+
+@bench_app.command()
+def query(
+    chunks: ScalesOpt = None,
+    real: Annotated[int, typer.Option(min=100, help="Chunks of real, embedded text.")] = 3000,
+    clients: Annotated[
+        list[int] | None, typer.Option("--clients", help="Concurrent clients (repeatable).")
+    ] = None,
+    requests: Annotated[int, typer.Option(min=1, help="Questions per client setting.")] = 100,
+    backend: BackendOpt = "sqlite",
+    database_url: UrlOpt = None,
+    directory: DirOpt = None,
+    data: DataOpt = DATA,
+    small: SmallOpt = False,
+    json_path: JsonOpt = None,
+) -> None:
+    """Time to first answer_delta and to answer_end, over real HTTP, at several sizes."""
+    from .query import run_query
+
+    started = time.perf_counter()
+    scales = chunks or ([1000] if small else [10_000, 100_000])
+    real, requests = (min(real, 150), min(requests, 10)) if small else (real, requests)
+    target = _target(directory, backend, database_url)
+    try:
+        with progress_bar() as progress:
+            result = run_query(target, data, scales, real, clients or [1, 8], requests, progress)
+    except FootnotedError as exc:
+        raise _fail(exc) from exc
+    columns = {"chunks": "chunks", "real_chunks": "real", "generated_chunks": "generated",
+               "clients": "clients", "answered": "answered", "refused": "refused",
+               "errors": "errors", "first_delta_p50_ms": "first p50 ms",
+               "first_delta_p95_ms": "first p95", "first_delta_p99_ms": "first p99",
+               "end_p50_ms": "end p50 ms", "end_p95_ms": "end p95", "end_p99_ms": "end p99",
+               "server_peak_rss_mb": "server RSS MiB", "index_s": "index s",
+               "index_recall_at_10": "recall@10"}  # fmt: skip
+    report.show(f"footnoted bench query ({backend}, extractive)", result["rows"], columns)
+    report.finish("query", started, {"backend": backend, **result}, json_path)
+
+
+@bench_app.command()
+def load(
+    clients: Annotated[int, typer.Option(min=1, help="Concurrent chat clients.")] = 16,
+    seconds: Annotated[float, typer.Option(min=1, help="How long to keep asking.")] = 60,
+    workers: Annotated[int, typer.Option(min=1, help="footnoted serve --workers.")] = 2,
+    rate_limit: Annotated[
+        int, typer.Option(min=0, help="FOOTNOTED_RATE_LIMIT for the server; 0 is off.")
+    ] = 0,
+    chunks: Annotated[int, typer.Option(min=100, help="Knowledge-base size.")] = 10_000,
+    real: Annotated[int, typer.Option(min=100, help="Chunks of real, embedded text.")] = 3000,
+    backend: BackendOpt = "sqlite",
+    database_url: UrlOpt = None,
+    directory: DirOpt = None,
+    data: DataOpt = DATA,
+    small: SmallOpt = False,
+    json_path: JsonOpt = None,
+) -> None:
+    """Throughput, errors and latency of concurrent chat clients over real HTTP."""
+    from .load import run_load
+
+    started = time.perf_counter()
+    if small:
+        chunks, real, clients, seconds = 1000, min(real, 150), min(clients, 4), min(seconds, 5)
+    target = _target(directory, backend, database_url)
+    try:
+        with progress_bar() as progress:
+            result = run_load(target, data, chunks, real, clients, seconds, workers, rate_limit,
+                              progress)  # fmt: skip
+    except FootnotedError as exc:
+        raise _fail(exc) from exc
+    columns = {"workers": "workers", "clients": "clients", "seconds": "seconds",
+               "requests": "requests", "per_s": "req/s", "answered": "answered",
+               "refused": "refused", "rate_limited": "429", "errors": "errors",
+               "first_delta_p50_ms": "first p50 ms", "end_p50_ms": "end p50 ms",
+               "end_p95_ms": "end p95", "end_p99_ms": "end p99",
+               "server_peak_rss_mb": "server RSS MiB"}  # fmt: skip
+    report.show(f"footnoted bench load ({backend}, {chunks} chunks)", result["rows"], columns)
+    report.finish("load", started, {"backend": backend, **result}, json_path)
+
+
+@bench_app.command()
+def stages(
+    chunks: Annotated[
+        int, typer.Option(min=100, help="Knowledge-base size (built by query).")
+    ] = 100_000,
+    real: Annotated[int, typer.Option(min=100, help="Chunks of real, embedded text.")] = 3000,
+    questions_n: Annotated[int, typer.Option("--questions", min=1, help="Questions.")] = 30,
+    backend: BackendOpt = "sqlite",
+    database_url: UrlOpt = None,
+    directory: DirOpt = None,
+    data: DataOpt = DATA,
+    small: SmallOpt = False,
+    json_path: JsonOpt = None,
+) -> None:
+    """Median time per stage of one question (embedding, dense, keyword, fetch, rerank, answer)."""
+    from .query import prepare
+    from .stages import profile
+    from .texts import questions
+
+    started = time.perf_counter()
+    if small:
+        chunks, real, questions_n = 1000, min(real, 150), min(questions_n, 5)
+    target = _target(directory, backend, database_url)
+    try:
+        with progress_bar() as progress:
+            store = prepare(target, data, chunks, real, progress)
+            rows = profile(target.settings(chunks, real), questions(data)[:questions_n], progress)
+    except FootnotedError as exc:
+        raise _fail(exc) from exc
+    report.show(f"footnoted bench stages ({backend}, {store['chunks']} chunks)", rows,
+                {"stage": "stage", "median_ms": "median ms", "n": "n"})  # fmt: skip
+    report.finish("stages", started, {"backend": backend, "store": store, "rows": rows}, json_path)
+
+
+@bench_app.command()
+def ingest(
+    docs: Annotated[int | None, typer.Option(min=1, help="First N SciFact abstracts.")] = None,
+    precision: Annotated[
+        str, typer.Option(help="Embedding precision: fp32, int8, bf16, auto.")
+    ] = "auto",
+    data: DataOpt = DATA,
+    small: SmallOpt = False,
+    json_path: JsonOpt = None,
+) -> None:
+    """Files to searchable chunks/s (SciFact abstracts and the PDFs), with peak RSS."""
+    from .ingest import run_ingest
+
+    started = time.perf_counter()
+    docs = min(docs or 50, 50) if small else docs
+    try:
+        with progress_bar() as progress:
+            result = run_ingest(data, docs, precision, progress)
+    except FootnotedError as exc:
+        raise _fail(exc) from exc
+    columns = {"corpus": "corpus", "files": "files", "failed": "failed", "chunks": "chunks",
+               "seconds": "seconds", "files_per_s": "files/s", "chunks_per_s": "chunks/s",
+               "peak_rss_mb": "peak RSS MiB"}  # fmt: skip
+    report.show(f"footnoted bench ingest ({result['model']})", result["rows"], columns)
+    report.finish("ingest", started, result, json_path)

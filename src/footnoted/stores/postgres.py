@@ -1,0 +1,305 @@
+"""The PostgreSQL store: pgvector (HNSW, cosine) for dense search, tsvector for keywords.
+
+Connections, transactions and the app role live in :mod:`.postgres_base`; users and
+tokens in :mod:`.postgres_accounts`, sessions and messages in :mod:`.postgres_chat`,
+files, settings, refusals and secrets in :mod:`.postgres_service`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from psycopg import sql
+from psycopg.rows import DictRow
+
+from ..errors import FootnotedError, NotFound
+from ..models import Chunk, Document
+from .base import StoredChunk, StoredFile, Vector
+from .postgres_accounts import AccountsMixin
+from .postgres_base import Connection, PostgresBase, now
+from .postgres_chat import ChatMixin
+from .postgres_search import LIVE, dense_search, keyword_search
+from .postgres_service import ServiceDataMixin
+
+_DOC_COLUMNS = (
+    "id, collection, title, source, kind, content_hash, size, status, enabled, error, url, "
+    "page_count, chunk_count, embedding_model, created_at, updated_at"
+)
+TERMS = (  # chunk text weighs most; the document title and the section path less
+    "setweight(to_tsvector('english', %(text)s::text), 'A') || setweight(to_tsvector("
+    "'english', %(title)s::text || ' ' || coalesce(%(section)s::text, '')), 'B')"
+)
+
+
+def _document(row: DictRow) -> Document:
+    return Document(**row)
+
+
+def _chunk(row: DictRow) -> Chunk:
+    return Chunk(
+        id=row["id"],
+        document_id=row["document_id"],
+        index=row["idx"],
+        text=row["text"],
+        char_start=row["char_start"],
+        char_end=row["char_end"],
+        page=row["page"],
+        section=row["section"],
+        token_count=row["token_count"],
+    )
+
+
+def _not_found(document_id: str) -> NotFound:
+    return NotFound(f"No document with id {document_id!r}.", code="document_not_found")
+
+
+class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
+    """Documents, chunks and retrieval here; users, chat and service data in the mixins."""
+
+    def __init__(self, url: str, dim: int, pool_size: int = 10) -> None:
+        super().__init__(url, dim, pool_size)
+        with self.transaction() as db:
+            row = db.execute(
+                "SELECT atttypmod AS dim FROM pg_attribute "
+                "WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
+            ).fetchone()
+            version = db.execute(
+                "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+            ).fetchone()
+        if row is not None and row["dim"] != dim:
+            self.close()
+            raise FootnotedError(
+                f"The database holds {row['dim']}-dimensional vectors but the embedding "
+                f"model makes {dim}: use a new database for this model.",
+                code="embedding_dimension_mismatch",
+            )
+        parts = str(version["extversion"] if version else "0").split(".")
+        self.iterative_scan = tuple(int(p) for p in parts[:2]) >= (0, 8)
+
+    # -- documents ---------------------------------------------------------------------
+    def get_document(self, document_id: str) -> Document:
+        with self.transaction() as db:
+            return self._get(db, document_id)
+
+    def _get(self, db: Connection, document_id: str) -> Document:
+        row = db.execute(
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE id = %s", (document_id,)
+        ).fetchone()
+        if row is None:
+            raise _not_found(document_id)
+        return _document(row)
+
+    def _find(self, db: Connection, collection: str, source: str) -> Document | None:
+        row = db.execute(
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE collection = %s AND source = %s",
+            (collection, source),
+        ).fetchone()
+        return None if row is None else _document(row)
+
+    def find_document(self, collection: str, source: str) -> Document | None:
+        with self.transaction() as db:
+            return self._find(db, collection, source)
+
+    def list_documents(self, collection: str | None = None) -> list[Document]:
+        query = f"SELECT {_DOC_COLUMNS} FROM documents"
+        params: tuple[Any, ...] = ()
+        if collection is not None:
+            query += " WHERE collection = %s"
+            params = (collection,)
+        with self.transaction() as db:
+            rows = db.execute(
+                query + ' ORDER BY created_at COLLATE "C", title COLLATE "C"', params
+            ).fetchall()
+        return [_document(r) for r in rows]
+
+    def collections(self) -> list[str]:
+        with self.transaction() as db:
+            rows = db.execute(
+                'SELECT DISTINCT collection COLLATE "C" AS name FROM documents ORDER BY 1'
+            ).fetchall()
+        return [r["name"] for r in rows]
+
+    def save_document(
+        self, document: Document, text: str, chunks: Sequence[Chunk], vectors: Vector
+    ) -> None:
+        stamp = now()
+        with self.transaction() as db:
+            self.lock(db, "document", document.collection, document.source)
+            old = self._find(db, document.collection, document.source)
+            if old is not None:
+                self._delete(db, old.id, keep_file=old.id == document.id)
+            db.execute(
+                f"INSERT INTO documents ({_DOC_COLUMNS}, text) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    document.id, document.collection, document.title, document.source,
+                    document.kind, document.content_hash, document.size, document.status,
+                    document.enabled, document.error, document.url, document.page_count,
+                    len(chunks), document.embedding_model,
+                    old.created_at if old else stamp, stamp, text,
+                ),
+            )  # fmt: skip
+            self._insert_chunks(db, document, chunks, vectors)
+
+    def _insert_chunks(
+        self, db: Connection, document: Document, chunks: Sequence[Chunk], vectors: Vector
+    ) -> None:
+        rows = [
+            {
+                "id": c.id, "document_id": c.document_id, "collection": document.collection,
+                "idx": c.index, "text": c.text, "char_start": c.char_start,
+                "char_end": c.char_end, "page": c.page, "section": c.section,
+                "token_count": c.token_count, "title": document.title,
+                "embedding": np.asarray(v, dtype=np.float32),
+            }
+            for c, v in zip(chunks, vectors, strict=True)
+        ]  # fmt: skip
+        with db.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO chunks (id, document_id, collection, idx, text, char_start, "
+                "char_end, page, section, token_count, embedding, terms) VALUES (%(id)s, "
+                "%(document_id)s, %(collection)s, %(idx)s, %(text)s, %(char_start)s, "
+                "%(char_end)s, %(page)s, %(section)s, %(token_count)s, %(embedding)s, "
+                f"{TERMS})",
+                rows,
+            )
+
+    def _delete(self, db: Connection, document_id: str, keep_file: bool = False) -> None:
+        db.execute("DELETE FROM chunks WHERE document_id = %s", (document_id,))
+        db.execute("DELETE FROM documents WHERE id = %s", (document_id,))
+        if not keep_file:
+            db.execute("DELETE FROM document_files WHERE document_id = %s", (document_id,))
+
+    def begin_upload(self, document: Document, file: StoredFile) -> None:
+        """Record an uploaded file and its document (status ``processing``) in one transaction.
+
+        A failed or unfinished earlier upload of the same content is replaced.
+        """
+        stamp = now()
+        with self.transaction() as db:
+            self.lock(db, "document", document.collection, document.source)
+            old = self._find(db, document.collection, document.source)
+            for stale in {old.id if old else None, document.id} - {None}:
+                self._delete(db, str(stale))
+            db.execute(
+                f"INSERT INTO documents ({_DOC_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, "
+                "'processing', TRUE, NULL, %s, NULL, 0, NULL, %s, %s)",
+                (
+                    document.id, document.collection, document.title, document.source,
+                    document.kind, document.content_hash, document.size, document.url,
+                    stamp, stamp,
+                ),
+            )  # fmt: skip
+            db.execute(
+                "INSERT INTO document_files (document_id, filename, title, media_type, data, "
+                "created_at) VALUES (%s, %s, %s, %s, %s, %s)",
+                (document.id, file.filename, file.title, file.media_type, file.data, stamp),
+            )
+
+    def _update(self, document_id: str, assignments: str, params: tuple[Any, ...]) -> Document:
+        with self.transaction() as db:
+            row = db.execute(
+                f"UPDATE documents SET {assignments}, updated_at = %s WHERE id = %s "
+                f"RETURNING {_DOC_COLUMNS}",
+                (*params, now(), document_id),
+            ).fetchone()
+        if row is None:
+            raise _not_found(document_id)
+        return _document(row)
+
+    def set_status(self, document_id: str, status: str, error: str | None = None) -> Document:
+        """Mark a document ``processing`` or ``failed`` (with a readable error)."""
+        return self._update(document_id, "status = %s, error = %s", (status, error))
+
+    def fail_interrupted(self, error: str) -> int:
+        """Mark documents left ``processing`` by a stopped server as failed."""
+        with self.transaction() as db:
+            cur = db.execute(
+                "UPDATE documents SET status = 'failed', error = %s, updated_at = %s "
+                "WHERE status = 'processing'",
+                (error, now()),
+            )
+            return cur.rowcount
+
+    def set_enabled(self, document_id: str, enabled: bool) -> Document:
+        return self._update(document_id, "enabled = %s", (enabled,))
+
+    def delete_document(self, document_id: str) -> None:
+        with self.transaction() as db:
+            self._get(db, document_id)
+            self._delete(db, document_id)
+
+    def document_text(self, document_id: str) -> str:
+        with self.transaction() as db:
+            row = db.execute("SELECT text FROM documents WHERE id = %s", (document_id,)).fetchone()
+        if row is None:
+            raise _not_found(document_id)
+        return str(row["text"])
+
+    def document_chunks(self, document_id: str) -> list[Chunk]:
+        with self.transaction() as db:
+            self._get(db, document_id)
+            rows = db.execute(
+                "SELECT * FROM chunks WHERE document_id = %s ORDER BY idx", (document_id,)
+            ).fetchall()
+        return [_chunk(r) for r in rows]
+
+    # -- retrieval ---------------------------------------------------------------------
+    def count_chunks(self, collection: str) -> int:
+        with self.transaction() as db:
+            return self._count_live(db, collection)
+
+    def _count_live(self, db: Connection, collection: str) -> int:
+        row = db.execute(
+            f"SELECT coalesce(sum(chunk_count), 0) AS n FROM documents d "
+            f"WHERE collection = %s AND {LIVE}",
+            (collection,),
+        ).fetchone()
+        return int(row["n"]) if row else 0
+
+    def embedding_models(self, collection: str) -> set[str]:
+        with self.transaction() as db:
+            rows = db.execute(
+                "SELECT DISTINCT embedding_model FROM documents WHERE collection = %s "
+                "AND status = 'ready'",
+                (collection,),
+            ).fetchall()
+        return {r["embedding_model"] for r in rows if r["embedding_model"]}
+
+    def dense_search(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
+        query = np.asarray(vector, dtype=np.float32)
+        with self.transaction() as db:
+            hits = dense_search(db, collection, query, k, self.iterative_scan)
+            if len(hits) < k and self._count_live(db, collection) > len(hits):
+                hits = dense_search(db, collection, query, k, exact=True)
+        return hits
+
+    def keyword_search(self, collection: str, terms: Sequence[str], k: int) -> list[str]:
+        if not terms:
+            return []
+        with self.transaction() as db:
+            return keyword_search(db, collection, terms, k)
+
+    def fetch_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
+        if not chunk_ids:
+            return []
+        with self.transaction() as db:
+            rows = db.execute(
+                sql.SQL(
+                    "SELECT c.*, d.title AS document_title, d.url AS document_url FROM chunks c "
+                    "JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(%s) AND {live}"
+                ).format(live=sql.SQL(LIVE)),
+                (list(chunk_ids),),
+            ).fetchall()
+        by_id = {
+            r["id"]: StoredChunk(
+                chunk=_chunk(r),
+                document_title=r["document_title"],
+                document_url=r["document_url"],
+                vector=r["embedding"].to_numpy().astype(np.float32),
+            )
+            for r in rows
+        }
+        return [by_id[i] for i in chunk_ids if i in by_id]

@@ -1,0 +1,263 @@
+"""Named, recorded PostgreSQL migrations. Append new ones; never edit an applied one.
+
+They run as the role the database URL names, which owns the tables. Each run also makes
+sure the ``footnoted_app`` role exists (NOLOGIN), may use every table, and can be taken
+on (``SET ROLE``) by that owner: the service works as ``footnoted_app``, so row-level
+security holds even for the owner's connections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+APP_ROLE = "footnoted_app"
+APP_TABLES = (
+    "documents", "chunks", "users", "tokens", "rate_events", "sessions", "messages",
+    "chat_requests", "document_files", "collection_settings", "refusals", "secrets",
+)  # fmt: skip
+USER_SETTING = "current_setting('footnoted.user_id', true)"
+Migration = Callable[[psycopg.Connection[Any], int], None]
+_LOCK = 0x666F6F74  # advisory lock held while migrating: one process at a time
+
+
+def run_script(db: psycopg.Connection[Any], script: str) -> None:
+    for statement in script.split(";\n"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def m001_documents_and_chunks(db: psycopg.Connection[Any], dim: int) -> None:
+    run_script(
+        db,
+        f"""
+        CREATE EXTENSION IF NOT EXISTS vector;
+        CREATE TABLE documents (
+            id TEXT PRIMARY KEY,
+            collection TEXT NOT NULL,
+            title TEXT NOT NULL,
+            source TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            size BIGINT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('processing', 'ready', 'failed')),
+            enabled BOOLEAN NOT NULL DEFAULT TRUE,
+            error TEXT,
+            url TEXT,
+            page_count INTEGER,
+            chunk_count INTEGER NOT NULL DEFAULT 0,
+            embedding_model TEXT,
+            text TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (collection, source)
+        );
+        CREATE INDEX documents_collection ON documents (collection, status, enabled);
+        CREATE TABLE chunks (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            document_id TEXT NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            collection TEXT NOT NULL,
+            idx INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            char_start INTEGER NOT NULL,
+            char_end INTEGER NOT NULL,
+            page INTEGER,
+            section TEXT,
+            token_count INTEGER NOT NULL,
+            embedding vector({int(dim)}) NOT NULL,
+            terms tsvector NOT NULL
+        );
+        CREATE INDEX chunks_document ON chunks (document_id, idx);
+        CREATE INDEX chunks_collection ON chunks (collection);
+        CREATE INDEX chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops);
+        CREATE INDEX chunks_terms ON chunks USING gin (terms);
+        """,
+    )
+
+
+def m002_users_tokens_rate_limits(db: psycopg.Connection[Any], dim: int) -> None:
+    run_script(
+        db,
+        """
+        CREATE TABLE users (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            is_admin BOOLEAN NOT NULL DEFAULT FALSE,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE tokens (
+            hash TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX tokens_user ON tokens (user_id);
+        CREATE TABLE rate_events (
+            user_id TEXT NOT NULL,
+            at DOUBLE PRECISION NOT NULL
+        );
+        CREATE INDEX rate_events_user ON rate_events (user_id, at);
+        """,
+    )
+
+
+def m003_sessions_messages_chat_requests(db: psycopg.Connection[Any], dim: int) -> None:
+    run_script(
+        db,
+        """
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            title TEXT NOT NULL,
+            message_count INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX sessions_user ON sessions (user_id, updated_at);
+        CREATE TABLE messages (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL,
+            request_id TEXT NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+            type TEXT NOT NULL CHECK (type IN ('question', 'answer', 'refusal')),
+            content TEXT NOT NULL,
+            citations TEXT,
+            referenced_indices TEXT,
+            spans TEXT,
+            created_at TEXT NOT NULL,
+            grounding TEXT,
+            incomplete BOOLEAN NOT NULL DEFAULT FALSE,
+            refusal TEXT,
+            UNIQUE (user_id, request_id, role)
+        );
+        CREATE INDEX messages_session ON messages (session_id, seq);
+        CREATE TABLE chat_requests (
+            user_id TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            message TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('in_progress', 'done', 'abandoned')),
+            owner TEXT NOT NULL,
+            claimed_at DOUBLE PRECISION NOT NULL,
+            payload TEXT,
+            PRIMARY KEY (user_id, message_id)
+        );
+        CREATE INDEX chat_requests_session ON chat_requests (session_id);
+        """,
+    )
+
+
+def m004_files_settings_refusals_secrets(db: psycopg.Connection[Any], dim: int) -> None:
+    run_script(
+        db,
+        """
+        CREATE TABLE document_files (
+            document_id TEXT PRIMARY KEY,
+            filename TEXT NOT NULL,
+            title TEXT,
+            media_type TEXT NOT NULL,
+            data BYTEA NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE collection_settings (
+            collection TEXT PRIMARY KEY,
+            settings TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE refusals (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            user_id TEXT,
+            question TEXT NOT NULL,
+            collection TEXT NOT NULL,
+            max_score DOUBLE PRECISION,
+            threshold DOUBLE PRECISION NOT NULL,
+            reason TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX refusals_collection ON refusals (collection, id);
+        CREATE TABLE secrets (
+            name TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        )
+        """,
+    )
+
+
+def m005_row_level_security(db: psycopg.Connection[Any], dim: int) -> None:
+    """Sessions, messages and chat requests: a transaction sees only its user's rows."""
+    for table in ("sessions", "messages", "chat_requests"):
+        run_script(
+            db,
+            f"""
+            ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
+            ALTER TABLE {table} FORCE ROW LEVEL SECURITY;
+            CREATE POLICY {table}_own_rows ON {table}
+                USING (user_id = {USER_SETTING}) WITH CHECK (user_id = {USER_SETTING})
+            """,
+        )
+
+
+MIGRATIONS: list[Migration] = [
+    m001_documents_and_chunks,
+    m002_users_tokens_rate_limits,
+    m003_sessions_messages_chat_requests,
+    m004_files_settings_refusals_secrets,
+    m005_row_level_security,
+]
+
+
+def _scalar(db: psycopg.Connection[Any], query: str) -> Any:
+    row = db.execute(query).fetchone()
+    return None if row is None else row[0]
+
+
+def ensure_app_role(db: psycopg.Connection[Any]) -> None:
+    """Create ``footnoted_app`` if needed, let the owner take it on, and grant it the tables."""
+    db.execute(
+        f"""
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{APP_ROLE}') THEN
+                CREATE ROLE {APP_ROLE} NOLOGIN;
+            END IF;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END $$
+        """
+    )
+    if not _scalar(db, f"SELECT pg_has_role(current_user, '{APP_ROLE}', 'MEMBER')"):
+        db.execute(f"GRANT {APP_ROLE} TO CURRENT_USER")
+    tables = sql.SQL(", ").join(sql.Identifier(t) for t in APP_TABLES)
+    db.execute(
+        sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
+            tables, sql.Identifier(APP_ROLE)
+        )
+    )
+
+
+def migrate(url: str, dim: int) -> list[str]:
+    """Apply pending migrations in order, one transaction each; return their names."""
+    applied: list[str] = []
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("SELECT pg_advisory_lock(%s)", (_LOCK,))
+        try:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS _migrations "
+                "(name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+            )
+            done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+            for migration in MIGRATIONS:
+                if migration.__name__ in done:
+                    continue
+                with db.transaction():
+                    migration(db, dim)
+                    db.execute("INSERT INTO _migrations (name) VALUES (%s)", (migration.__name__,))
+                applied.append(migration.__name__)
+            with db.transaction():
+                ensure_app_role(db)
+        finally:
+            db.execute("SELECT pg_advisory_unlock(%s)", (_LOCK,))
+    return applied

@@ -1,0 +1,63 @@
+"""Dense (pgvector HNSW, cosine) and keyword (tsvector) search over enabled, ready chunks.
+
+An HNSW scan yields at most ``hnsw.ef_search`` candidates before the collection and
+document filters apply, so a filtered search can come back short. pgvector 0.8+ scans
+on (``hnsw.iterative_scan``); with older versions the caller repeats a short search
+exactly (``exact=True``), so a search always returns ``k`` hits when that many exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+from psycopg import sql
+
+from .postgres_base import Connection
+
+EF_SEARCH_MAX = 1000  # pgvector's limit
+LIVE = "d.status = 'ready' AND d.enabled"
+_DENSE = (
+    "SELECT c.id, c.embedding <=> %(q)s AS distance FROM chunks c "
+    f"JOIN documents d ON d.id = c.document_id WHERE c.collection = %(collection)s AND {LIVE} "
+    "ORDER BY c.embedding <=> %(q)s LIMIT %(k)s"
+)
+_KEYWORD = (
+    "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id, "
+    "(SELECT {query} AS q) AS query "
+    f"WHERE c.terms @@ query.q AND c.collection = %s AND {LIVE} "
+    "ORDER BY ts_rank_cd('{{0.1, 0.2, 0.5, 1.0}}', c.terms, query.q) DESC, c.seq LIMIT %s"
+)
+
+
+def dense_search(
+    db: Connection,
+    collection: str,
+    vector: npt.NDArray[np.float32],
+    k: int,
+    iterative: bool = False,
+    exact: bool = False,
+) -> list[tuple[str, float]]:
+    """(chunk id, cosine similarity), best first."""
+    if exact:
+        db.execute("SET LOCAL enable_indexscan = off")
+    else:
+        ef = min(EF_SEARCH_MAX, max(40, 2 * k + 32))
+        db.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
+        if iterative:
+            db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+    rows = db.execute(_DENSE, {"q": vector, "collection": collection, "k": k}).fetchall()
+    if exact:
+        db.execute("SET LOCAL enable_indexscan = on")
+    hits = [(str(r["id"]), 1.0 - float(r["distance"])) for r in rows]
+    return sorted(hits, key=lambda hit: -hit[1])
+
+
+def keyword_search(db: Connection, collection: str, terms: Sequence[str], k: int) -> list[str]:
+    """Chunk ids ranked by ``ts_rank_cd`` over text, title and section; any term matches."""
+    query = sql.SQL(" || ").join(
+        sql.SQL("phraseto_tsquery('english', {})").format(sql.Literal(term)) for term in terms
+    )
+    rows = db.execute(sql.SQL(_KEYWORD).format(query=query), (collection, k)).fetchall()
+    return [str(r["id"]) for r in rows]

@@ -1,0 +1,97 @@
+"""Uploaded files, collection settings, the refusal log and generated secrets (PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..records import RefusalEntry
+from .base import StoredFile
+from .postgres_base import Connection, PostgresBase, now
+
+
+def insert_refusal(db: Connection, entry: RefusalEntry, user_id: str | None) -> None:
+    db.execute(
+        "INSERT INTO refusals (user_id, question, collection, max_score, threshold, reason, "
+        "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        (
+            user_id, entry.question, entry.collection, entry.max_score, entry.threshold,
+            entry.reason, entry.created_at or now(),
+        ),
+    )  # fmt: skip
+
+
+class ServiceDataMixin(PostgresBase):
+    # -- original files ------------------------------------------------------------------
+    def get_file(self, document_id: str) -> StoredFile | None:
+        with self.transaction() as db:
+            row = db.execute(
+                "SELECT filename, media_type, data, title FROM document_files "
+                "WHERE document_id = %s",
+                (document_id,),
+            ).fetchone()
+        if row is None:
+            return None
+        return StoredFile(row["filename"], row["media_type"], bytes(row["data"]), row["title"])
+
+    # -- collection settings -------------------------------------------------------------
+    def get_collection_settings(self, collection: str) -> dict[str, Any]:
+        with self.transaction() as db:
+            row = db.execute(
+                "SELECT settings FROM collection_settings WHERE collection = %s", (collection,)
+            ).fetchone()
+        return {} if row is None else dict(json.loads(row["settings"]))
+
+    def put_collection_settings(self, collection: str, values: dict[str, Any]) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO collection_settings (collection, settings, updated_at) "
+                "VALUES (%s, %s, %s) ON CONFLICT (collection) DO UPDATE SET "
+                "settings = excluded.settings, updated_at = excluded.updated_at",
+                (collection, json.dumps(values), now()),
+            )
+
+    # -- refusal log -----------------------------------------------------------------------
+    def log_refusal(self, entry: RefusalEntry, user_id: str | None = None) -> None:
+        with self.transaction() as db:
+            insert_refusal(db, entry, user_id)
+
+    def list_refusals(self, limit: int = 100, collection: str | None = None) -> list[RefusalEntry]:
+        """Newest first."""
+        where = "WHERE r.collection = %s" if collection is not None else ""
+        params: tuple[Any, ...] = (collection,) if collection is not None else ()
+        with self.transaction() as db:
+            rows = db.execute(
+                "SELECT r.*, u.name AS user_name FROM refusals r "
+                f"LEFT JOIN users u ON u.id = r.user_id {where} ORDER BY r.id DESC LIMIT %s",
+                (*params, limit),
+            ).fetchall()
+        return [
+            RefusalEntry(
+                question=r["question"],
+                collection=r["collection"],
+                max_score=r["max_score"],
+                threshold=r["threshold"],
+                reason=r["reason"],
+                user_name=r["user_name"],
+                created_at=r["created_at"],
+                id=r["id"],
+            )
+            for r in rows
+        ]
+
+    # -- secrets ---------------------------------------------------------------------------
+    def secret(self, name: str, make: Callable[[], str]) -> str:
+        """The named secret, made once and shared by every process using the database."""
+        query = "SELECT value FROM secrets WHERE name = %s"
+        with self.transaction() as db:
+            row = db.execute(query, (name,)).fetchone()
+            if row is None:
+                db.execute(
+                    "INSERT INTO secrets (name, value) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                    (name, make()),
+                )
+                row = db.execute(query, (name,)).fetchone()
+        assert row is not None
+        return str(row["value"])

@@ -1,0 +1,76 @@
+"""Small-scale runs of every ``footnoted bench`` command: the numbers are printed and
+written as JSON; only their shape and sanity are checked, never their speed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+pytestmark = [
+    pytest.mark.bench,
+    pytest.mark.slow,
+    pytest.mark.skipif(not DATA.exists(), reason="needs the shared evaluation data"),
+]
+
+
+@pytest.fixture(scope="module")
+def bench_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("bench")
+
+
+def bench(name: str, tmp: Path, *args: str) -> dict[str, Any]:
+    out = tmp / f"{name}.json"
+    cmd = [sys.executable, "-m", "footnoted", "bench", name, "--small", "--data", str(DATA),
+           "--json", str(out), *args]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    print(done.stdout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    data: dict[str, Any] = json.loads(out.read_text())
+    assert data["bench"] == name and data["wall_seconds"] > 0
+    return data
+
+
+def test_bench_embed(tmp_path: Path) -> None:
+    data = bench("embed", tmp_path, "--precision", "fp32", "--precision", "int8")
+    rows = {row["path"]: row for row in data["rows"]}
+    assert set(rows) == {"sentence-transformers fp32", "footnoted fp32", "footnoted int8"}
+    for row in rows.values():
+        assert row["chunks_per_s"] > 0 and row["ratio"] > 0
+    assert rows["footnoted fp32"]["cosine_min"] > 0.999
+    assert rows["footnoted int8"]["cosine_median"] > 0.95
+
+
+def test_bench_ingest(tmp_path: Path) -> None:
+    rows = bench("ingest", tmp_path)["rows"]
+    assert [r["corpus"] for r in rows] == ["SciFact abstracts", "PDFs"]
+    for row in rows:
+        assert row["chunks"] > 0 and row["chunks_per_s"] > 0 and row["peak_rss_mb"] > 0
+
+
+def test_bench_query(bench_dir: Path) -> None:
+    rows = bench("query", bench_dir, "--dir", str(bench_dir))["rows"]
+    assert [r["clients"] for r in rows] == [1, 8]
+    for row in rows:
+        assert row["errors"] == 0 and row["answered"] > 0
+        assert 0 < row["first_delta_p50_ms"] <= row["end_p50_ms"]
+        assert row["real_chunks"] + row["generated_chunks"] == row["chunks"]
+        assert row["server_peak_rss_mb"] > 0
+
+
+def test_bench_load(bench_dir: Path) -> None:
+    (row,) = bench("load", bench_dir, "--dir", str(bench_dir))["rows"]
+    assert row["workers"] == 2 and row["requests"] > 0 and row["errors"] == 0
+    assert row["per_s"] > 0 and row["end_p50_ms"] > 0
+
+
+def test_bench_stages(bench_dir: Path) -> None:
+    rows = bench("stages", bench_dir, "--dir", str(bench_dir))["rows"]
+    stages = {r["stage"] for r in rows}
+    assert {"embed question", "dense search", "keyword search", "rerank"} <= stages
+    assert all(r["median_ms"] >= 0 for r in rows)

@@ -1,0 +1,502 @@
+"""One contract for every ``Store``: the same tests run on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from footnoted import Settings
+from footnoted.embedding import SentenceTransformerEmbedder, get_embedder
+from footnoted.errors import Conflict, NotFound
+from footnoted.models import Chunk, Document
+from footnoted.records import NewMessage, RefusalEntry
+from footnoted.stores.base import Store, StoredFile, Vector
+from footnoted.stores.factory import open_store
+from pghelpers import Postgres
+
+DIM = 384
+OpenStore = Callable[[], Store]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> SentenceTransformerEmbedder:
+    return get_embedder(Settings())
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_new(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenStore]:
+    """Opens another store over the same database (another process's view of it)."""
+    with ExitStack() as stack:
+        url = None
+        if request.param == "postgres":
+            pg: Postgres = request.getfixturevalue("postgres")
+            url = stack.enter_context(pg.temporary())
+        settings = Settings(home=tmp_path / "home", database_url=url)
+
+        def open_one() -> Store:
+            store = open_store(settings, DIM)
+            stack.callback(store.close)
+            return store
+
+        yield open_one
+
+
+@pytest.fixture
+def store(open_new: OpenStore) -> Store:
+    return open_new()
+
+
+def unit(seed: int, near: Vector | None = None, spread: float = 1.0) -> Vector:
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal(DIM).astype(np.float32) * spread
+    if near is not None:
+        v = v + near
+    return (v / np.linalg.norm(v)).astype(np.float32)
+
+
+def document(
+    texts: list[str],
+    source: str = "a.md",
+    collection: str = "default",
+    title: str = "Handbook",
+    sections: list[str | None] | None = None,
+) -> tuple[Document, str, list[Chunk]]:
+    text = "\n\n".join(texts)
+    digest = hashlib.sha256(f"{collection}\0{source}\0{text}".encode()).hexdigest()[:16]
+    chunks, at = [], 0
+    for i, t in enumerate(texts):
+        section = sections[i] if sections else None
+        chunks.append(Chunk(f"{digest}-{i}", digest, i, t, at, at + len(t), i + 1, section, 9))
+        at += len(t) + 2
+    doc = Document(
+        id=digest, collection=collection, title=title, source=source, kind="md",
+        content_hash=digest, size=len(text), embedding_model="model-a", page_count=len(texts),
+    )  # fmt: skip
+    return doc, text, chunks
+
+
+def save(
+    store: Store, texts: list[str], vectors: Vector | None = None, **kw: object
+) -> tuple[Document, list[Chunk]]:
+    doc, text, chunks = document(texts, **kw)  # type: ignore[arg-type]
+    if vectors is None:
+        vectors = np.stack(
+            [unit(int(hashlib.sha256(t.encode()).hexdigest()[:8], 16)) for t in texts]
+        )
+    store.save_document(doc, text, chunks, vectors)
+    return doc, chunks
+
+
+# -- documents --------------------------------------------------------------------------
+
+
+def test_documents_are_saved_listed_and_read_back(store: Store) -> None:
+    doc, chunks = save(
+        store, ["Refunds take ten days.", "Plans renew yearly."], sections=["A", None]
+    )
+    other, _ = save(store, ["Other text."], source="b.md", collection="zeta")
+    got = store.get_document(doc.id)
+    assert (got.title, got.status, got.enabled, got.chunk_count) == ("Handbook", "ready", True, 2)
+    assert got.embedding_model == "model-a" and got.page_count == 2 and got.created_at
+    assert store.find_document("default", "a.md") == got
+    assert store.find_document("default", "missing.md") is None
+    assert [d.id for d in store.list_documents("default")] == [doc.id]
+    assert {d.id for d in store.list_documents()} == {doc.id, other.id}
+    assert store.collections() == ["default", "zeta"]
+    assert store.document_text(doc.id) == "Refunds take ten days.\n\nPlans renew yearly."
+    assert store.document_chunks(doc.id) == chunks
+    assert store.count_chunks("default") == 2 and store.count_chunks("nowhere") == 0
+    assert store.embedding_models("default") == {"model-a"}
+    with pytest.raises(NotFound) as missing:
+        store.get_document("nope")
+    assert missing.value.code == "document_not_found"
+    for read in (store.document_text, store.document_chunks, store.delete_document):
+        with pytest.raises(NotFound):
+            read("nope")
+
+
+def test_saving_the_same_source_replaces_the_document(store: Store) -> None:
+    old, old_chunks = save(store, ["First version of the policy."])
+    created = store.get_document(old.id).created_at
+    new, new_chunks = save(store, ["Second version.", "With two chunks."])
+    assert new.id != old.id
+    assert [d.id for d in store.list_documents()] == [new.id]
+    assert store.get_document(new.id).created_at == created
+    assert store.fetch_chunks([c.id for c in old_chunks]) == []
+    assert len(store.fetch_chunks([c.id for c in new_chunks])) == 2
+    assert store.count_chunks("default") == 2
+    with pytest.raises(NotFound):
+        store.get_document(old.id)
+
+
+def test_disabled_documents_leave_retrieval_at_once(store: Store) -> None:
+    vectors = np.stack([unit(1), unit(2)])
+    doc, chunks = save(store, ["Refunds take ten days.", "Refunds need a receipt."], vectors)
+    assert store.set_enabled(doc.id, False).enabled is False
+    assert store.count_chunks("default") == 0
+    assert store.dense_search("default", unit(1), 5) == []
+    assert store.keyword_search("default", ["refunds"], 5) == []
+    assert store.fetch_chunks([c.id for c in chunks]) == []
+    assert store.embedding_models("default") == {"model-a"}  # still ready, just hidden
+    assert store.set_enabled(doc.id, True).enabled is True
+    assert store.dense_search("default", unit(1), 1)[0][0] == chunks[0].id
+    with pytest.raises(NotFound):
+        store.set_enabled("nope", True)
+
+
+def test_deleting_a_document_removes_chunks_and_file(store: Store) -> None:
+    doc, text, chunks = document(["Uploaded text."])
+    store.begin_upload(doc, StoredFile("a.md", "text/markdown", b"# Uploaded", "Given"))
+    store.save_document(doc, text, chunks, np.stack([unit(3)]))
+    assert store.get_file(doc.id) == StoredFile("a.md", "text/markdown", b"# Uploaded", "Given")
+    store.delete_document(doc.id)
+    assert store.get_file(doc.id) is None
+    assert store.fetch_chunks([chunks[0].id]) == []
+    assert store.list_documents() == [] and store.collections() == []
+    with pytest.raises(NotFound):
+        store.delete_document(doc.id)
+
+
+# -- retrieval --------------------------------------------------------------------------
+
+
+def test_dense_search_returns_cosine_similarity_best_first(
+    store: Store, embedder: SentenceTransformerEmbedder
+) -> None:
+    texts = [
+        "Annual plans are refunded in full within thirty days of purchase.",
+        "The office is closed on public holidays.",
+        "Passwords must be at least twelve characters long.",
+        "Monthly plans can be cancelled at any time.",
+    ]
+    vectors = embedder.embed(texts)
+    _, chunks = save(store, texts, vectors)
+    save(store, texts, vectors, source="b.md", collection="elsewhere")
+    query = embedder.embed(["How do refunds for annual plans work?"])[0]
+    hits = store.dense_search("default", query, 3)
+    assert hits[0][0] == chunks[0].id
+    assert len(hits) == 3 and {h[0] for h in hits} <= {c.id for c in chunks}
+    expected = {c.id: float(np.dot(v, query) / np.linalg.norm(v) / np.linalg.norm(query))
+                for c, v in zip(chunks, vectors, strict=True)}  # fmt: skip
+    for chunk_id, score in hits:
+        assert score == pytest.approx(expected[chunk_id], abs=1e-4)
+    assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+    assert store.dense_search("empty", query, 3) == []
+
+
+def test_filtered_dense_search_still_returns_k_hits(store: Store) -> None:
+    """Many closer vectors in another collection and in a disabled document must not
+    crowd out the k hits of the searched collection."""
+    query = unit(7)
+    crowd = np.stack([unit(1000 + i, near=query * 6) for i in range(200)])
+    save(store, [f"crowd {i}" for i in range(200)], crowd, collection="crowd")
+    hidden, _ = save(
+        store, [f"hidden {i}" for i in range(100)],
+        np.stack([unit(5000 + i, near=query * 6) for i in range(100)]), source="hidden.md",
+    )  # fmt: skip
+    store.set_enabled(hidden.id, False)
+    mine = np.stack([unit(9000 + i, near=query * 0.5) for i in range(40)])
+    _, chunks = save(store, [f"mine {i}" for i in range(40)], mine, source="mine.md")
+    hits = store.dense_search("default", query, 10)
+    assert len(hits) == 10
+    assert {h[0] for h in hits} <= {c.id for c in chunks}
+    best = sorted(((float(v @ query), c.id) for c, v in zip(chunks, mine, strict=True)))[-10:]
+    assert {h[0] for h in hits} == {chunk_id for _, chunk_id in best}
+
+
+def test_keyword_search_matches_any_term_in_text_title_or_section(store: Store) -> None:
+    doc, chunks = save(
+        store,
+        ["Refunds are issued to the original card.", "Shipping takes five days.",
+         "Nothing relevant here.", "Refunds and refunds again: refunds for everyone."],
+        title="Billing guide", sections=[None, "Delivery", None, None],
+    )  # fmt: skip
+    save(store, ["Refunds elsewhere."], source="b.md", collection="other")
+    found = store.keyword_search("default", ["refund", "delivery"], 10)
+    assert set(found) == {chunks[0].id, chunks[1].id, chunks[3].id}
+    assert set(store.keyword_search("default", ["billing"], 10)) == {c.id for c in chunks}
+    assert store.keyword_search("default", ["refunds"], 1) == [chunks[3].id]  # most often
+    assert store.keyword_search("default", ["zebra"], 10) == []
+    assert store.keyword_search("default", [], 10) == []
+    assert store.keyword_search("default", ['quo"te', "it's"], 10) == []
+    store.set_enabled(doc.id, False)
+    assert store.keyword_search("default", ["refunds"], 10) == []
+
+
+def test_keyword_search_looks_past_better_matches_it_must_hide(store: Store) -> None:
+    crowd = [f"Refunds, refunds and more refunds, case {i}." for i in range(12)]
+    save(store, crowd, source="other.md", collection="other")
+    hidden, _ = save(store, crowd, source="hidden.md")
+    store.set_enabled(hidden.id, False)
+    _, chunks = save(store, ["A note on refunds for the late parcel."], source="note.md")
+    assert store.keyword_search("default", ["refunds"], 1) == [chunks[0].id]
+    assert store.keyword_search("default", ["refunds"], 3) == [chunks[0].id]
+
+
+def test_fetch_chunks_keeps_the_given_order_and_drops_hidden_ones(store: Store) -> None:
+    vectors = np.stack([unit(11), unit(12), unit(13)])
+    _, chunks = save(store, ["One.", "Two.", "Three."], vectors, title="Numbers")
+    hidden, hidden_chunks = save(store, ["Hidden."], source="h.md")
+    store.set_enabled(hidden.id, False)
+    wanted = [chunks[2].id, "missing", chunks[0].id, hidden_chunks[0].id, chunks[1].id]
+    got = store.fetch_chunks(wanted)
+    assert [s.chunk.id for s in got] == [chunks[2].id, chunks[0].id, chunks[1].id]
+    assert got[0].chunk == chunks[2]
+    assert got[0].document_title == "Numbers" and got[0].document_url is None
+    assert got[0].vector.dtype == np.float32
+    np.testing.assert_allclose(got[0].vector, vectors[2], rtol=1e-6)
+    assert store.fetch_chunks([]) == []
+
+
+# -- uploads ----------------------------------------------------------------------------
+
+
+def test_uploads_move_through_processing_failed_and_ready(open_new: OpenStore) -> None:
+    store = open_new()
+    doc, text, chunks = document(["Uploaded."], source="up.md")
+    file = StoredFile("up.md", "text/markdown", b"\x00binary\xff", None)
+    store.begin_upload(doc, file)
+    assert store.get_document(doc.id).status == "processing"
+    assert store.get_file(doc.id) == file
+    assert store.count_chunks("default") == 0
+    failed = store.set_status(doc.id, "failed", "could not parse")
+    assert (failed.status, failed.error) == ("failed", "could not parse")
+    store.begin_upload(doc, file)  # a retry replaces the failed upload
+    assert store.get_document(doc.id).status == "processing"
+    second, _, _ = document(["Also uploaded."], source="second.md")
+    store.begin_upload(second, file)
+    assert open_new().fail_interrupted("interrupted by a restart") == 2
+    assert store.get_document(second.id).error == "interrupted by a restart"
+    assert store.fail_interrupted("again") == 0
+    store.save_document(doc, text, chunks, np.stack([unit(4)]))
+    assert store.get_document(doc.id).status == "ready"
+    assert store.get_file(doc.id) == file  # kept for download and reprocessing
+    with pytest.raises(NotFound):
+        store.set_status("nope", "failed", "x")
+
+
+# -- users, tokens, rate limits ----------------------------------------------------------
+
+
+def test_users_and_tokens(store: Store) -> None:
+    alice = store.create_user("alice")
+    admin = store.create_user("root", is_admin=True)
+    with pytest.raises(Conflict) as taken:
+        store.create_user("alice")
+    assert taken.value.code == "user_exists"
+    assert store.find_user("alice") == alice and store.find_user("nobody") is None
+    assert [u.name for u in store.list_users()] == ["alice", "root"]
+    assert admin.is_admin and not alice.is_admin
+    store.set_admin(alice.id, True)
+    assert store.find_user("alice").is_admin  # type: ignore[union-attr]
+    with pytest.raises(NotFound):
+        store.set_admin("nope", True)
+    store.add_token(alice.id, "hash-1")
+    store.add_token(alice.id, "hash-2")
+    assert store.user_for_token("hash-1") == store.find_user("alice")
+    assert store.remove_token("hash-1") is True
+    assert store.remove_token("hash-1") is False
+    assert store.user_for_token("hash-1") is None
+    assert store.user_for_token("hash-2") is not None
+
+
+def test_rate_slots_slide_and_hold_across_two_stores(open_new: OpenStore) -> None:
+    one, two = open_new(), open_new()
+    user = one.create_user("limited").id
+    at = 1000.0
+    assert one.take_rate_slot(user, 3, 60, at) is None
+    assert two.take_rate_slot(user, 3, 60, at + 1) is None
+    assert one.take_rate_slot(user, 3, 60, at + 2) is None
+    assert two.take_rate_slot(user, 3, 60, at + 10) == pytest.approx(50.0)
+    assert one.take_rate_slot(user, 3, 60, at + 20) == pytest.approx(40.0)  # refusals not counted
+    assert one.take_rate_slot("someone-else", 3, 60, at + 20) is None
+    assert two.take_rate_slot(user, 3, 60, at + 60.5) is None  # the first slot has expired
+    assert one.take_rate_slot(user, 3, 60, at + 60.6) == pytest.approx(0.4)
+
+
+def test_concurrent_rate_slots_never_exceed_the_limit(open_new: OpenStore) -> None:
+    stores = [open_new(), open_new()]
+    user = stores[0].create_user("burst").id
+    now = time.time()
+    with ThreadPoolExecutor(8) as pool:
+        results = list(
+            pool.map(lambda i: stores[i % 2].take_rate_slot(user, 5, 60, now), range(24))
+        )
+    assert sum(r is None for r in results) == 5
+
+
+# -- chat requests, sessions and messages -------------------------------------------------
+
+
+def never_stale(owner: str, claimed_at: float) -> bool:
+    return False
+
+
+def always_stale(owner: str, claimed_at: float) -> bool:
+    return True
+
+
+def reply(content: str = "Refunds take ten days [1].") -> tuple[NewMessage, NewMessage]:
+    citation = {"index": 1, "chunk_id": "c1", "text": "Refunds take ten days.", "score": 0.8}
+    return (
+        NewMessage("user", "question", "How long do refunds take?"),
+        NewMessage("assistant", "answer", content, [citation], [1],
+                   [{"answer_start": 0, "answer_end": 5, "index": 1}], {"supported": 1}),
+    )  # fmt: skip
+
+
+def test_chat_claims_are_idempotent(open_new: OpenStore) -> None:
+    store, other_process = open_new(), open_new()
+    user = store.create_user("alice").id
+    first = store.claim_chat(user, "m1", "Refund?", None, "Refund?", "w1:1", never_stale)
+    assert first.outcome == "new" and first.session_id
+    busy = other_process.claim_chat(user, "m1", "Refund?", None, "Refund?", "w2:1", never_stale)
+    assert (busy.outcome, busy.session_id) == ("busy", first.session_id)
+    mismatch = store.claim_chat(user, "m1", "Other?", None, "Other?", "w2:1", never_stale)
+    assert mismatch.outcome == "mismatch"
+    payload = {"type": "answer", "answer": "Ten days.", "citations": [{"index": 1}]}
+    assert store.complete_chat(user, "m1", first.session_id, reply(), payload, None)
+    replay = other_process.claim_chat(user, "m1", "Refund?", None, "x", "w3:1", never_stale)
+    assert (replay.outcome, replay.session_id, replay.payload) == (
+        "replay",
+        first.session_id,
+        payload,
+    )
+    assert [m.role for m in store.session_messages(user, first.session_id)] == [
+        "user", "assistant"
+    ]  # fmt: skip
+
+
+def test_released_or_stale_claims_can_be_taken_again(store: Store) -> None:
+    user = store.create_user("bob").id
+    claim = store.claim_chat(user, "m2", "Q?", None, "Q?", "w1:1", never_stale)
+    store.release_chat(user, "m2", "someone-else")  # only the owner releases
+    assert store.claim_chat(user, "m2", "Q?", None, "Q?", "w2:1", never_stale).outcome == "busy"
+    store.release_chat(user, "m2", "w1:1")
+    again = store.claim_chat(user, "m2", "Q?", None, "Q?", "w2:1", never_stale)
+    assert (again.outcome, again.session_id) == ("new", claim.session_id)
+    stolen = store.claim_chat(user, "m2", "Q?", None, "Q?", "w3:1", always_stale)
+    assert stolen.outcome == "new"
+    assert store.list_sessions(user) == []  # nothing answered yet
+    assert (
+        store.complete_chat(user, "m2", claim.session_id, reply(), {}, None, lambda: True) is False
+    )
+    assert store.session_messages(user, claim.session_id) == []
+    store.delete_session(user, claim.session_id)
+    with pytest.raises(NotFound):
+        store.claim_chat(user, "m3", "New?", claim.session_id, "New?", "w1:1", never_stale)
+
+
+def test_concurrent_duplicate_claims_make_one_owner(open_new: OpenStore) -> None:
+    stores = [open_new(), open_new()]
+    user = stores[0].create_user("dup").id
+    barrier = threading.Barrier(8)
+
+    def claim(i: int) -> str:
+        barrier.wait()
+        return (
+            stores[i % 2].claim_chat(user, "same", "Q?", None, "Q?", f"w{i}", never_stale).outcome
+        )
+
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = list(pool.map(claim, range(8)))
+    assert sorted(outcomes) == ["busy"] * 7 + ["new"]
+
+
+def test_sessions_and_messages_belong_to_their_user(store: Store) -> None:
+    alice = store.create_user("alice").id
+    bob = store.create_user("bob").id
+    a1 = store.claim_chat(alice, "a1", "First?", None, "First?", "w", never_stale).session_id
+    store.complete_chat(alice, "a1", a1, reply(), {"n": 1}, None)
+    a2 = store.claim_chat(alice, "a2", "Second?", None, "Second?", "w", never_stale).session_id
+    store.complete_chat(alice, "a2", a2, reply("Other."), {"n": 2}, None)
+    a3 = store.claim_chat(alice, "a3", "More?", a1, "More?", "w", never_stale).session_id
+    assert a3 == a1
+    store.complete_chat(alice, "a3", a1, reply("Again."), {"n": 3}, None)
+    assert [s.id for s in store.list_sessions(alice)] == [a1, a2]  # newest activity first
+    assert [s.id for s in store.list_sessions(alice, limit=1, offset=1)] == [a2]
+    assert store.get_session(alice, a1).title == "First?"
+    messages = store.session_messages(alice, a1)
+    assert [m.content for m in messages] == [
+        "How long do refunds take?", "Refunds take ten days [1].",
+        "How long do refunds take?", "Again.",
+    ]  # fmt: skip
+    question, answer = messages[0], messages[1]
+    assert question.citations is None and question.grounding is None
+    assert answer.citations == reply()[1].citations and answer.referenced_indices == [1]
+    assert answer.spans == reply()[1].spans and answer.grounding == {"supported": 1}
+    assert store.list_sessions(bob) == []
+    for call in (store.get_session, store.session_messages, store.delete_session):
+        with pytest.raises(NotFound) as hidden:
+            call(bob, a1)
+        assert hidden.value.code == "session_not_found"
+    with pytest.raises(NotFound):
+        store.claim_chat(bob, "b1", "Mine?", a1, "Mine?", "w", never_stale)
+    store.delete_session(alice, a1)
+    assert [s.id for s in store.list_sessions(alice)] == [a2]
+    with pytest.raises(NotFound):
+        store.session_messages(alice, a1)
+
+
+def test_incomplete_answers_and_refusals_keep_their_details(store: Store) -> None:
+    user = store.create_user("carol").id
+    session = store.claim_chat(user, "m", "Q?", None, "Q?", "w", never_stale).session_id
+    partial = NewMessage("assistant", "answer", "Half an", incomplete=True)
+    store.complete_chat(user, "m", session, (reply()[0], partial), {}, None)
+    assert [m.incomplete for m in store.session_messages(user, session)] == [False, True]
+    shown = {"suggestions": ["Rephrase your question"], "evidence": {"max_score": 0.2}}
+    refused = NewMessage("assistant", "refusal", "I don't know.", refusal=shown)
+    store.claim_chat(user, "r", "Who?", session, "Who?", "w", never_stale)
+    store.complete_chat(user, "r", session, (reply()[0], refused), {}, None)
+    assert [m.refusal for m in store.session_messages(user, session)] == [None, None, None, shown]
+
+
+# -- settings, refusals, secrets -----------------------------------------------------------
+
+
+def test_collection_settings_round_trip(store: Store) -> None:
+    assert store.get_collection_settings("default") == {}
+    store.put_collection_settings("default", {"top_k": 7, "enable_rag": False})
+    store.put_collection_settings("default", {"top_k": 3})
+    assert store.get_collection_settings("default") == {"top_k": 3}
+    assert store.get_collection_settings("other") == {}
+
+
+def test_refusals_are_logged_newest_first(store: Store) -> None:
+    user = store.create_user("dana")
+    entry = RefusalEntry("Who won?", "default", 0.21, 0.35, "below_threshold")
+    store.log_refusal(entry, user.id)
+    store.log_refusal(RefusalEntry("Empty?", "other", None, 0.35, "empty"))
+    session = store.claim_chat(user.id, "m", "Why?", None, "Why?", "w", never_stale).session_id
+    store.complete_chat(
+        user.id, "m", session, reply(), {}, RefusalEntry("Why?", "default", 0.1, 0.35, "x")
+    )
+    logged = store.list_refusals()
+    assert [r.question for r in logged] == ["Why?", "Empty?", "Who won?"]
+    assert logged[2].user_name == "dana" and logged[1].user_name is None
+    assert logged[2].max_score == pytest.approx(0.21) and logged[1].max_score is None
+    assert logged[0].id > logged[1].id > logged[2].id and logged[0].created_at
+    assert [r.question for r in store.list_refusals(collection="other")] == ["Empty?"]
+    assert len(store.list_refusals(limit=1)) == 1
+
+
+def test_secrets_are_made_once_and_shared(open_new: OpenStore) -> None:
+    one, two = open_new(), open_new()
+    made: list[str] = []
+
+    def make() -> str:
+        made.append("x")
+        return f"secret-{len(made)}"
+
+    assert one.secret("link", make) == "secret-1"
+    assert two.secret("link", make) == "secret-1"
+    assert one.secret("other", make) == "secret-2"
+    assert len(made) == 2
