@@ -75,9 +75,15 @@ def test_extract_follows_the_document_the_leading_passage_names() -> None:
     )  # fmt: skip
     question = "Where did the director of the drama film Night Harbour study?"
     # the director's page is not among the hits, only among the further candidates
-    answer = extract(question, [film, other], candidates=[film, other, director])
+    candidates = [film, other, director]
+    answer = extract(question, [film, other], candidates=candidates, max_sources=3)
     quoted = {c.document_id for c in answer.citations if c.index in answer.referenced}
     assert quoted >= {"film", "director"}
     assert "She studied in Stockholm." in answer.text or "Mara Lindqvist (born" in answer.text
-    # every hit stays a source; the further candidate joins because it is quoted
+    # the quoted chunks are sources, then the other hits while there is room
     assert {c.document_id for c in answer.citations} == {"film", "other", "director"}
+    answer = extract(question, [film, other], candidates=candidates, max_sources=2)
+    assert {c.document_id for c in answer.citations} == {"film", "director"}
+    assert len(answer.referenced) == 2
+    answer = extract(question, [film, other], candidates=candidates, max_sources=1)
+    assert {c.document_id for c in answer.citations} == {"film"}

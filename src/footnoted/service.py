@@ -224,7 +224,8 @@ class Footnoted:
         question = validate_question(question)
         limit = threshold if threshold is not None else cfg.evidence_threshold
         warning = self._length_warning(question) if embedding is None else None
-        retrieval, info = self._retrieve(question, coll, top_k or cfg.top_k, embedding)
+        k = top_k or cfg.top_k
+        retrieval, info = self._retrieve(question, coll, k, embedding)
         verdict = evidence.check(question, retrieval, limit, self.settings.answerability_check)
         if not verdict.ok:
             yield Refusal(verdict.message, evidence.SUGGESTIONS, verdict.evidence)
@@ -235,7 +236,9 @@ class Footnoted:
         try:
             sources, first, tokens = answerer.open(question, verdict.qualifying)
         except LLMUnavailable as exc:
-            answer = extract(question, verdict.qualifying, candidates=retrieval.candidates)
+            answer = extract(
+                question, verdict.qualifying, candidates=retrieval.candidates, max_sources=k
+            )
             message = (
                 f"Generation was unavailable ({exc.message}); this answer quotes the documents."
             )
@@ -284,7 +287,9 @@ class Footnoted:
         if not verdict.ok:
             refusal = Refusal(verdict.message, evidence.SUGGESTIONS, verdict.evidence)
             return AskResult(question, None, refusal, retrieval, warning, cite, info=info)
-        answer = extract(question, verdict.qualifying, candidates=retrieval.candidates)
+        answer = extract(
+            question, verdict.qualifying, candidates=retrieval.candidates, max_sources=k
+        )
         return AskResult(question, answer, None, retrieval, warning, cite, info=info)
 
     # -- collection settings and the refusal log ---------------------------------------

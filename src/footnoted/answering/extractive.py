@@ -74,15 +74,17 @@ def _named(hits: Sequence[RetrievedChunk], text: str, besides: str | None = None
     return named
 
 
-def _select(scorer: _Scorer, sentences: list[Sentence], limit: int) -> list[Sentence]:
+def _select(
+    scorer: _Scorer, sentences: list[Sentence], limit: int, max_sources: int
+) -> list[Sentence]:
     """The best sentence, then sentences from other chunks that add to it, then context.
 
     The best sentence comes from the qualifying hits. After it, a sentence from
     another chunk joins when it covers at least 30% as much of the question, or comes
     from a document the question or the best one names; it is preferred for covering what the chosen
     ones leave uncovered and for adding a document (so a question that needs two
-    passages cites both). Remaining room goes to the best sentence's neighbours, which
-    often complete it.
+    passages cites both), as long as at most ``max_sources`` chunks are quoted. Remaining
+    room goes to the best sentence's neighbours, which often complete it.
     """
     first = [s for s in sentences if s.hit < scorer.leads]
     if not first:
@@ -101,7 +103,7 @@ def _select(scorer: _Scorer, sentences: list[Sentence], limit: int) -> list[Sent
         link = LINKED if s.hit in named else 0.0
         return scorer.base(s) + terms.weight(s.terms - covered) + other + link
 
-    while len(chosen) < limit:
+    while len(chosen) < limit and len({c.hit for c in chosen}) < max_sources:
         covered = frozenset().union(*(c.terms for c in chosen))
         used = {c.hit for c in chosen}
         documents = {hits[c.hit].chunk.document_id for c in chosen}
@@ -125,8 +127,14 @@ def extract(
     hits: Sequence[RetrievedChunk],
     max_sentences: int = 3,
     candidates: Sequence[RetrievedChunk] = (),
+    max_sources: int | None = None,
 ) -> Answer:
-    """Quote up to ``max_sentences`` sentences; number citations in order of first use."""
+    """Quote up to ``max_sentences`` sentences; number citations in order of first use.
+
+    The answer lists at most ``max_sources`` sources (default: as many as ``hits``): the
+    quoted chunks first, then the other hits in their order.
+    """
+    limit = max_sources or len(hits)
     terms = QuestionTerms(question, candidates or hits)
     ids = {h.chunk.id for h in hits}
     pool = [*hits, *(c for c in candidates[:EXTRA_DEPTH] if c.chunk.id not in ids)]
@@ -135,9 +143,11 @@ def extract(
     naming = " ".join([question, *(h.chunk.text for h in hits)])
     pool += [deep[i] for i in sorted(_named(deep, naming))]
     scorer = _Scorer(question, terms, pool, leads=len(hits))
-    chosen = _select(scorer, terms.sentences(pool), max_sentences)
-    # every hit stays a source; a further candidate only when a sentence quotes it
-    kept = [*range(len(hits)), *sorted({c.hit for c in chosen if c.hit >= len(hits)})]
+    chosen = _select(scorer, terms.sentences(pool), max_sentences, limit)
+    # the quoted chunks, then the other hits while there is room
+    quoted = sorted({c.hit for c in chosen})
+    room = max(0, limit - len(quoted))
+    kept = sorted([*quoted, *[h for h in range(len(hits)) if h not in quoted][:room]])
     position = {old: new for new, old in enumerate(kept)}
     hits = [pool[i] for i in kept]
     chosen = [replace(c, hit=position[c.hit]) for c in chosen]

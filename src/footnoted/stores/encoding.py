@@ -8,7 +8,8 @@ from typing import Any
 
 
 def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    """UTC, to the microsecond: sessions updated in the same millisecond keep their order."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def dumps(value: Any) -> str | None:
