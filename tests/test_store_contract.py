@@ -231,6 +231,22 @@ def test_keyword_search_matches_any_term_in_text_title_or_section(store: Store) 
     assert store.keyword_search("default", ["refunds"], 10) == []
 
 
+def test_another_process_sees_document_changes_at_once(open_new: OpenStore) -> None:
+    writer, reader = open_new(), open_new()
+    assert reader.count_chunks("default") == 0
+    doc, chunks = save(writer, ["Refunds take ten days."], np.stack([unit(21)]))
+    assert reader.count_chunks("default") == 1
+    assert reader.dense_search("default", unit(21), 1)[0][0] == chunks[0].id
+    other, _ = save(writer, ["Shipping is free."], np.stack([unit(22)]), source="b.md")
+    assert reader.count_chunks("default") == 2
+    writer.set_enabled(doc.id, False)
+    assert reader.count_chunks("default") == 1
+    assert reader.dense_search("default", unit(21), 1)[0][0] != chunks[0].id
+    writer.delete_document(other.id)
+    assert reader.count_chunks("default") == 0
+    assert reader.embedding_models("default") == {"model-a"}  # disabled, still ready
+
+
 def test_keyword_search_looks_past_better_matches_it_must_hide(store: Store) -> None:
     crowd = [f"Refunds, refunds and more refunds, case {i}." for i in range(12)]
     save(store, crowd, source="other.md", collection="other")

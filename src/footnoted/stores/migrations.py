@@ -190,6 +190,30 @@ def m006_message_refusal(db: sqlite3.Connection) -> None:
     run_script(db, "ALTER TABLE messages ADD COLUMN refusal TEXT;")
 
 
+def m007_documents_revision(db: sqlite3.Connection) -> None:
+    """A counter every change to ``documents`` moves (and chunks change only with them).
+
+    Every process reads it to know whether what it worked out about the documents
+    (chunk counts, models, the vector index's watermark) still holds.
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE documents_revision (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            value INTEGER NOT NULL
+        );
+        INSERT INTO documents_revision (id, value) VALUES (1, 0);
+        CREATE TRIGGER documents_revision_insert AFTER INSERT ON documents
+            BEGIN UPDATE documents_revision SET value = value + 1; END;
+        CREATE TRIGGER documents_revision_update AFTER UPDATE ON documents
+            BEGIN UPDATE documents_revision SET value = value + 1; END;
+        CREATE TRIGGER documents_revision_delete AFTER DELETE ON documents
+            BEGIN UPDATE documents_revision SET value = value + 1; END;
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -197,6 +221,7 @@ MIGRATIONS: list[Migration] = [
     m004_files_settings_refusals_secrets,
     m005_message_grounding,
     m006_message_refusal,
+    m007_documents_revision,
 ]
 
 

@@ -30,6 +30,9 @@ class SQLiteBase:
         self._write_lock = threading.RLock()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
+        self._memo_lock = threading.Lock()
+        self._memo_revision: int | None = None
+        self._memo: dict[tuple[Any, ...], Any] = {}
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -49,21 +52,23 @@ class SQLiteBase:
         return conn
 
     def memo(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
-        """``compute()``, reused until the database changes (in any process).
+        """``compute()``, shared by every thread until the documents change (in any process).
 
-        ``PRAGMA data_version`` moves when another connection commits, ``total_changes``
-        when this one writes; while neither moves, every read gives the same answer.
+        Triggers move ``documents_revision`` on every change to ``documents``; chunks and
+        vectors only change with them.
         """
-        db = self.db
-        stamp = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
-        local = self._local
-        if getattr(local, "stamp", None) != stamp:
-            local.stamp = stamp
-            local.memo = {}
-        memo: dict[tuple[Any, ...], Any] = local.memo
-        if key not in memo:
-            memo[key] = compute()
-        return memo[key]  # type: ignore[no-any-return]
+        revision = self.db.execute("SELECT value FROM documents_revision").fetchone()[0]
+        with self._memo_lock:
+            if self._memo_revision != revision:
+                self._memo_revision = revision
+                self._memo = {}
+            if key in self._memo:
+                return self._memo[key]  # type: ignore[no-any-return]
+        value = compute()
+        with self._memo_lock:
+            if self._memo_revision == revision:
+                self._memo[key] = value
+        return value
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
