@@ -12,9 +12,8 @@ from typing import Any
 
 import numpy as np
 from psycopg import sql
-from psycopg.rows import DictRow
 
-from ..errors import FootnotedError, NotFound
+from ..errors import FootnotedError
 from ..models import Chunk, Document
 from .base import StoredChunk, StoredFile, Vector
 from .postgres_accounts import AccountsMixin
@@ -22,6 +21,7 @@ from .postgres_base import Connection, PostgresBase, now
 from .postgres_chat import ChatMixin
 from .postgres_search import LIVE, dense_search, keyword_search
 from .postgres_service import ServiceDataMixin
+from .rows import chunk_from, document_from, no_document
 
 _DOC_COLUMNS = (
     "id, collection, title, source, kind, content_hash, size, status, enabled, error, url, "
@@ -31,28 +31,6 @@ TERMS = (  # chunk text weighs most; the document title and the section path les
     "setweight(to_tsvector('english', %(text)s::text), 'A') || setweight(to_tsvector("
     "'english', %(title)s::text || ' ' || coalesce(%(section)s::text, '')), 'B')"
 )
-
-
-def _document(row: DictRow) -> Document:
-    return Document(**row)
-
-
-def _chunk(row: DictRow) -> Chunk:
-    return Chunk(
-        id=row["id"],
-        document_id=row["document_id"],
-        index=row["idx"],
-        text=row["text"],
-        char_start=row["char_start"],
-        char_end=row["char_end"],
-        page=row["page"],
-        section=row["section"],
-        token_count=row["token_count"],
-    )
-
-
-def _not_found(document_id: str) -> NotFound:
-    return NotFound(f"No document with id {document_id!r}.", code="document_not_found")
 
 
 class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
@@ -88,15 +66,15 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
             f"SELECT {_DOC_COLUMNS} FROM documents WHERE id = %s", (document_id,)
         ).fetchone()
         if row is None:
-            raise _not_found(document_id)
-        return _document(row)
+            raise no_document(document_id)
+        return document_from(row)
 
     def _find(self, db: Connection, collection: str, source: str) -> Document | None:
         row = db.execute(
             f"SELECT {_DOC_COLUMNS} FROM documents WHERE collection = %s AND source = %s",
             (collection, source),
         ).fetchone()
-        return None if row is None else _document(row)
+        return None if row is None else document_from(row)
 
     def find_document(self, collection: str, source: str) -> Document | None:
         with self.transaction() as db:
@@ -112,7 +90,7 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
             rows = db.execute(
                 query + ' ORDER BY created_at COLLATE "C", title COLLATE "C"', params
             ).fetchall()
-        return [_document(r) for r in rows]
+        return [document_from(r) for r in rows]
 
     def collections(self) -> list[str]:
         with self.transaction() as db:
@@ -206,8 +184,8 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
                 (*params, now(), document_id),
             ).fetchone()
         if row is None:
-            raise _not_found(document_id)
-        return _document(row)
+            raise no_document(document_id)
+        return document_from(row)
 
     def set_status(self, document_id: str, status: str, error: str | None = None) -> Document:
         """Mark a document ``processing`` or ``failed`` (with a readable error)."""
@@ -235,7 +213,7 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
         with self.transaction() as db:
             row = db.execute("SELECT text FROM documents WHERE id = %s", (document_id,)).fetchone()
         if row is None:
-            raise _not_found(document_id)
+            raise no_document(document_id)
         return str(row["text"])
 
     def document_chunks(self, document_id: str) -> list[Chunk]:
@@ -244,7 +222,7 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
             rows = db.execute(
                 "SELECT * FROM chunks WHERE document_id = %s ORDER BY idx", (document_id,)
             ).fetchall()
-        return [_chunk(r) for r in rows]
+        return [chunk_from(r) for r in rows]
 
     # -- retrieval ---------------------------------------------------------------------
     def count_chunks(self, collection: str) -> int:
@@ -295,7 +273,7 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
             ).fetchall()
         by_id = {
             r["id"]: StoredChunk(
-                chunk=_chunk(r),
+                chunk=chunk_from(r),
                 document_title=r["document_title"],
                 document_url=r["document_url"],
                 vector=r["embedding"].to_numpy().astype(np.float32),

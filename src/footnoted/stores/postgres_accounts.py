@@ -5,15 +5,11 @@ from __future__ import annotations
 import uuid
 
 from psycopg.errors import UniqueViolation
-from psycopg.rows import DictRow
 
 from ..errors import Conflict, NotFound
 from ..records import User
 from .postgres_base import PostgresBase, now
-
-
-def _user(row: DictRow) -> User:
-    return User(row["id"], row["name"], bool(row["is_admin"]), row["created_at"])
+from .rows import user_from
 
 
 class AccountsMixin(PostgresBase):
@@ -32,14 +28,14 @@ class AccountsMixin(PostgresBase):
     def find_user(self, name: str) -> User | None:
         with self.transaction() as db:
             row = db.execute("SELECT * FROM users WHERE name = %s", (name,)).fetchone()
-        return None if row is None else _user(row)
+        return None if row is None else user_from(row)
 
     def list_users(self) -> list[User]:
         with self.transaction() as db:
             rows = db.execute(
                 'SELECT * FROM users ORDER BY created_at COLLATE "C", name COLLATE "C"'
             ).fetchall()
-        return [_user(r) for r in rows]
+        return [user_from(r) for r in rows]
 
     def set_admin(self, user_id: str, is_admin: bool) -> None:
         with self.transaction() as db:
@@ -60,7 +56,7 @@ class AccountsMixin(PostgresBase):
                 "SELECT u.* FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = %s",
                 (token_hash,),
             ).fetchone()
-        return None if row is None else _user(row)
+        return None if row is None else user_from(row)
 
     def remove_token(self, token_hash: str) -> bool:
         with self.transaction() as db:

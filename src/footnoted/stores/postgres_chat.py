@@ -14,43 +14,12 @@ from typing import Any
 
 from psycopg.rows import DictRow
 
-from ..errors import NotFound
 from ..records import ChatSession, Claim, Message, NewMessage, RefusalEntry
 from .postgres_base import Connection, PostgresBase, dumps, loads, now
 from .postgres_service import insert_refusal
+from .rows import Cancelled, message_from, no_session, session_from
 
 StaleFn = Callable[[str, float], bool]  # (owner, claimed_at) -> the claim was abandoned
-
-
-def _session(row: DictRow) -> ChatSession:
-    return ChatSession(
-        row["id"], row["user_id"], row["title"], row["created_at"], row["updated_at"]
-    )
-
-
-def _message(row: DictRow) -> Message:
-    return Message(
-        id=row["id"],
-        session_id=row["session_id"],
-        role=row["role"],
-        type=row["type"],
-        content=row["content"],
-        citations=loads(row["citations"]),
-        referenced_indices=loads(row["referenced_indices"]),
-        spans=loads(row["spans"]),
-        created_at=row["created_at"],
-        grounding=loads(row["grounding"]),
-        incomplete=bool(row["incomplete"]),
-        refusal=loads(row["refusal"]),
-    )
-
-
-class _Cancelled(Exception):
-    """The client left before the reply was stored: write nothing."""
-
-
-def _no_session(session_id: str) -> NotFound:
-    return NotFound(f"No session with id {session_id!r}.", code="session_not_found")
 
 
 class ChatMixin(PostgresBase):
@@ -81,7 +50,7 @@ class ChatMixin(PostgresBase):
             if session_id is None:
                 session_id = self._new_session(db, user_id, title)
             elif not self._owns(db, user_id, session_id):
-                raise _no_session(session_id)
+                raise no_session(session_id)
             db.execute(
                 "INSERT INTO chat_requests (user_id, message_id, session_id, message, status, "
                 "owner, claimed_at) VALUES (%s, %s, %s, %s, 'in_progress', %s, %s)",
@@ -147,11 +116,11 @@ class ChatMixin(PostgresBase):
             with self.transaction(user_id) as db:
                 self.lock(db, "chat", user_id, message_id)
                 if cancelled():
-                    raise _Cancelled
+                    raise Cancelled
                 self._store_reply(db, user_id, message_id, session_id, messages, payload)
                 if refusal is not None:
                     insert_refusal(db, refusal, user_id)
-        except _Cancelled:
+        except Cancelled:
             return False
         return True
 
@@ -206,7 +175,7 @@ class ChatMixin(PostgresBase):
                 'ORDER BY updated_at COLLATE "C" DESC, id COLLATE "C" DESC LIMIT %s OFFSET %s',
                 (user_id, limit, offset),
             ).fetchall()
-        return [_session(r) for r in rows]
+        return [session_from(r) for r in rows]
 
     def get_session(self, user_id: str, session_id: str) -> ChatSession:
         with self.transaction(user_id) as db:
@@ -217,8 +186,8 @@ class ChatMixin(PostgresBase):
             "SELECT * FROM sessions WHERE id = %s AND user_id = %s", (session_id, user_id)
         ).fetchone()
         if row is None:
-            raise _no_session(session_id)
-        return _session(row)
+            raise no_session(session_id)
+        return session_from(row)
 
     def session_messages(self, user_id: str, session_id: str) -> list[Message]:
         with self.transaction(user_id) as db:
@@ -227,12 +196,12 @@ class ChatMixin(PostgresBase):
                 "SELECT * FROM messages WHERE session_id = %s AND user_id = %s ORDER BY seq",
                 (session_id, user_id),
             ).fetchall()
-        return [_message(r) for r in rows]
+        return [message_from(r) for r in rows]
 
     def delete_session(self, user_id: str, session_id: str) -> None:
         with self.transaction(user_id) as db:
             if not self._owns(db, user_id, session_id):
-                raise _no_session(session_id)
+                raise no_session(session_id)
             db.execute("DELETE FROM messages WHERE session_id = %s", (session_id,))
             db.execute(
                 "DELETE FROM chat_requests WHERE session_id = %s AND user_id = %s",

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NotFound
 from ..models import Chunk, Document
 from .base import StoredChunk, StoredFile, Vector
 from .migrations import migrate
+from .rows import chunk_from, document_from, no_document
 from .sqlite_accounts import AccountsMixin
 from .sqlite_base import SQLiteBase, now
 from .sqlite_chat import ChatMixin
@@ -29,26 +29,6 @@ _DOC_COLUMNS = (
     "page_count, chunk_count, embedding_model, created_at, updated_at"
 )
 _LIVE = "d.status = 'ready' AND d.enabled = 1"
-
-
-def _document(row: sqlite3.Row) -> Document:
-    data = dict(row)
-    data["enabled"] = bool(data["enabled"])
-    return Document(**data)
-
-
-def _chunk(row: sqlite3.Row) -> Chunk:
-    return Chunk(
-        id=row["id"],
-        document_id=row["document_id"],
-        index=row["idx"],
-        text=row["text"],
-        char_start=row["char_start"],
-        char_end=row["char_end"],
-        page=row["page"],
-        section=row["section"],
-        token_count=row["token_count"],
-    )
 
 
 class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
@@ -66,15 +46,15 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
             f"SELECT {_DOC_COLUMNS} FROM documents WHERE id = ?", (document_id,)
         ).fetchone()
         if row is None:
-            raise NotFound(f"No document with id {document_id!r}.", code="document_not_found")
-        return _document(row)
+            raise no_document(document_id)
+        return document_from(row)
 
     def find_document(self, collection: str, source: str) -> Document | None:
         row = self.db.execute(
             f"SELECT {_DOC_COLUMNS} FROM documents WHERE collection = ? AND source = ?",
             (collection, source),
         ).fetchone()
-        return None if row is None else _document(row)
+        return None if row is None else document_from(row)
 
     def list_documents(self, collection: str | None = None) -> list[Document]:
         sql = f"SELECT {_DOC_COLUMNS} FROM documents"
@@ -83,7 +63,7 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
             sql += " WHERE collection = ?"
             params = (collection,)
         rows = self.db.execute(sql + " ORDER BY created_at, title", params).fetchall()
-        return [_document(r) for r in rows]
+        return [document_from(r) for r in rows]
 
     def collections(self) -> list[str]:
         rows = self.db.execute("SELECT DISTINCT collection FROM documents ORDER BY 1").fetchall()
@@ -197,7 +177,7 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
     def document_text(self, document_id: str) -> str:
         row = self.db.execute("SELECT text FROM documents WHERE id = ?", (document_id,)).fetchone()
         if row is None:
-            raise NotFound(f"No document with id {document_id!r}.", code="document_not_found")
+            raise no_document(document_id)
         return str(row[0])
 
     def document_chunks(self, document_id: str) -> list[Chunk]:
@@ -205,7 +185,7 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
         rows = self.db.execute(
             "SELECT * FROM chunks WHERE document_id = ? ORDER BY idx", (document_id,)
         ).fetchall()
-        return [_chunk(r) for r in rows]
+        return [chunk_from(r) for r in rows]
 
     # -- retrieval ---------------------------------------------------------------------
     def count_chunks(self, collection: str) -> int:
@@ -315,7 +295,7 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
         ).fetchall()
         by_id = {
             r["id"]: StoredChunk(
-                chunk=_chunk(r),
+                chunk=chunk_from(r),
                 document_title=r["document_title"],
                 document_url=r["document_url"],
                 vector=np.frombuffer(r["embedding"], dtype=np.float32),

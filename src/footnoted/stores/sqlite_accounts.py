@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 
 from ..errors import Conflict, NotFound
 from ..records import User
+from .rows import user_from
 from .sqlite_base import SQLiteBase, now
-
-
-def _user(row: sqlite3.Row) -> User:
-    return User(row["id"], row["name"], bool(row["is_admin"]), row["created_at"])
 
 
 class AccountsMixin(SQLiteBase):
@@ -28,11 +24,11 @@ class AccountsMixin(SQLiteBase):
 
     def find_user(self, name: str) -> User | None:
         row = self.db.execute("SELECT * FROM users WHERE name = ?", (name,)).fetchone()
-        return None if row is None else _user(row)
+        return None if row is None else user_from(row)
 
     def list_users(self) -> list[User]:
         rows = self.db.execute("SELECT * FROM users ORDER BY created_at, name").fetchall()
-        return [_user(r) for r in rows]
+        return [user_from(r) for r in rows]
 
     def set_admin(self, user_id: str, is_admin: bool) -> None:
         with self.transaction() as db:
@@ -52,7 +48,7 @@ class AccountsMixin(SQLiteBase):
             "SELECT u.* FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?",
             (token_hash,),
         ).fetchone()
-        return None if row is None else _user(row)
+        return None if row is None else user_from(row)
 
     def remove_token(self, token_hash: str) -> bool:
         with self.transaction() as db:

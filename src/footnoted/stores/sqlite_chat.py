@@ -12,43 +12,12 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import NotFound
 from ..records import ChatSession, Claim, Message, NewMessage, RefusalEntry
+from .rows import Cancelled, message_from, no_session, session_from
 from .sqlite_base import SQLiteBase, dumps, loads, now
 from .sqlite_service import insert_refusal
 
 StaleFn = Callable[[str, float], bool]  # (owner, claimed_at) -> the claim was abandoned
-
-
-def _session(row: sqlite3.Row) -> ChatSession:
-    return ChatSession(
-        row["id"], row["user_id"], row["title"], row["created_at"], row["updated_at"]
-    )
-
-
-def _message(row: sqlite3.Row) -> Message:
-    return Message(
-        id=row["id"],
-        session_id=row["session_id"],
-        role=row["role"],
-        type=row["type"],
-        content=row["content"],
-        citations=loads(row["citations"]),
-        referenced_indices=loads(row["referenced_indices"]),
-        spans=loads(row["spans"]),
-        created_at=row["created_at"],
-        grounding=loads(row["grounding"]),
-        incomplete=bool(row["incomplete"]),
-        refusal=loads(row["refusal"]),
-    )
-
-
-class _Cancelled(Exception):
-    """The client left before the reply was stored: write nothing."""
-
-
-def _no_session(session_id: str) -> NotFound:
-    return NotFound(f"No session with id {session_id!r}.", code="session_not_found")
 
 
 class ChatMixin(SQLiteBase):
@@ -78,7 +47,7 @@ class ChatMixin(SQLiteBase):
             if session_id is None:
                 session_id = self._new_session(db, user_id, title)
             elif not self._owns(db, user_id, session_id):
-                raise _no_session(session_id)
+                raise no_session(session_id)
             db.execute(
                 "INSERT INTO chat_requests (user_id, message_id, session_id, message, status, "
                 "owner, claimed_at) VALUES (?, ?, ?, ?, 'in_progress', ?, ?)",
@@ -148,11 +117,11 @@ class ChatMixin(SQLiteBase):
         try:
             with self.transaction() as db:
                 if cancelled():
-                    raise _Cancelled
+                    raise Cancelled
                 self._store_reply(db, user_id, message_id, session_id, messages, payload)
                 if refusal is not None:
                     insert_refusal(db, refusal, user_id)
-        except _Cancelled:
+        except Cancelled:
             return False
         return True
 
@@ -205,15 +174,15 @@ class ChatMixin(SQLiteBase):
             "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
             (user_id, limit, offset),
         ).fetchall()
-        return [_session(r) for r in rows]
+        return [session_from(r) for r in rows]
 
     def get_session(self, user_id: str, session_id: str) -> ChatSession:
         row = self.db.execute(
             "SELECT * FROM sessions WHERE id = ? AND user_id = ?", (session_id, user_id)
         ).fetchone()
         if row is None:
-            raise _no_session(session_id)
-        return _session(row)
+            raise no_session(session_id)
+        return session_from(row)
 
     def session_messages(self, user_id: str, session_id: str) -> list[Message]:
         self.get_session(user_id, session_id)
@@ -221,12 +190,12 @@ class ChatMixin(SQLiteBase):
             "SELECT * FROM messages WHERE session_id = ? AND user_id = ? ORDER BY seq",
             (session_id, user_id),
         ).fetchall()
-        return [_message(r) for r in rows]
+        return [message_from(r) for r in rows]
 
     def delete_session(self, user_id: str, session_id: str) -> None:
         with self.transaction() as db:
             if not self._owns(db, user_id, session_id):
-                raise _no_session(session_id)
+                raise no_session(session_id)
             db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             db.execute(
                 "DELETE FROM chat_requests WHERE session_id = ? AND user_id = ?",
