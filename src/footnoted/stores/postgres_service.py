@@ -9,6 +9,7 @@ from typing import Any
 from ..records import RefusalEntry
 from .base import StoredFile
 from .postgres_base import Connection, PostgresBase, now
+from .rows import refusal_from
 
 
 def insert_refusal(db: Connection, entry: RefusalEntry, user_id: str | None) -> None:
@@ -67,19 +68,7 @@ class ServiceDataMixin(PostgresBase):
                 f"LEFT JOIN users u ON u.id = r.user_id {where} ORDER BY r.id DESC LIMIT %s",
                 (*params, limit),
             ).fetchall()
-        return [
-            RefusalEntry(
-                question=r["question"],
-                collection=r["collection"],
-                max_score=r["max_score"],
-                threshold=r["threshold"],
-                reason=r["reason"],
-                user_name=r["user_name"],
-                created_at=r["created_at"],
-                id=r["id"],
-            )
-            for r in rows
-        ]
+        return [refusal_from(r) for r in rows]
 
     # -- secrets ---------------------------------------------------------------------------
     def secret(self, name: str, make: Callable[[], str]) -> str:

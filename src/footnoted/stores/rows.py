@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from ..errors import NotFound
 from ..models import Chunk, Document
-from ..records import ChatSession, Message, User
+from ..records import ChatSession, Message, RefusalEntry, User
 from .encoding import loads
 
 
@@ -67,6 +67,20 @@ def message_from(row: Row) -> Message:
         grounding=loads(row["grounding"]),
         incomplete=bool(row["incomplete"]),
         refusal=loads(row["refusal"]),
+    )
+
+
+def refusal_from(row: Row) -> RefusalEntry:
+    """A refusal-log row joined with its user's name (``user_name``)."""
+    return RefusalEntry(
+        question=row["question"],
+        collection=row["collection"],
+        max_score=row["max_score"],
+        threshold=row["threshold"],
+        reason=row["reason"],
+        user_name=row["user_name"],
+        created_at=row["created_at"],
+        id=row["id"],
     )
 
 

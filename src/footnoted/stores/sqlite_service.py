@@ -9,6 +9,7 @@ from typing import Any
 
 from ..records import RefusalEntry
 from .base import StoredFile
+from .rows import refusal_from
 from .sqlite_base import SQLiteBase, now
 
 
@@ -64,19 +65,7 @@ class ServiceDataMixin(SQLiteBase):
             f"LEFT JOIN users u ON u.id = r.user_id {where} ORDER BY r.id DESC LIMIT ?",
             (*params, limit),
         ).fetchall()
-        return [
-            RefusalEntry(
-                question=r["question"],
-                collection=r["collection"],
-                max_score=r["max_score"],
-                threshold=r["threshold"],
-                reason=r["reason"],
-                user_name=r["user_name"],
-                created_at=r["created_at"],
-                id=r["id"],
-            )
-            for r in rows
-        ]
+        return [refusal_from(r) for r in rows]
 
     # -- secrets ---------------------------------------------------------------------------
     def secret(self, name: str, make: Callable[[], str]) -> str:
