@@ -20,10 +20,14 @@ def test_int8_vectors_are_named_apart() -> None:
 
 @pytest.mark.slow
 def test_int8_matches_fp32_closely(tmp_path: Path) -> None:
-    pytest.importorskip("onnxruntime")
     texts = ["Refunds for annual plans are prorated.", "Backups are kept for 30 days.", "x"]
-    fp32 = SentenceTransformerEmbedder(Settings(home=tmp_path, embedding_precision="fp32"))
-    int8 = SentenceTransformerEmbedder(Settings(home=tmp_path, embedding_precision="int8"))
+    cache = tmp_path / "models"
+    fp32 = SentenceTransformerEmbedder(
+        Settings(home=tmp_path, embedding_precision="fp32", model_cache=cache)
+    )
+    int8 = SentenceTransformerEmbedder(
+        Settings(home=tmp_path, embedding_precision="int8", model_cache=cache)
+    )
     a, b = fp32.embed(texts), int8.embed(texts)
     assert b.shape == a.shape and np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-4)
     assert float(np.min(np.sum(a * b, axis=1))) > 0.95
@@ -31,3 +35,26 @@ def test_int8_matches_fp32_closely(tmp_path: Path) -> None:
     # int8 activations are scaled per batch, so a text alone differs slightly from in a batch
     single = int8.embed([texts[0]])[0]
     assert float(np.dot(single, b[0])) > 0.97
+
+
+@pytest.mark.slow
+def test_single_texts_match_batches_and_the_export_is_cached(tmp_path: Path) -> None:
+    """One text (a question) runs in ONNX Runtime fp32: the same vector as in a batch."""
+    texts = ["Who wrote the refund policy?", "Backups are kept for 30 days.", "x"]
+    settings = Settings(home=tmp_path, embedding_precision="fp32", model_cache=tmp_path / "c")
+    embedder = SentenceTransformerEmbedder(settings)
+    batch = embedder.embed(texts)
+    alone = np.stack([embedder.embed([t])[0] for t in texts])
+    assert float(np.min(np.sum(batch * alone, axis=1))) > 0.9999
+    assert embedder.name == "all-MiniLM-L6-v2"  # same vector space: no reindex
+    assert [p.name.endswith("-fp32.onnx") for p in (tmp_path / "c").iterdir()] == [True]
+
+
+@pytest.mark.slow
+def test_a_read_only_model_cache_exports_in_memory(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    settings = Settings(home=tmp_path, embedding_precision="fp32", model_cache=blocked / "c")
+    embedder = SentenceTransformerEmbedder(settings)
+    vector = embedder.embed(["Who wrote the refund policy?"])[0]
+    assert embedder._single is not None and abs(float(np.linalg.norm(vector)) - 1.0) < 1e-4

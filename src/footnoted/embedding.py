@@ -7,6 +7,7 @@ from site-packages with the Hugging Face hub switched off: nothing is downloaded
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -22,6 +23,7 @@ from .errors import ModelUnavailable
 from .settings import DEFAULT_MODEL, Settings
 
 Vectors = npt.NDArray[np.float32]
+log = logging.getLogger(__name__)
 
 
 class Embedder(Protocol):
@@ -96,8 +98,9 @@ class SentenceTransformerEmbedder:
         self.precision = resolve_precision(settings.embedding_precision)
         self.bf16 = self.precision == "bf16"
         self.name = embedding_name(settings.embedding_model, self.precision)
-        self._cache_dir = settings.home / "models"
-        self._int8: Any = None
+        self._cache_dir = settings.model_cache
+        self._onnx: Any = None  # int8: every text
+        self._single: Any = None  # one text at a time (a question)
         self._model: Any = None
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
@@ -140,14 +143,26 @@ class SentenceTransformerEmbedder:
         model.max_seq_length = self.max_tokens
         dimension = getattr(model, "get_embedding_dimension", None)
         self.dim = int((dimension or model.get_sentence_embedding_dimension)() or self.dim)
-        if self.precision == "int8":
-            import torch
-
-            from .embedding_int8 import Int8Encoder
-
-            threads = torch.get_num_threads()
-            self._int8 = Int8Encoder(model, self._cache_dir, self._path, threads)
+        self._load_onnx(model)
         return model
+
+    def _load_onnx(self, model: Any) -> None:
+        """ONNX Runtime for single texts (and for everything in int8); see embedding_onnx."""
+        import torch
+
+        from .embedding_onnx import OnnxEncoder, exported
+
+        onnx = "int8" if self.precision == "int8" else "fp32"
+        try:
+            source = exported(model, self._path, self._cache_dir, onnx)
+            self._single = OnnxEncoder(model, source, threads=1)
+            if onnx == "int8":
+                self._onnx = OnnxEncoder(model, source, threads=torch.get_num_threads())
+        except Exception as exc:
+            if onnx == "int8":
+                message = f"Could not load {self.name!r} in ONNX Runtime: {exc}"
+                raise ModelUnavailable(message) from exc
+            log.warning("single texts fall back to PyTorch: ONNX export failed (%s)", exc)
 
     def warm_up(self) -> None:
         self.embed(["warm up"])
@@ -175,8 +190,10 @@ class SentenceTransformerEmbedder:
 
     def _encode(self, texts: Sequence[str]) -> Any:
         model = self.model
-        if self._int8 is not None:
-            return self._int8.encode(texts, self._batch_size)
+        if len(texts) == 1 and self._single is not None:
+            return self._single.encode(texts, 1)
+        if self._onnx is not None:
+            return self._onnx.encode(texts, self._batch_size)
         import torch
 
         with torch.inference_mode(), self._precision():

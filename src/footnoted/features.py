@@ -20,7 +20,7 @@ from functools import cache
 from importlib import resources
 
 from .models import RetrievedChunk
-from .sentences import QuestionTerms, bag
+from .sentences import QuestionTerms, bag, chunk_bag
 
 FEATURES = (
     "cos1",
@@ -38,7 +38,7 @@ def features(question: str, candidates: Sequence[RetrievedChunk]) -> dict[str, f
     if not candidates:
         return dict.fromkeys(FEATURES, 0.0)
     terms = QuestionTerms(question, candidates)
-    bags = [bag(h.document_title + " " + h.chunk.text) for h in candidates]
+    bags = [chunk_bag(h.chunk.text) | bag(h.document_title) for h in candidates]
     union = frozenset().union(*bags)
     top5 = candidates[:5]
     covers = [terms.best_sentence_cover(h) for h in top5]

@@ -24,7 +24,7 @@ Bag = frozenset[str]
 @lru_cache(maxsize=8192)
 def bag(text: str) -> Bag:
     """Stemmed content words of a text."""
-    return frozenset(stem(w) for w in content_words(text))
+    return frozenset(map(stem, content_words(text)))
 
 
 def _without_edge_markers(text: str, start: int, end: int) -> tuple[int, int]:
@@ -57,6 +57,12 @@ def chunk_sentences(text: str) -> tuple[tuple[int, int, Bag], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=4096)
+def chunk_bag(text: str) -> Bag:
+    """Stemmed content words of a chunk's sentences (a document's own markers left out)."""
+    return frozenset().union(*(words for _, _, words in chunk_sentences(text)))
+
+
 @dataclass(frozen=True, slots=True)
 class Sentence:
     hit: int  # index into the candidates
@@ -71,7 +77,7 @@ class QuestionTerms:
 
     def __init__(self, question: str, candidates: Sequence[RetrievedChunk]) -> None:
         self.terms = bag(question)
-        bags = [bag(h.chunk.text) for h in candidates]
+        bags = [chunk_bag(h.chunk.text) for h in candidates]
         n = len(bags)
         self.idf = {
             t: math.log((n + 1) / (sum(1 for b in bags if t in b) + 0.5)) for t in self.terms

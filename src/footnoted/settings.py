@@ -5,6 +5,7 @@ Every setting here is documented in ``docs/settings.md``; a test fails when one 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -16,6 +17,11 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 def _default_home() -> Path:
     return Path.home() / ".local" / "share" / "footnoted"
+
+
+def _default_model_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "footnoted" / "models"
 
 
 class Settings(BaseSettings):
@@ -37,8 +43,15 @@ class Settings(BaseSettings):
         description=(
             "auto uses bf16 autocast when the CPU has native bf16 (AMX or AVX512-BF16), "
             "fp32 otherwise; fp32 or bf16 force one. int8 runs the model with ONNX Runtime "
-            "in int8 (needs the int8 extra; vectors are stored as a model of their own, "
+            "in int8 (vectors are stored as a model of their own, "
             "so switching needs footnoted reindex)."
+        ),
+    )
+    model_cache: Path = Field(
+        default_factory=_default_model_cache,
+        description=(
+            "Where the embedding model's ONNX exports are kept (made from the local weights "
+            "on first use, shared by every home on the machine)."
         ),
     )
     embedding_batch_size: int = Field(default=32, ge=1, description="Texts per embedding batch.")

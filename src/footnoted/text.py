@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
@@ -18,11 +18,17 @@ def stop_words() -> frozenset[str]:
 
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (letters and digits; apostrophes kept inside words)."""
+    if text.isascii():  # lower-casing ASCII maps character to character: one pass
+        return _WORD.findall(text.lower())
     return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """A light, predictable English stemmer: possessives, plurals and common suffixes."""
+    """A light, predictable English stemmer: possessives, plurals and common suffixes.
+
+    Cached: the same words recur across every chunk a question retrieves.
+    """
     w = word.lower()
     if w.endswith("'s"):
         w = w[:-2]
@@ -36,11 +42,8 @@ def stem(word: str) -> str:
 def content_words(text: str) -> list[str]:
     """Words that carry meaning: no stop words, no single letters; in order, unique."""
     stops = stop_words()
-    seen: dict[str, None] = {}
-    for w in words(text):
-        if w not in stops and (len(w) > 1 or w.isdigit()):
-            seen.setdefault(w, None)
-    return list(seen)
+    kept = (w for w in words(text) if w not in stops and (len(w) > 1 or w.isdigit()))
+    return list(dict.fromkeys(kept))
 
 
 def content_stems(text: str) -> set[str]:

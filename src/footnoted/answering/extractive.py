@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from ..answer_types import AnswerType, can_answer, expected_type
 from ..citations import Answer, make_citation
@@ -61,6 +62,11 @@ def _title_key(title: str) -> str:
     return title.split(" (")[0].strip().lower()
 
 
+@lru_cache(maxsize=4096)
+def _title_pattern(key: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(key)}\b")
+
+
 def _named(hits: Sequence[RetrievedChunk], text: str, besides: str | None = None) -> set[int]:
     """Hits (from documents other than ``besides``) whose document title ``text`` names."""
     text = text.lower()
@@ -69,7 +75,7 @@ def _named(hits: Sequence[RetrievedChunk], text: str, besides: str | None = None
         key = _title_key(hit.document_title)
         if hit.chunk.document_id == besides or len(key) < MIN_TITLE:
             continue
-        if re.search(rf"\b{re.escape(key)}\b", text):
+        if key in text and _title_pattern(key).search(text):
             named.add(i)
     return named
 

@@ -101,6 +101,10 @@ def query(
         list[int] | None, typer.Option("--clients", help="Concurrent clients (repeatable).")
     ] = None,
     requests: Annotated[int, typer.Option(min=1, help="Questions per client setting.")] = 100,
+    workers: Annotated[
+        list[int] | None,
+        typer.Option("--workers", min=1, help="footnoted serve --workers (repeatable; 1)."),
+    ] = None,
     backend: BackendOpt = "sqlite",
     database_url: UrlOpt = None,
     directory: DirOpt = None,
@@ -117,11 +121,13 @@ def query(
     target = _target(directory, backend, database_url)
     try:
         with progress_bar() as progress:
-            result = run_query(target, data, scales, real, clients or [1, 8], requests, progress)
+            result = run_query(target, data, scales, real, clients or [1, 8], requests, progress,
+                               workers)  # fmt: skip
     except FootnotedError as exc:
         raise _fail(exc) from exc
     columns = {"chunks": "chunks", "real_chunks": "real", "generated_chunks": "generated",
-               "clients": "clients", "answered": "answered", "refused": "refused",
+               "workers": "workers", "clients": "clients", "answered": "answered",
+               "refused": "refused",
                "errors": "errors", "first_delta_p50_ms": "first p50 ms",
                "first_delta_p95_ms": "first p95", "first_delta_p99_ms": "first p99",
                "end_p50_ms": "end p50 ms", "end_p95_ms": "end p95", "end_p99_ms": "end p99",

@@ -87,21 +87,27 @@ def measure(server: Server, asked: list[str], clients: int, n: int, progress: Pr
 
 def run_query(
     target: Target, data: Path, scales: list[int], real: int, clients: list[int], n: int,
-    progress: Progress,
+    progress: Progress, workers: list[int] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
+    """Each scale, each ``footnoted serve --workers`` count, each client count in turn.
+
+    Every setting asks questions no earlier setting asked, so no answer comes from a cache.
+    """
     asked = questions(data)
     rows: list[Row] = []
     offset = 0
     for scale in scales:
         store = prepare(target, data, scale, real, progress)
-        with serving(target.env(scale, real, 0)) as server:
-            run_clients(server.url, server.token, asked[-3:], 1, lambda i: i >= 3)
-            for count in clients:
-                row = measure(server, asked[offset:], count, n, progress)
-                offset += n
-                rows.append({**store, **row, "server_peak_rss_mb": server.peak_rss_mb()})
-            sessions, listing, messages = history(server.url, server.token, 20)
-            rows[-1].update(sessions=sessions,
-                            sessions_p50_ms=latency_ms(listing)["p50_ms"],
-                            messages_p50_ms=latency_ms(messages)["p50_ms"])  # fmt: skip
+        for processes in workers or [1]:
+            with serving(target.env(scale, real, 0), workers=processes) as server:
+                run_clients(server.url, server.token, asked[-3:], 1, lambda i: i >= 3)
+                for count in clients:
+                    row = measure(server, asked[offset:], count, n, progress)
+                    offset += n
+                    rows.append({**store, "workers": processes, **row,
+                                 "server_peak_rss_mb": server.peak_rss_mb()})  # fmt: skip
+                sessions, listing, messages = history(server.url, server.token, 20)
+                rows[-1].update(sessions=sessions,
+                                sessions_p50_ms=latency_ms(listing)["p50_ms"],
+                                messages_p50_ms=latency_ms(messages)["p50_ms"])  # fmt: skip
     return {"questions": len(asked), "rows": rows}

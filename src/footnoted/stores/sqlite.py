@@ -16,6 +16,7 @@ import numpy as np
 
 from ..models import Chunk, Document
 from .base import StoredChunk, StoredFile, Vector
+from .keywords import fts5_match, phrase, plan
 from .migrations import migrate
 from .rows import chunk_from, document_from, no_document
 from .sqlite_accounts import AccountsMixin
@@ -256,11 +257,12 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
 
         Ranking inside FTS5 alone, and joining only its best rows, is several times
         faster on large indexes than filtering every match; when other collections or
-        disabled documents crowd the top, it looks deeper.
+        disabled documents crowd the top, it looks deeper. Common terms are left out
+        when they would make the ranking slow (``keywords.plan``).
         """
         if not terms:
             return []
-        query = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        query = fts5_match(plan(terms, self._term_rows))
         want = 4 * k
         while True:
             rowids = [
@@ -283,6 +285,13 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
             if len(ranked) >= k or len(rowids) < want:
                 return ranked[:k]
             want *= 4
+
+    def _term_rows(self, term: str, cap: int) -> int:
+        row = self.db.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+            (phrase(term), cap),
+        ).fetchone()
+        return int(row[0])
 
     def fetch_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
         if not chunk_ids:

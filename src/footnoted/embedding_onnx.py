@@ -1,9 +1,14 @@
-"""int8 embeddings: the sentence-transformers model run by ONNX Runtime, weights in int8.
+"""The sentence-transformers model run by ONNX Runtime, in fp32 or with int8 weights.
 
-On first use the model's transformer is exported to ONNX from the local weights and
-quantised (dynamic int8, per channel) into ``<home>/models``; later processes load the
-file. Nothing is downloaded. Pooling and normalisation match sentence-transformers.
-Needs the ``int8`` extra: ``pip install 'footnoted[int8]'`` (onnxruntime and onnx).
+Two uses. fp32 embeds one text at a time, which is what a question is: PyTorch spends
+most of such a call on per-operator overhead, ONNX Runtime about a third of it, and the
+vectors are the same (cosine to PyTorch's above 0.99999). int8 embeds everything when
+``FOOTNOTED_EMBEDDING_PRECISION=int8``.
+
+On first use the transformer is exported to ONNX from the local weights (and, for int8,
+quantised: dynamic, per channel) into the model cache; later processes load the file.
+Where the cache cannot be written, the export is kept in memory. Nothing is downloaded.
+Pooling and normalisation match sentence-transformers.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import tempfile
 import threading
 import warnings
 from collections.abc import Sequence
@@ -20,36 +26,24 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import ModelUnavailable
-
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _export_lock = threading.Lock()
+log = logging.getLogger(__name__)
 
 
-def _require_onnxruntime() -> Any:
-    try:
-        import onnxruntime
-    except ImportError as exc:
-        raise ModelUnavailable(
-            "int8 embeddings need ONNX Runtime: pip install 'footnoted[int8]'"
-        ) from exc
-    return onnxruntime
-
-
-def quantised_path(model_dir: str, cache: Path) -> Path:
-    """Where the int8 file for this model lives: named after the model's weights."""
+def onnx_path(model_dir: str, cache: Path, precision: str) -> Path:
+    """Where the exported file for this model lives: named after the model's weights."""
     digest = hashlib.sha256()
     for name in sorted(os.listdir(model_dir)):
         if name.endswith((".safetensors", ".bin", "config.json")):
             stat = (Path(model_dir) / name).stat()
             digest.update(f"{name}:{stat.st_size}".encode())
-    return cache / f"{Path(model_dir).name}-{digest.hexdigest()[:12]}-int8.onnx"
+    return cache / f"{Path(model_dir).name}-{digest.hexdigest()[:12]}-{precision}.onnx"
 
 
-def export_int8(st_model: Any, target: Path) -> None:
-    """Export the transformer of a SentenceTransformer to ONNX and quantise it to int8."""
+def export(st_model: Any, target: Path, precision: str) -> None:
+    """Export the transformer of a SentenceTransformer to ONNX; int8 also quantises it."""
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     class Transformer(torch.nn.Module):
         def __init__(self, model: Any) -> None:
@@ -77,7 +71,12 @@ def export_int8(st_model: Any, target: Path) -> None:
                 wrapper, args, str(fp32), input_names=list(INPUTS), output_names=["hidden"],
                 dynamic_axes=axes, opset_version=17, dynamo=False,
             )  # fmt: skip
-            quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
+            if precision == "int8":
+                from onnxruntime.quantization import QuantType, quantize_dynamic
+
+                quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
+            else:
+                fp32.replace(tmp)
         tmp.replace(target)
     finally:
         quiet.setLevel(level)
@@ -85,17 +84,37 @@ def export_int8(st_model: Any, target: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-class Int8Encoder:
-    """Encodes with an int8 ONNX model; mean or CLS pooling, L2-normalised output."""
+def exported(st_model: Any, model_dir: str, cache: Path, precision: str) -> Path | bytes:
+    """The exported model: a file in the cache, or its bytes when the cache is read-only."""
+    path = onnx_path(model_dir, cache, precision)
+    with _export_lock:
+        if path.exists():
+            return path
+        try:
+            export(st_model, path, precision)
+            return path
+        except OSError as exc:
+            log.warning("model cache %s not writable (%s); exporting in memory", cache, exc)
+        with tempfile.TemporaryDirectory(prefix="footnoted-onnx-") as tmp:
+            target = Path(tmp) / path.name
+            export(st_model, target, precision)
+            return target.read_bytes()
 
-    def __init__(self, st_model: Any, cache: Path, model_dir: str, threads: int) -> None:
-        ort = _require_onnxruntime()
-        path = quantised_path(model_dir, cache)
-        with _export_lock:
-            if not path.exists():
-                export_int8(st_model, path)
-        self.session = _session(ort, path, threads)
-        self.single = _session(ort, path, 1)  # one short question: more threads only wait
+
+class OnnxEncoder:
+    """Encodes with an exported model; mean or CLS pooling, L2-normalised output."""
+
+    def __init__(self, st_model: Any, model: Path | bytes, threads: int) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        # Threads that sleep instead of spinning cost little alone and help on a busy machine.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        source = str(model) if isinstance(model, Path) else model
+        self.session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
         self.tokenizer = st_model.tokenizer
         self.max_tokens = int(st_model.max_seq_length)
         self.cls_pooling = _uses_cls(st_model)
@@ -112,14 +131,13 @@ class Int8Encoder:
         return out
 
     def _batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
-        session = self.single if len(texts) == 1 else self.session
         encoded = self.tokenizer(
             texts, padding=True, truncation=True, max_length=self.max_tokens, return_tensors="np"
         )
         feeds = {name: encoded[name].astype(np.int64) for name in INPUTS if name in encoded}
         if "token_type_ids" not in feeds:
             feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
-        hidden = session.run(None, feeds)[0]
+        hidden = self.session.run(None, feeds)[0]
         if self.cls_pooling:
             pooled = hidden[:, 0]
         else:
@@ -127,16 +145,6 @@ class Int8Encoder:
             pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
-
-
-def _session(ort: Any, path: Path, threads: int) -> Any:
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    # Threads that sleep instead of spinning cost little alone and help on a busy machine.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
 def _uses_cls(st_model: Any) -> bool:
