@@ -37,11 +37,14 @@ def serve(
 ) -> None:
     """Serve the HTTP API (and the start page) with uvicorn."""
     import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from .api.listener import TcpConfig
 
     settings = Settings()
     data = "PostgreSQL" if settings.database_url else settings.home
     err.print(f"footnoted serving on http://{host}:{port} (data in {data})")
-    uvicorn.run(
+    config = TcpConfig(
         "footnoted.api.app:create_app",
         factory=True,
         host=host,
@@ -50,6 +53,10 @@ def serve(
         log_level=log_level,
         timeout_graceful_shutdown=5,
     )
+    if workers > 1:
+        Multiprocess(config, sockets=[config.bind_socket()]).run()
+    else:
+        uvicorn.Server(config).run()
 
 
 @user_app.command("add")

@@ -65,6 +65,15 @@ class Settings(BaseSettings):
             "command-line ingest, reindex and eval use every core."
         ),
     )
+    serve_answering: int = Field(
+        default=0,
+        ge=0,
+        le=1024,
+        description=(
+            "Questions each `footnoted serve` process works on at once (retrieval and the "
+            "extractive answer); more wait their turn. 0 means one per CPU core."
+        ),
+    )
     chunk_tokens: int = Field(
         default=128,
         ge=32,

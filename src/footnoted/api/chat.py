@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Generator, Iterator
@@ -90,11 +91,14 @@ class Turn:
 
 
 class ChatService:
-    def __init__(self, service: Footnoted, links: Links, pace_s: float) -> None:
+    def __init__(self, service: Footnoted, links: Links, pace_s: float, answering: int) -> None:
         self.service = service
         self.store = service.store
         self.links = links
         self.pace_s = pace_s
+        # Retrieval and the extractive answer are CPU work that holds the GIL most of the
+        # time: more of them at once than cores only makes each wait longer for the GIL.
+        self.answering = threading.BoundedSemaphore(answering)
 
     # -- before answering -----------------------------------------------------------------
     def prepare(self, user: User, request: ChatRequest) -> tuple[Claim, Turn]:
@@ -137,9 +141,10 @@ class ChatService:
         """Answer in one piece and store it; returns the response body."""
         req = turn.request
         try:
-            result = self.service.answer(
-                req.message, turn.collection, embedding=req.embedding, config=turn.config
-            )
+            with self.answering:
+                result = self.service.answer(
+                    req.message, turn.collection, embedding=req.embedding, config=turn.config
+                )
         except BaseException:
             self.release(turn)
             raise
@@ -224,7 +229,8 @@ class ChatService:
             include_citations=req.include_citations,
         )  # fmt: skip
         try:
-            return next(events), events
+            with self.answering:  # in llm mode: retrieval and the evidence check
+                return next(events), events
         except BaseException:
             events.close()
             self.release(turn)

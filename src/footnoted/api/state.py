@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Annotated
@@ -30,11 +31,12 @@ class AppState:
     def build(cls, service: Footnoted, owns_service: bool) -> AppState:
         settings = service.settings
         links = Links(service)
+        answering = settings.serve_answering or os.cpu_count() or 1
         return cls(
             service=service,
             links=links,
             limiter=RateLimiter(service.store, settings.rate_limit),
-            chat=ChatService(service, links, settings.stream_pace_ms / 1000),
+            chat=ChatService(service, links, settings.stream_pace_ms / 1000, answering),
             chat_pool=ThreadPoolExecutor(32, thread_name_prefix="footnoted-chat"),
             ingest_pool=ThreadPoolExecutor(2, thread_name_prefix="footnoted-ingest"),
             owns_service=owns_service,

@@ -54,6 +54,11 @@ def distinct(questions: Sequence[str], i: int) -> str:
     return questions[at] + (f" ({rounds})" if rounds else "")
 
 
+def after(n: int) -> Callable[[int], bool]:
+    """A stop rule for ``run_clients``: stop once ``n`` questions were asked."""
+    return lambda asked: asked >= n
+
+
 def run_clients(
     url: str,
     token: str,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .client import run_clients
+from .client import after, run_clients
 from .query import Target, prepare, timing_row
 from .server import serving
 from .texts import questions
@@ -22,7 +22,7 @@ def run_load(
     store = prepare(target, data, scale, real, progress)
     asked = questions(data)
     with serving(target.env(scale, real, rate_limit), workers=workers) as server:
-        run_clients(server.url, server.token, asked[-workers * 2 :], workers, lambda i: i >= 4)
+        run_clients(server.url, server.token, asked[-workers * 2 :], workers, after(4))
         started = time.perf_counter()
         deadline = time.monotonic() + seconds
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..settings import Settings
 from . import corpus
-from .client import ChatTiming, history, run_clients
+from .client import ChatTiming, after, history, run_clients
 from .report import Row, latency_ms
 from .server import Server, serving
 from .texts import questions
@@ -80,7 +80,7 @@ def measure(server: Server, asked: list[str], clients: int, n: int, progress: Pr
     import time
 
     started = time.perf_counter()
-    results = run_clients(server.url, server.token, asked, clients, lambda i: i >= n,
+    results = run_clients(server.url, server.token, asked, clients, after(n),
                           lambda done: progress(f"{clients} clients", done, n))  # fmt: skip
     return {"clients": clients, **timing_row(results, time.perf_counter() - started)}
 
@@ -89,25 +89,26 @@ def run_query(
     target: Target, data: Path, scales: list[int], real: int, clients: list[int], n: int,
     progress: Progress, workers: list[int] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """Each scale, each ``footnoted serve --workers`` count, each client count in turn.
+    """Each scale, ``footnoted serve --workers`` count and client count in turn.
 
-    Every setting asks questions no earlier setting asked, so no answer comes from a cache.
+    Every setting gets a fresh server, warmed up on questions it is not timed on, and
+    then asks the same ``n`` questions, so settings compare like for like and no answer
+    comes from a cache.
     """
     asked = questions(data)
     rows: list[Row] = []
-    offset = 0
     for scale in scales:
         store = prepare(target, data, scale, real, progress)
         for processes in workers or [1]:
-            with serving(target.env(scale, real, 0), workers=processes) as server:
-                run_clients(server.url, server.token, asked[-3:], 1, lambda i: i >= 3)
-                for count in clients:
-                    row = measure(server, asked[offset:], count, n, progress)
-                    offset += n
+            for count in clients:
+                with serving(target.env(scale, real, 0), workers=processes) as server:
+                    warm = asked[-4 * processes :]
+                    run_clients(server.url, server.token, warm, 2 * processes, after(len(warm)))
+                    row = measure(server, asked, count, n, progress)
                     rows.append({**store, "workers": processes, **row,
                                  "server_peak_rss_mb": server.peak_rss_mb()})  # fmt: skip
-                sessions, listing, messages = history(server.url, server.token, 20)
-                rows[-1].update(sessions=sessions,
-                                sessions_p50_ms=latency_ms(listing)["p50_ms"],
-                                messages_p50_ms=latency_ms(messages)["p50_ms"])  # fmt: skip
+                    sessions, listing, messages = history(server.url, server.token, 20)
+                    rows[-1].update(sessions=sessions,
+                                    sessions_p50_ms=latency_ms(listing)["p50_ms"],
+                                    messages_p50_ms=latency_ms(messages)["p50_ms"])  # fmt: skip
     return {"questions": len(asked), "rows": rows}
