@@ -225,27 +225,29 @@ async def _refusal(chunks: _Chunks, message: str) -> AsyncIterator[bytes]:
 
 
 async def _frames(chunks: _Chunks, bridge: Bridge, keepalive_s: float) -> AsyncIterator[bytes]:
+    """Completion chunks; the frames that arrived together go out in one write."""
     sources: dict[str, Any] | None = None
-    async for item in bridge.items(keepalive_s):
-        if item is None:
+    async for batch in bridge.batches(keepalive_s):
+        if batch is None:
             yield KEEP_ALIVE
             continue
-        event, data = item
-        if event == "answer_start":
-            yield chunks.delta({"role": "assistant", "content": ""})
-        elif event == "answer_delta":
-            yield chunks.delta({"content": data["text"]})
-        elif event == "sources":
-            sources = data
-        elif event == "refusal":
-            yield chunks.delta({"content": data["message"]})
-            yield chunks.final(None)
-            yield _data("[DONE]")
-            return
-        elif event == "error":
-            yield _data({"error": {**data, "type": "server_error"}})
-            return
-        elif event == "answer_end":
-            yield chunks.final(sources)
-            yield _data("[DONE]")
-            return
+        out: list[bytes] = []
+        for event, data in batch:
+            if event == "answer_start":
+                out.append(chunks.delta({"role": "assistant", "content": ""}))
+            elif event == "answer_delta":
+                out.append(chunks.delta({"content": data["text"]}))
+            elif event == "sources":
+                sources = data
+            elif event == "refusal":
+                out += [chunks.delta({"content": data["message"]}), chunks.final(None)]
+                yield b"".join([*out, _data("[DONE]")])
+                return
+            elif event == "error":
+                yield b"".join([*out, _data({"error": {**data, "type": "server_error"}})])
+                return
+            elif event == "answer_end":
+                yield b"".join([*out, chunks.final(sources), _data("[DONE]")])
+                return
+        if out:
+            yield b"".join(out)
