@@ -21,6 +21,7 @@ from .server import Server, serving
 from .texts import questions
 
 Progress = Callable[[str, int, int], None]
+WARM_UP = 16  # questions each fresh server answers before it is timed (never timed ones)
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def run_query(
         for processes in workers or [1]:
             for count in clients:
                 with serving(target.env(scale, real, 0), workers=processes) as server:
-                    warm = asked[-4 * processes :]
+                    warm = asked[-WARM_UP:]
                     run_clients(server.url, server.token, warm, 2 * processes, after(len(warm)))
                     row = measure(server, asked, count, n, progress)
                     rows.append({**store, "workers": processes, **row,
