@@ -4,20 +4,26 @@ that hold a rarer word, and a question of common words alone wants all of them."
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
 
+from footnoted import Settings
 from footnoted.models import Chunk, Document
-from footnoted.stores.keywords import BUDGET, KeywordQuery, fts5_match, plan
+from footnoted.stores import keywords
+from footnoted.stores.base import Store
+from footnoted.stores.factory import open_store
+from footnoted.stores.keywords import KeywordQuery, fts5_match, plan
 from footnoted.stores.sqlite import SQLiteStore
+from pghelpers import Postgres
 
-DIM = 8
+DIM = 384
+BUDGET = 60  # the stores' budget, scaled down so both backends fill quickly
 COMMON = BUDGET + 100  # chunks holding each common word: past the budget
 
 
-def save(store: SQLiteStore, name: str, texts: list[str]) -> None:
+def save(store: Store, name: str, texts: list[str]) -> None:
     chunks, at = [], 0
     for i, text in enumerate(texts):
         chunks.append(Chunk(f"{name}-{i}", name, i, text, at, at + len(text), None, None, 5))
@@ -31,10 +37,45 @@ def save(store: SQLiteStore, name: str, texts: list[str]) -> None:
     store.save_document(doc, body, chunks, vectors / np.linalg.norm(vectors, axis=1)[:, None])
 
 
+@pytest.fixture(autouse=True)
+def small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keywords, "BUDGET", BUDGET)
+
+
+@contextmanager
+def filled(settings: Settings) -> Iterator[Store]:
+    """A store over the test texts."""
+    store = open_store(settings, DIM)
+    try:
+        fill(store)
+        yield store
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def any_store(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Store]:
+    home = tmp_path_factory.mktemp("keywords")
+    if request.param == "sqlite":
+        with filled(Settings(home=home)) as store:
+            yield store
+        return
+    pg: Postgres = request.getfixturevalue("postgres")
+    with pg.temporary() as url, filled(Settings(home=home, database_url=url)) as store:
+        yield store
+
+
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SQLiteStore]:
-    home: Path = tmp_path_factory.mktemp("keywords")
-    store = SQLiteStore(home / "footnoted.db", DIM)
+    """SQLite alone, for the FTS5 expressions and the capped term counts."""
+    with filled(Settings(home=tmp_path_factory.mktemp("fts5"))) as store:
+        assert isinstance(store, SQLiteStore)
+        yield store
+
+
+def fill(store: Store) -> None:
     save(store, "harbour", [f"The harbour was busy on day {i}." for i in range(COMMON)])
     save(store, "committee", [f"The committee sat on day {i}." for i in range(COMMON)])
     save(store, "filler", [f"Nothing happened on day {i}." for i in range(2 * COMMON)])
@@ -43,30 +84,31 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SQLiteStore]:
         "The lighthouse keeper told the retired crew about the weather.",
         "The harbour committee met twice.",
     ])  # fmt: skip
-    yield store
-    store.close()
 
 
-def test_rare_terms_gate_and_every_term_ranks(store: SQLiteStore) -> None:
-    query = plan(["harbour", "lighthouse", "committee"], store._term_rows)
-    assert query == KeywordQuery(("harbour", "lighthouse", "committee"), ("lighthouse",))
-    assert fts5_match(query) == '("lighthouse") AND ("harbour" OR "lighthouse" OR "committee")'
-    hits = store.keyword_search("default", ["harbour", "lighthouse", "committee"], 10)
+def test_rare_terms_gate_and_every_term_ranks(any_store: Store) -> None:
+    hits = any_store.keyword_search("default", ["harbour", "lighthouse", "committee"], 10)
     # only chunks with the rare word; of two as long, the one with the common words first
     assert hits == ["both-0", "both-1"]
 
 
-def test_few_matching_rows_rank_every_term_exactly(store: SQLiteStore) -> None:
+def test_few_matching_rows_rank_every_term(any_store: Store) -> None:
+    assert any_store.keyword_search("default", ["keeper", "retired"], 10) == ["both-1", "both-0"]
+
+
+def test_only_common_words_want_all_of_them(any_store: Store) -> None:
+    hits = any_store.keyword_search("default", ["harbour", "committee"], 10)
+    assert sorted(hits) == ["both-0", "both-2"]
+
+
+def test_sqlite_plans_and_match_expressions(store: SQLiteStore) -> None:
+    query = plan(["harbour", "lighthouse", "committee"], store._term_rows)
+    assert query == KeywordQuery(("harbour", "lighthouse", "committee"), ("lighthouse",))
+    assert fts5_match(query) == '("lighthouse") AND ("harbour" OR "lighthouse" OR "committee")'
     query = plan(["lighthouse", "keeper", "retired"], store._term_rows)
     assert query.exact and fts5_match(query) == '"lighthouse" OR "keeper" OR "retired"'
-    assert store.keyword_search("default", ["keeper", "retired"], 10) == ["both-1", "both-0"]
-
-
-def test_only_common_words_want_all_of_them(store: SQLiteStore) -> None:
     query = plan(["harbour", "committee"], store._term_rows)
     assert query.gate == () and fts5_match(query) == '"harbour" AND "committee"'
-    hits = store.keyword_search("default", ["harbour", "committee"], 10)
-    assert sorted(hits) == ["both-0", "both-2"]
 
 
 def test_term_counts_stop_at_the_cap(store: SQLiteStore) -> None:

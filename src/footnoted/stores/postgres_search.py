@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from psycopg import sql
 
+from .keywords import plan
 from .postgres_base import Connection
 
 EF_SEARCH_MAX = 1000  # pgvector's limit
@@ -25,9 +26,13 @@ _DENSE = (
 )
 _KEYWORD = (
     "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id, "
-    "(SELECT {query} AS q) AS query "
-    f"WHERE c.terms @@ query.q AND c.collection = %s AND {LIVE} "
+    "(SELECT {query} AS q, {gate} AS g) AS query "
+    f"WHERE c.terms @@ query.g AND c.collection = %s AND {LIVE} "
     "ORDER BY ts_rank_cd('{{0.1, 0.2, 0.5, 1.0}}', c.terms, query.q) DESC, c.seq LIMIT %s"
+)
+_TERM_ROWS = (
+    "SELECT count(*) AS n FROM (SELECT 1 FROM chunks "
+    "WHERE terms @@ phraseto_tsquery('english', %s) LIMIT %s) AS hits"
 )
 
 
@@ -55,9 +60,23 @@ def dense_search(
 
 
 def keyword_search(db: Connection, collection: str, terms: Sequence[str], k: int) -> list[str]:
-    """Chunk ids ranked by ``ts_rank_cd`` over text, title and section; any term matches."""
-    query = sql.SQL(" || ").join(
+    """Chunk ids ranked by ``ts_rank_cd`` over text, title and section on every term.
+
+    Which chunks may match follows ``keywords.plan``: any term while few rows match, else
+    one of the rarest terms, else (only common words) all of them.
+    """
+
+    def rows(term: str, cap: int) -> int:
+        return int(db.execute(_TERM_ROWS, (term, cap)).fetchone()["n"])  # type: ignore[index]
+
+    chosen = plan(terms, rows)
+    query = _tsquery(chosen.terms, " || ")
+    gate = _tsquery(chosen.gate, " || ") if chosen.gate else _tsquery(chosen.terms, " && ")
+    statement = sql.SQL(_KEYWORD).format(query=query, gate=gate)
+    return [str(r["id"]) for r in db.execute(statement, (collection, k)).fetchall()]
+
+
+def _tsquery(terms: Sequence[str], operator: str) -> sql.Composed:
+    return sql.SQL(operator).join(
         sql.SQL("phraseto_tsquery('english', {})").format(sql.Literal(term)) for term in terms
     )
-    rows = db.execute(sql.SQL(_KEYWORD).format(query=query), (collection, k)).fetchall()
-    return [str(r["id"]) for r in rows]
