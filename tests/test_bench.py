@@ -61,6 +61,7 @@ def test_bench_query(bench_dir: Path) -> None:
         assert 0 < row["first_delta_p50_ms"] <= row["end_p50_ms"]
         assert row["real_chunks"] + row["generated_chunks"] == row["chunks"]
         assert row["server_peak_rss_mb"] > 0
+        assert row["workers"] == 1 and row["server_cpu_ms_per_request"] > 0
 
 
 def test_bench_load(bench_dir: Path) -> None:

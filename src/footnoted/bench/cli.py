@@ -131,6 +131,7 @@ def query(
                "errors": "errors", "first_delta_p50_ms": "first p50 ms",
                "first_delta_p95_ms": "first p95", "first_delta_p99_ms": "first p99",
                "end_p50_ms": "end p50 ms", "end_p95_ms": "end p95", "end_p99_ms": "end p99",
+               "server_cpu_ms_per_request": "server CPU ms/req",
                "server_peak_rss_mb": "server RSS MiB", "index_s": "index s",
                "index_recall_at_10": "recall@10"}  # fmt: skip
     report.show(f"footnoted bench query ({backend}, extractive)", result["rows"], columns)

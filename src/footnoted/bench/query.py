@@ -80,10 +80,12 @@ def timing_row(results: list[ChatTiming], seconds: float) -> Row:
 def measure(server: Server, asked: list[str], clients: int, n: int, progress: Progress) -> Row:
     import time
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), server.cpu_seconds()
     results = run_clients(server.url, server.token, asked, clients, after(n),
                           lambda done: progress(f"{clients} clients", done, n))  # fmt: skip
-    return {"clients": clients, **timing_row(results, time.perf_counter() - started)}
+    per_request = (server.cpu_seconds() - cpu) * 1000 / max(len(results), 1)
+    return {"clients": clients, **timing_row(results, time.perf_counter() - started),
+            "server_cpu_ms_per_request": round(per_request, 1)}  # fmt: skip
 
 
 def run_query(

@@ -63,6 +63,18 @@ def peak_rss_mb(pids: Sequence[int]) -> float:
     return round(total / 1024, 1)
 
 
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """User plus system CPU time the live processes have used so far, in seconds."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def machine() -> dict[str, Any]:
     load = os.getloadavg()
     return {

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from .report import peak_rss_mb
+from .report import cpu_seconds, peak_rss_mb
 
 
 def free_port() -> int:
@@ -42,6 +42,9 @@ class Server:
 
     def peak_rss_mb(self) -> float:
         return peak_rss_mb(self.pids())
+
+    def cpu_seconds(self) -> float:
+        return cpu_seconds(self.pids())
 
 
 def make_token(env: dict[str, str]) -> str:
