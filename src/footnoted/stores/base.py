@@ -129,6 +129,9 @@ class AccountStore(Protocol):
         ...
 
 
+StaleFn = Callable[[str, float], bool]  # (owner, claimed_at) -> the claim was abandoned
+
+
 class ChatStore(Protocol):
     """Sessions and messages. Every method takes the user: others' data is ``NotFound``."""
 
@@ -140,7 +143,7 @@ class ChatStore(Protocol):
         session_id: str | None,
         title: str,
         owner: str,
-        stale: Callable[[str, float], bool],
+        stale: StaleFn,
     ) -> Claim: ...
 
     def complete_chat(

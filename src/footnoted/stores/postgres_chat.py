@@ -15,11 +15,10 @@ from typing import Any
 from psycopg.rows import DictRow
 
 from ..records import ChatSession, Claim, Message, NewMessage, RefusalEntry
+from .base import StaleFn
 from .postgres_base import Connection, PostgresBase, dumps, loads, now
 from .postgres_service import insert_refusal
 from .rows import Cancelled, message_from, no_session, session_from
-
-StaleFn = Callable[[str, float], bool]  # (owner, claimed_at) -> the claim was abandoned
 
 
 class ChatMixin(PostgresBase):

@@ -13,11 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..records import ChatSession, Claim, Message, NewMessage, RefusalEntry
+from .base import StaleFn
 from .rows import Cancelled, message_from, no_session, session_from
 from .sqlite_base import SQLiteBase, dumps, loads, now
 from .sqlite_service import insert_refusal
-
-StaleFn = Callable[[str, float], bool]  # (owner, claimed_at) -> the claim was abandoned
 
 
 class ChatMixin(SQLiteBase):
