@@ -93,6 +93,13 @@ def ask(page: Any, question: str) -> None:
     page.press("#question", "Enter")
 
 
+def last_stored(api: httpx.Client) -> dict[str, Any]:
+    """The last message of the most recent session, as the API stores it."""
+    session = api.get("/api/sessions").json()[0]
+    message: dict[str, Any] = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
+    return message
+
+
 def last_answer(page: Any, timeout: float = 60_000) -> Any:
     page.wait_for_selector(".msg-answer:last-child .copy", timeout=timeout)
     return page.locator(".msg-answer").last
@@ -178,8 +185,7 @@ def test_ask_streams_badges_footer_hover_and_viewer(site: Site) -> None:
     badges = answer.locator(".badge")
     assert badges.count() >= 2
     with site.api(site.alice) as api:
-        session = api.get("/api/sessions").json()[0]
-        stored = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
+        stored = last_stored(api)
     used = len(stored["referenced_indices"])
     assert answer.locator(".grounded").inner_text() == f"Grounded in {used} source" + "s" * (
         used > 1
@@ -277,8 +283,7 @@ def test_more_than_three_sources_toggle_and_copy(site: Site) -> None:
     page.wait_for_selector(".copy:has-text('Copied')")
     copied = page.evaluate("navigator.clipboard.readText()")
     with site.api(site.alice) as api:
-        session = api.get("/api/sessions").json()[0]
-        content = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]["content"]
+        content = last_stored(api)["content"]
     assert "[" not in copied and "backups" in copied.lower()
     assert copied == re.sub(r"\s*\[\d+\]", "", content).strip()
     page.context.close()
@@ -459,8 +464,7 @@ def test_llm_mode_flags_unsupported_claims(site: Site) -> None:
         assert "1 unsupported claim" in answer.locator("summary .flag").inner_text()
         assert answer.locator(".badge").count() == 2
         with site.api(site.alice) as api:
-            session = api.get("/api/sessions").json()[0]
-            content = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]["content"]
+            content = last_stored(api)["content"]
         assert "[42]" not in content  # the server drops a number that names no source
         assert "[42]" not in answer.locator(".answer-text").inner_text()
         assert set(answer.locator(".badge").all_inner_texts()) == {"1"}
@@ -653,8 +657,7 @@ def test_pdf_citation_shows_its_page(site: Site) -> None:
     badge = answer.locator(".badge").first
     index = int(badge.inner_text())
     with site.api(site.alice) as api:
-        session = api.get("/api/sessions").json()[0]
-        stored = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
+        stored = last_stored(api)
     cited = next(c for c in stored["citations"] if c["index"] == index)
     assert cited["page"] == 4  # the backlink passage is on the PDF's last page
     badge.hover()
@@ -695,8 +698,7 @@ def test_marker_that_names_no_source_stays_plain_text(site: Site) -> None:
     ask(page, WARD_Q)
     answer = last_answer(page)
     with site.api(site.alice) as api:
-        session = api.get("/api/sessions").json()[0]
-        stored = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
+        stored = last_stored(api)
     indices = {c["index"] for c in stored["citations"]}
     numbers = [int(n) for n in re.findall(r"\[(\d+)\]", stored["content"])]
     assert 8 in numbers and 8 not in indices
@@ -714,8 +716,7 @@ def test_a_quoted_documents_own_footnote_is_not_a_badge(site: Site) -> None:
     ask(page, ENGINES_Q)
     answer = last_answer(page)
     with site.api(site.alice) as api:
-        session = api.get("/api/sessions").json()[0]
-        stored = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
+        stored = last_stored(api)
     assert "editor. [1]" in stored["content"] and "editor.[2]" not in stored["content"]
     assert 2 in {c["index"] for c in stored["citations"]}  # a source 2 exists...
     text = answer.locator(".answer-text").inner_text()
@@ -734,8 +735,7 @@ def test_highlights_are_exact_past_emoji(site: Site) -> None:
     answer.locator(".badge").first.click()
     page.wait_for_selector("#viewer mark.exact")
     with site.api(site.alice) as api:
-        session = api.get("/api/sessions").json()[0]
-        stored = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
+        stored = last_stored(api)
         cited = stored["citations"][0]
         text = api.get(f"/api/documents/{cited['document_id']}/text").json()["text"]
     quoted = [text[s["doc_start"] : s["doc_end"]] for s in stored["spans"] if s["index"] == 1]
