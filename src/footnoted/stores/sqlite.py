@@ -232,10 +232,12 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
                 (collection, after),
             ),
         )
-        want = 2 * k + 32
+        want = 2 * k + 32  # more than k: a wider search finds the true neighbours more often
         while True:
             hits = index.search(vector, want)
-            ranked = self._live_hits(hits)
+            ranked = self._live_hits(hits[:k])  # usually all live: look up only those
+            if len(ranked) < k:
+                ranked = self._live_hits(hits)
             if len(ranked) >= k or len(hits) < want:
                 return ranked[:k]
             want *= 4  # disabled or stale entries crowded the top: look deeper
@@ -263,7 +265,7 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
         if not terms:
             return []
         query = fts5_match(plan(terms, self._term_rows))
-        want = 4 * k
+        want = k
         while True:
             rowids = [
                 r[0]
@@ -287,11 +289,14 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
             want *= 4
 
     def _term_rows(self, term: str, cap: int) -> int:
-        row = self.db.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
-            (phrase(term), cap),
-        ).fetchone()
-        return int(row[0])
+        def count() -> int:
+            row = self.db.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+                (phrase(term), cap),
+            ).fetchone()
+            return int(row[0])
+
+        return self.memo(("term_rows", term, cap), count)
 
     def fetch_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
         if not chunk_ids:

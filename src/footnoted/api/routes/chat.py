@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
 from fastapi import APIRouter, Request
 from starlette.responses import Response, StreamingResponse
 
-from ...models import Refusal
+from ...models import Event, Refusal
+from ...records import User
 from ..auth import CurrentUser
 from ..chat import Turn, replay_frames
 from ..errors import responses
@@ -37,6 +40,35 @@ def wants_stream(request: Request) -> bool:
     return MEDIA_TYPE in request.headers.get("accept", "").lower()
 
 
+@dataclass(frozen=True, slots=True)
+class _Begun:
+    """What the request's one trip to a worker thread found, before any response."""
+
+    payload: dict[str, Any] | None = None  # a JSON body: a whole answer or a refusal
+    replay: dict[str, Any] | None = None  # a finished answer to this message id
+    stream: tuple[Turn, Event, Generator[Event, None, None]] | None = None
+
+
+def _begin(state: AppState, user: User, body: ChatRequest, stream: bool) -> _Begun:
+    """Rate limit, claim, then retrieval and the evidence check (or the whole JSON answer).
+
+    One worker-thread hop for all of it: under load every hop back to the event loop
+    waits for the GIL, so a request pays for each one in latency.
+    """
+    state.limiter.check(user)
+    claim, turn = state.chat.prepare(user, body)
+    if claim.outcome == "replay":
+        assert claim.payload is not None
+        return _Begun(replay=claim.payload)
+    if not stream:
+        return _Begun(payload=state.chat.answer_json(turn))
+    first, events = state.chat.first_event(turn)
+    if isinstance(first, Refusal):
+        events.close()
+        return _Begun(payload=state.chat.store_refusal(turn, first))
+    return _Begun(stream=(turn, first, events))
+
+
 @router.post(
     "/api/chat",
     responses=_CHAT_RESPONSES,
@@ -45,15 +77,15 @@ def wants_stream(request: Request) -> bool:
 async def chat(body: ChatRequest, request: Request, user: CurrentUser, state: State) -> Response:
     """Ask a question; the answer footnotes every claim, or refuses."""
     stream = wants_stream(request)
-    await anyio.to_thread.run_sync(state.limiter.check, user)
-    claim, turn = await anyio.to_thread.run_sync(state.chat.prepare, user, body)
-    if claim.outcome == "replay":
-        assert claim.payload is not None
-        return _replay(claim.payload, stream)
-    if not stream:
-        payload = await anyio.to_thread.run_sync(state.chat.answer_json, turn)
-        return SafeJSONResponse(payload)
-    return await _stream(state, turn)
+    begun = await anyio.to_thread.run_sync(_begin, state, user, body, stream)
+    if begun.replay is not None:
+        return _replay(begun.replay, stream)
+    if begun.stream is None:
+        return SafeJSONResponse(begun.payload)
+    bridge = Bridge()
+    state.chat_pool.submit(state.chat.stream, *begun.stream, bridge)
+    keepalive = state.service.settings.sse_keepalive_s
+    return StreamingResponse(bridge.frames(keepalive), media_type=MEDIA_TYPE, headers=HEADERS)
 
 
 def _replay(payload: dict[str, Any], stream: bool) -> Response:
@@ -62,16 +94,3 @@ def _replay(payload: dict[str, Any], stream: bool) -> Response:
             replay(replay_frames(payload)), media_type=MEDIA_TYPE, headers=HEADERS
         )
     return SafeJSONResponse(payload)
-
-
-async def _stream(state: AppState, turn: Turn) -> Response:
-    chat = state.chat
-    first, events = await anyio.to_thread.run_sync(chat.first_event, turn)
-    if isinstance(first, Refusal):
-        events.close()
-        payload = await anyio.to_thread.run_sync(chat.store_refusal, turn, first)
-        return SafeJSONResponse(payload)
-    bridge = Bridge()
-    state.chat_pool.submit(chat.stream, turn, first, events, bridge)
-    keepalive = state.service.settings.sse_keepalive_s
-    return StreamingResponse(bridge.frames(keepalive), media_type=MEDIA_TYPE, headers=HEADERS)
