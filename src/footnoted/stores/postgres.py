@@ -264,12 +264,17 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
         if not chunk_ids:
             return []
         with self.transaction() as db:
+            # Binary results: a vector arrives as packed floats, not as text to parse
+            # (2 ms instead of 10 for 80 chunks).
             rows = db.execute(
                 sql.SQL(
-                    "SELECT c.*, d.title AS document_title, d.url AS document_url FROM chunks c "
+                    "SELECT c.id, c.document_id, c.idx, c.text, c.char_start, c.char_end, "
+                    "c.page, c.section, c.token_count, c.embedding, "
+                    "d.title AS document_title, d.url AS document_url FROM chunks c "
                     "JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(%s) AND {live}"
                 ).format(live=sql.SQL(LIVE)),
                 (list(chunk_ids),),
+                binary=True,
             ).fetchall()
         by_id = {
             r["id"]: StoredChunk(
