@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -245,6 +246,22 @@ def test_another_process_sees_document_changes_at_once(open_new: OpenStore) -> N
     writer.delete_document(other.id)
     assert reader.count_chunks("default") == 0
     assert reader.embedding_models("default") == {"model-a"}  # disabled, still ready
+
+
+def test_what_a_process_remembers_is_forgotten_when_another_changes_documents(
+    open_new: OpenStore,
+) -> None:
+    writer, reader = open_new(), open_new()
+    save(writer, ["Refunds take ten days."], np.stack([unit(31)]))
+    assert reader.embedding_models("default") == {"model-a"}
+    assert reader.count_chunks("default") == 1
+    doc, text, chunks = document(["Refunds need a receipt."], source="b.md")
+    writer.save_document(
+        replace(doc, embedding_model="model-b"), text, chunks, np.stack([unit(32)])
+    )
+    assert reader.embedding_models("default") == {"model-a", "model-b"}
+    assert reader.count_chunks("default") == 2
+    assert len(reader.keyword_search("default", ["receipt"], 5)) == 1
 
 
 def test_keyword_search_looks_past_better_matches_it_must_hide(store: Store) -> None:

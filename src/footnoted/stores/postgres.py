@@ -226,8 +226,11 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
 
     # -- retrieval ---------------------------------------------------------------------
     def count_chunks(self, collection: str) -> int:
-        with self.transaction() as db:
-            return self._count_live(db, collection)
+        def count() -> int:
+            with self.transaction() as db:
+                return self._count_live(db, collection)
+
+        return self.memo(("count_chunks", collection), count)
 
     def _count_live(self, db: Connection, collection: str) -> int:
         row = db.execute(
@@ -238,13 +241,16 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
         return int(row["n"]) if row else 0
 
     def embedding_models(self, collection: str) -> set[str]:
-        with self.transaction() as db:
-            rows = db.execute(
-                "SELECT DISTINCT embedding_model FROM documents WHERE collection = %s "
-                "AND status = 'ready'",
-                (collection,),
-            ).fetchall()
-        return {r["embedding_model"] for r in rows if r["embedding_model"]}
+        def models() -> frozenset[str]:
+            with self.transaction() as db:
+                rows = db.execute(
+                    "SELECT DISTINCT embedding_model FROM documents WHERE collection = %s "
+                    "AND status = 'ready'",
+                    (collection,),
+                ).fetchall()
+            return frozenset(r["embedding_model"] for r in rows if r["embedding_model"])
+
+        return set(self.memo(("embedding_models", collection), models))
 
     def dense_search(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
         query = np.asarray(vector, dtype=np.float32)

@@ -8,9 +8,9 @@ read and written in transactions that name their user (``footnoted.user_id``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from pgvector.psycopg import register_vector
@@ -19,7 +19,10 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..errors import DatabaseUnavailable
 from .encoding import dumps, loads, now
+from .memo import Memo
 from .postgres_migrations import APP_ROLE, migrate
+
+T = TypeVar("T")
 
 __all__ = ["Connection", "PostgresBase", "dumps", "loads", "now"]
 
@@ -43,6 +46,7 @@ class PostgresBase:
     def __init__(self, url: str, dim: int, pool_size: int = 10) -> None:
         self.url = url
         self.dim = dim
+        self._memo = Memo()
         try:
             migrate(url, dim)
         except psycopg.Error as exc:
@@ -71,6 +75,13 @@ class PostgresBase:
             if user_id is not None:
                 conn.execute("SELECT set_config('footnoted.user_id', %s, true)", (user_id,))
             yield conn
+
+    def memo(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """``compute()``, shared by every thread until the documents change (``memo.py``)."""
+        with self.transaction() as db:
+            row = db.execute("SELECT value FROM documents_revision").fetchone()
+        assert row is not None
+        return self._memo.get(int(row["value"]), key, compute)
 
     def lock(self, conn: Connection, *key: str) -> None:
         """Serialise this transaction with every other one taking the same key."""

@@ -18,6 +18,7 @@ APP_ROLE = "footnoted_app"
 APP_TABLES = (
     "documents", "chunks", "users", "tokens", "rate_events", "sessions", "messages",
     "chat_requests", "document_files", "collection_settings", "refusals", "secrets",
+    "documents_revision",
 )  # fmt: skip
 USER_SETTING = "current_setting('footnoted.user_id', true)"
 Migration = Callable[[psycopg.Connection[Any], int], None]
@@ -202,12 +203,35 @@ def m005_row_level_security(db: psycopg.Connection[Any], dim: int) -> None:
         )
 
 
+def m006_documents_revision(db: psycopg.Connection[Any], dim: int) -> None:
+    """A counter every change to ``documents`` moves, visible when the change commits.
+
+    Every process reads it to know whether what it worked out about the documents
+    (chunk counts, models) still holds (``memo.py``).
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE documents_revision (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            value BIGINT NOT NULL
+        );
+        INSERT INTO documents_revision (id, value) VALUES (1, 0);
+        CREATE FUNCTION documents_revision_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN UPDATE documents_revision SET value = value + 1; RETURN NULL; END $$;
+        CREATE TRIGGER documents_revision AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+            ON documents FOR EACH STATEMENT EXECUTE FUNCTION documents_revision_bump();
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
     m003_sessions_messages_chat_requests,
     m004_files_settings_refusals_secrets,
     m005_row_level_security,
+    m006_documents_revision,
 ]
 
 

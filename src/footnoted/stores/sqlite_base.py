@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .encoding import dumps, loads, now
+from .memo import Memo
 
 __all__ = ["SQLiteBase", "dumps", "loads", "now"]
 
@@ -30,9 +31,7 @@ class SQLiteBase:
         self._write_lock = threading.RLock()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
-        self._memo_lock = threading.Lock()
-        self._memo_revision: int | None = None
-        self._memo: dict[tuple[Any, ...], Any] = {}
+        self._memo = Memo()
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -52,23 +51,9 @@ class SQLiteBase:
         return conn
 
     def memo(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
-        """``compute()``, shared by every thread until the documents change (in any process).
-
-        Triggers move ``documents_revision`` on every change to ``documents``; chunks and
-        vectors only change with them.
-        """
+        """``compute()``, shared by every thread until the documents change (``memo.py``)."""
         revision = self.db.execute("SELECT value FROM documents_revision").fetchone()[0]
-        with self._memo_lock:
-            if self._memo_revision != revision:
-                self._memo_revision = revision
-                self._memo = {}
-            if key in self._memo:
-                return self._memo[key]  # type: ignore[no-any-return]
-        value = compute()
-        with self._memo_lock:
-            if self._memo_revision == revision:
-                self._memo[key] = value
-        return value
+        return self._memo.get(int(revision), key, compute)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
