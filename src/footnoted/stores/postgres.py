@@ -16,10 +16,11 @@ from psycopg import sql
 from ..errors import FootnotedError
 from ..models import Chunk, Document
 from .base import StoredChunk, StoredFile, Vector
+from .keywords import plan
 from .postgres_accounts import AccountsMixin
 from .postgres_base import Connection, PostgresBase, now
 from .postgres_chat import ChatMixin
-from .postgres_search import LIVE, dense_search, keyword_search
+from .postgres_search import LIVE, dense_search, keyword_search, term_rows
 from .postgres_service import ServiceDataMixin
 from .rows import chunk_from, document_from, no_document
 
@@ -263,8 +264,16 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
     def keyword_search(self, collection: str, terms: Sequence[str], k: int) -> list[str]:
         if not terms:
             return []
+        chosen = plan(terms, self._term_rows)
         with self.transaction() as db:
-            return keyword_search(db, collection, terms, k)
+            return keyword_search(db, collection, chosen, k)
+
+    def _term_rows(self, term: str, cap: int) -> int:
+        def count() -> int:
+            with self.transaction() as db:
+                return term_rows(db, term, cap)
+
+        return self.memo(("term_rows", term, cap), count)
 
     def fetch_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
         if not chunk_ids:

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from psycopg import sql
 
-from .keywords import plan
+from .keywords import KeywordQuery
 from .postgres_base import Connection
 
 EF_SEARCH_MAX = 1000  # pgvector's limit
@@ -59,17 +59,17 @@ def dense_search(
     return sorted(hits, key=lambda hit: -hit[1])
 
 
-def keyword_search(db: Connection, collection: str, terms: Sequence[str], k: int) -> list[str]:
+def term_rows(db: Connection, term: str, cap: int) -> int:
+    """How many chunks hold ``term``, counting no further than ``cap``."""
+    return int(db.execute(_TERM_ROWS, (term, cap)).fetchone()["n"])  # type: ignore[index]
+
+
+def keyword_search(db: Connection, collection: str, chosen: KeywordQuery, k: int) -> list[str]:
     """Chunk ids ranked by ``ts_rank_cd`` over text, title and section on every term.
 
     Which chunks may match follows ``keywords.plan``: any term while few rows match, else
     one of the rarest terms, else (only common words) all of them.
     """
-
-    def rows(term: str, cap: int) -> int:
-        return int(db.execute(_TERM_ROWS, (term, cap)).fetchone()["n"])  # type: ignore[index]
-
-    chosen = plan(terms, rows)
     query = _tsquery(chosen.terms, " || ")
     gate = _tsquery(chosen.gate, " || ") if chosen.gate else _tsquery(chosen.terms, " && ")
     statement = sql.SQL(_KEYWORD).format(query=query, gate=gate)
