@@ -130,6 +130,7 @@ function documentRow(doc) {
     try { await patch(`/api/documents/${encodeURIComponent(doc.id)}`, { enabled: toggle.checked }); }
     catch (error) { toggle.checked = !toggle.checked; alertRow(error); }
     toggle.disabled = false;
+    refreshDocuments(); // a listing fetched before this change must not be the last word
   });
   const reprocess = el("button", { type: "button", class: "btn btn-ghost btn-small", text: "Reprocess" });
   reprocess.addEventListener("click", async () => {
