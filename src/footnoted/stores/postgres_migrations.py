@@ -207,7 +207,7 @@ def m006_documents_revision(db: psycopg.Connection[Any], dim: int) -> None:
     """A counter every change to ``documents`` moves, visible when the change commits.
 
     Every process reads it to know whether what it worked out about the documents
-    (chunk counts, models) still holds (``memo.py``).
+    (chunk counts, models, term counts) still holds (``memo.py``).
     """
     run_script(
         db,
