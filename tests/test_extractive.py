@@ -1,0 +1,64 @@
+"""Extractive answers: which sentences are quoted, and that none is quoted twice."""
+
+from __future__ import annotations
+
+from footnoted.answering.extractive import extract
+from footnoted.chunking import split_sentences
+from footnoted.models import Chunk, RetrievedChunk
+
+DOCUMENT = (
+    "The harbour commission met every spring in the old customs house. "
+    "Its members argued for years about the lighthouse on the northern cape. "
+    "In 1871 the commission finally voted to rebuild the lighthouse in stone. "
+    "The new tower was lit for the first time in the winter of 1874."
+)
+
+
+def _chunk(doc: str, index: int, text: str, start: int, score: float, title: str) -> RetrievedChunk:
+    chunk = Chunk(f"{doc}-{index}", doc, index, text, start, start + len(text), None, None, 9)
+    return RetrievedChunk(chunk=chunk, document_title=title, document_url=None, score=score)
+
+
+def _sentences(text: str) -> list[str]:
+    return [text[s:e] for s, e in split_sentences(text)]
+
+
+def test_a_sentence_that_two_overlapping_chunks_share_is_quoted_once() -> None:
+    # the second chunk repeats the first one's last sentence, as the chunker does
+    # when it cuts a long paragraph between sentences
+    sentences = _sentences(DOCUMENT)
+    first = " ".join(sentences[:3])
+    second_start = DOCUMENT.index(sentences[2])
+    second = DOCUMENT[second_start:]
+    hits = [
+        _chunk("d1", 0, first, 0, 0.62, "Harbour"),
+        _chunk("d1", 1, second, second_start, 0.61, "Harbour"),
+    ]
+    answer = extract("When did the commission vote to rebuild the lighthouse?", hits)
+    quoted = [answer.text[s.answer_start : s.answer_end] for s in answer.spans]
+    assert quoted.count(sentences[2]) == 1
+    assert len({(s.index, s.doc_start) for s in answer.spans}) == len(answer.spans)
+    assert len({s.doc_start for s in answer.spans}) == len(answer.spans)
+
+
+def test_the_sentence_after_the_best_one_is_quoted_when_it_holds_the_answer() -> None:
+    # The best sentence restates the question; the answer is in the next one. Another
+    # document's sentence covers some of the question too, but adds nothing to it.
+    lead = (
+        "The harbour commission chose a builder for the stone lighthouse after a long vote. "
+        "Agnes Marlow, an engineer from Leith, won the contract with the lowest price."
+    )
+    other = "The harbour commission of another county chose to keep its wooden lighthouse."
+    hits = [
+        _chunk("d1", 0, lead, 0, 0.66, "Harbour"),
+        _chunk("d2", 0, other, 0, 0.52, "County towers"),
+    ]
+    answer = extract(
+        "Who did the harbour commission choose to build the stone lighthouse?",
+        hits,
+        max_sentences=2,
+    )
+    assert answer.text == (
+        "The harbour commission chose a builder for the stone lighthouse after a long vote. [1] "
+        "Agnes Marlow, an engineer from Leith, won the contract with the lowest price. [1]"
+    )
