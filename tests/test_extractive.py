@@ -62,3 +62,35 @@ def test_the_sentence_after_the_best_one_is_quoted_when_it_holds_the_answer() ->
         "The harbour commission chose a builder for the stone lighthouse after a long vote. [1] "
         "Agnes Marlow, an engineer from Leith, won the contract with the lowest price. [1]"
     )
+
+
+def test_the_document_the_leading_sentence_names_is_the_second_source() -> None:
+    # Both people are named by the leading passage; only one by the sentence that
+    # answers the first half of the question. The other shares more of its words.
+    film = (
+        "Harbour Lights is a 1950 film starring Mara Lind as the keeper's daughter. "
+        "It was shot in Oban, and its music was written by Tomas Bell."
+    )
+    hits = [
+        _chunk("d1", 0, film, 0, 0.68, "Harbour Lights (film)"),
+        _chunk(
+            "d2",
+            0,
+            "Tomas Bell wrote the music for the film Harbour Lights.",
+            0,
+            0.47,
+            "Tomas Bell",
+        ),
+        _chunk(
+            "d3", 0, "Mara Lind was an actress who later served as mayor.", 0, 0.31, "Mara Lind"
+        ),
+    ]
+    answer = extract(
+        "What office did the woman who starred in the film Harbour Lights later hold?",
+        hits,
+        max_sentences=2,
+    )
+    assert answer.text == (
+        "Harbour Lights is a 1950 film starring Mara Lind as the keeper's daughter. [1] "
+        "Mara Lind was an actress who later served as mayor. [2]"
+    )

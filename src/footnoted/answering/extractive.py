@@ -12,7 +12,8 @@ for "how many", a name for "who") scores lower.
 A question may need two documents ("Who directed the film that ...?"): the sentences
 after the first may also come from the next-best retrieval candidates (or any candidate
 whose title the question or a hit names), preferring another document, above all one
-the question or the leading passage names by its title.
+the question or the leading passage names by its title, and most of all one the leading
+sentence itself names: the bridge to the second hop.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ TYPE_MISMATCH = 0.2  # the sentence holds no date / number / name the question a
 EXTRA_DEPTH = 20  # candidates that may supply the sentences after the first
 OTHER_DOCUMENT = 0.05  # bonus: a document not yet quoted
 LINKED = 0.3  # bonus: a document the question or the leading passage names by its title
+# (twice over when the leading sentence itself names it)
 NEXT_SENTENCE = 0.1  # handicap of the best sentence's successor against other chunks' sentences
 MIN_TITLE = 4  # shorter titles are too ambiguous to count as named
 
@@ -109,10 +111,12 @@ def _select(
     named = _named(hits, hits[best.hit].chunk.text, lead_doc)
     named |= _named(hits, scorer.question, lead_doc)
     scorer.named = named
+    # a document the best sentence itself names is the likeliest second hop
+    bridges = _named(hits, hits[best.hit].chunk.text[best.start : best.end], lead_doc)
 
     def gain(s: Sentence, covered: frozenset[str], documents: set[str]) -> float:
         other = OTHER_DOCUMENT if hits[s.hit].chunk.document_id not in documents else 0.0
-        link = LINKED if s.hit in named else 0.0
+        link = LINKED * ((s.hit in named) + (s.hit in bridges))
         return scorer.base(s) + terms.weight(s.terms - covered) + other + link
 
     def place(s: Sentence) -> tuple[str, int]:  # overlapping chunks repeat sentences
