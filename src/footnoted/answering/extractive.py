@@ -119,33 +119,35 @@ def _select(
         link = LINKED * ((s.hit in named) + (s.hit in bridges))
         return scorer.base(s) + terms.weight(s.terms - covered) + other + link
 
-    def place(s: Sentence) -> tuple[str, int]:  # overlapping chunks repeat sentences
-        chunk = hits[s.hit].chunk
-        return chunk.document_id, chunk.char_start + s.start
+    # where each sentence sits in its document: overlapping chunks repeat sentences
+    spot = {
+        s: (hits[s.hit].chunk.document_id, hits[s.hit].chunk.char_start + s.start)
+        for s in sentences
+    }
+    eligible = [s for s in sentences if terms.weight(s.terms) >= floor > 0 or s.hit in named]
+    after = [s for s in sentences if s.hit == best.hit and s.position == best.position + 1]
 
     while len(chosen) < limit and len({c.hit for c in chosen}) < max_sources:
         covered = frozenset().union(*(c.terms for c in chosen))
         used = {c.hit for c in chosen}
-        quoted = {place(c) for c in chosen}
+        quoted = {spot[c] for c in chosen}
         documents = {hits[c.hit].chunk.document_id for c in chosen}
         scored = [
             (gain(s, covered, documents), s)
-            for s in sentences
-            if s.hit not in used
-            and place(s) not in quoted
-            and (terms.weight(s.terms) >= floor > 0 or s.hit in named)
+            for s in eligible
+            if s.hit not in used and spot[s] not in quoted
         ]
         scored += [
             (scorer.base(s) + terms.weight(s.terms - covered) - NEXT_SENTENCE, s)
-            for s in sentences
-            if s.hit == best.hit and s.position == best.position + 1 and place(s) not in quoted
+            for s in after
+            if spot[s] not in quoted
         ]
         if not scored:
             break
         chosen.append(max(scored, key=lambda pair: pair[0])[1])
     for step in (1, -1):  # context: the sentence after the best one, then the one before
         near = [s for s in sentences if s.hit == best.hit and s.position == best.position + step]
-        if len(chosen) < limit and near and place(near[0]) not in {place(c) for c in chosen}:
+        if len(chosen) < limit and near and spot[near[0]] not in {spot[c] for c in chosen}:
             chosen.append(near[0])
     return chosen
 
