@@ -4,11 +4,14 @@ The rule that always holds: the best cosine similarity below ``threshold`` refus
 (0.35 passes, 0.34 refuses). An empty collection refuses with its own message. Above
 the threshold, a small calibrated model (``features.py``) also refuses questions whose
 terms the retrieved text does not cover: on-topic-sounding questions about things the
-documents never mention.
+documents never mention. So does a number in the question (a year, a count) that no
+retrieved chunk or title holds: the passages are about something else.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .features import features, model
@@ -41,6 +44,26 @@ class Verdict:
         return EMPTY_MESSAGE if self.evidence.reason == "empty" else REFUSAL_MESSAGE
 
 
+# a number standing alone: "1755", "10,000", "3.5"; not "1600s", "1950's" or "15th"
+_NUMBER = re.compile(r"(?<!\w)\d+(?:[,.]\d+)*(?!\w|['’]s\b)")
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers standing alone in a text, thousands separators dropped."""
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+
+
+def missing_number(question: str, candidates: Sequence[RetrievedChunk]) -> bool:
+    """True when the question holds a number that no candidate's text or title holds."""
+    wanted = numbers(question)
+    if not wanted:
+        return False
+    found: set[str] = set()
+    for hit in candidates:
+        found |= numbers(hit.chunk.text) | numbers(hit.document_title)
+    return not wanted <= found
+
+
 def passes(score: float, threshold: float) -> bool:
     """``score >= threshold`` with both rounded to 6 places, so 0.35 passes at 0.35."""
     return round(score, 6) >= round(threshold, 6)
@@ -57,7 +80,7 @@ def check(
     if answerability:
         values = features(question, retrieval.candidates)
         answerable = model().probability(values)
-        if answerable < model().cutoff:
+        if answerable < model().cutoff or missing_number(question, retrieval.candidates):
             evidence = Evidence(round(best, 4), threshold, "not_covered", values, answerable)
             return Verdict(evidence, ())
     floor = max(0.0, threshold - QUALIFY_MARGIN)

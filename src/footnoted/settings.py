@@ -97,7 +97,8 @@ class Settings(BaseSettings):
         default=True,
         description=(
             "Above the evidence threshold, also refuse questions whose terms the retrieved "
-            "text does not cover (a calibrated model; see README)."
+            "text does not cover (a calibrated model; see README), or that hold a number no "
+            "retrieved chunk holds."
         ),
     )
     top_k: int = Field(default=5, ge=1, le=50, description="Chunks retrieved per question.")
