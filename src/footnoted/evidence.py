@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .features import features, model
 from .models import Evidence, RetrievedChunk
@@ -48,9 +49,11 @@ class Verdict:
 _NUMBER = re.compile(r"(?<!\w)\d+(?:[,.]\d+)*(?!\w|['’]s\b)")
 
 
-def numbers(text: str) -> set[str]:
-    """The numbers standing alone in a text, thousands separators dropped."""
-    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+@lru_cache(maxsize=4096)
+def numbers(text: str) -> frozenset[str]:
+    """The numbers standing alone in a text, thousands separators dropped (cached: the
+    same chunks come back for many questions)."""
+    return frozenset(n.replace(",", "") for n in _NUMBER.findall(text))
 
 
 def missing_number(question: str, candidates: Sequence[RetrievedChunk]) -> bool:

@@ -125,7 +125,11 @@ def _select(
         for s in sentences
     }
     eligible = [s for s in sentences if terms.weight(s.terms) >= floor > 0 or s.hit in named]
-    after = [s for s in sentences if s.hit == best.hit and s.position == best.position + 1]
+
+    def neighbour(step: int) -> list[Sentence]:
+        return [s for s in sentences if s.hit == best.hit and s.position == best.position + step]
+
+    after = neighbour(1)
 
     while len(chosen) < limit and len({c.hit for c in chosen}) < max_sources:
         covered = frozenset().union(*(c.terms for c in chosen))
@@ -146,7 +150,7 @@ def _select(
             break
         chosen.append(max(scored, key=lambda pair: pair[0])[1])
     for step in (1, -1):  # context: the sentence after the best one, then the one before
-        near = [s for s in sentences if s.hit == best.hit and s.position == best.position + step]
+        near = neighbour(step)
         if len(chosen) < limit and near and spot[near[0]] not in {spot[c] for c in chosen}:
             chosen.append(near[0])
     return chosen
