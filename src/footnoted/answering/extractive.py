@@ -96,9 +96,9 @@ def _select(
     covering what the chosen ones leave uncovered and for adding a document (so a
     question that needs two passages cites both), as long as at most ``max_sources``
     chunks are quoted. The sentence right after the best one competes with them on the
-    same score less ``NEXT_SENTENCE``: in SQuAD dev it holds the gold answer for a third
-    of the answers that cite the right chunk but miss the answer. Remaining room goes to
-    the best sentence's neighbours, which often complete it.
+    same score less ``NEXT_SENTENCE``: in SQuAD dev it holds the gold answer in 92 of the
+    216 answers that cite the right chunk but miss the answer. Remaining room goes to the
+    best sentence's neighbours, which often complete it.
     """
     first = [s for s in sentences if s.hit < scorer.leads]
     if not first:
