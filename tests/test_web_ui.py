@@ -382,6 +382,27 @@ def test_xss_in_questions_and_documents_executes_nothing(site: Site) -> None:
     page.context.close()
 
 
+def test_admin_clicked_while_the_app_loads_is_not_undone(site: Site) -> None:
+    """The Admin button appears only once the views are set up, so a quick click on it
+    is never switched back to the chat when the app finishes loading."""
+    page = site.page()
+    held: list[Any] = []
+    page.route("**/api/collections", lambda route: held.append(route))  # answered later
+    page.fill("#token", site.admin)
+    page.click("#signin-form button[type=submit]")
+    while not held:
+        page.wait_for_timeout(20)
+    assert page.locator("#open-admin").is_hidden()  # still loading: nothing to click yet
+    held[0].continue_()
+    page.click("#open-admin")
+    page.wait_for_selector("#admin-view:visible")
+    page.wait_for_load_state("networkidle")
+    assert page.locator("#admin-view").is_visible()
+    assert page.locator("#chat-view").is_hidden()
+    page.wait_for_selector("#doc-table tbody tr")
+    assert not page.errors
+
+
 def test_admin_upload_ready_answerable_then_disable_refuses(site: Site, tmp_path: Path) -> None:
     page = site.page(site.alice)
     assert page.locator("#open-admin").is_hidden()  # not an admin

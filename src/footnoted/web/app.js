@@ -74,7 +74,8 @@ async function showApp() {
   $("#signin").hidden = true;
   $("#app").hidden = false;
   $("#user-name").textContent = me.name + (me.is_admin ? " · admin" : "");
-  $("#open-admin").hidden = !me.is_admin;
+  // shown only once the views are set up: a click while they load would be undone
+  $("#open-admin").hidden = true;
   const collections = await get("/api/collections");
   const select = clear($("#collection"));
   for (const name of collections) select.append(el("option", { value: name, text: name }));
@@ -84,6 +85,7 @@ async function showApp() {
   if (me.is_admin && !adminReady) { initAdmin(collections); adminReady = true; }
   else if (me.is_admin) fillCollections(collections);
   showChat();
+  $("#open-admin").hidden = !me.is_admin;
   refreshSessions();
   $("#question").focus();
 }
