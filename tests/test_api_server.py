@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def test_rate_limit_holds_across_two_workers(served: tuple[Server, dict[str, Any
     for user in LIMITED:
         bodies = [{"message": "Refund?", "message_id": mid()} for _ in range(25)]
         with ThreadPoolExecutor(25) as pool:
-            codes = list(pool.map(lambda b: post_json(server, tokens[user], b), bodies))
+            codes = list(pool.map(post_json, repeat(server), repeat(tokens[user]), bodies))
         statuses = sorted(r.status_code for r in codes)
         assert statuses == [200] * 20 + [429] * 5
         assert all(r.headers["retry-after"].isdigit() for r in codes if r.status_code == 429)
