@@ -94,3 +94,26 @@ def test_the_document_the_leading_sentence_names_is_the_second_source() -> None:
         "Harbour Lights is a 1950 film starring Mara Lind as the keeper's daughter. [1] "
         "Mara Lind was an actress who later served as mayor. [2]"
     )
+
+
+def test_a_title_inside_a_longer_named_title_is_not_named() -> None:
+    # The question names the song, whose title ends in an apostrophe; the EP's title
+    # "Lights" lies inside it and is not named. The songwriter the leading sentence
+    # names is the second hop, though the EP's passage repeats more of the question.
+    song = "These Lights Are Made for Sailin' is a song written by Ewan Roy and sung by Isla Kerr."
+    hits = [
+        _chunk("d1", 0, song, 0, 0.68, "These Lights Are Made for Sailin'"),
+        _chunk(
+            "d2",
+            0,
+            "Lights is an EP by the Drifters, with a cover of These Lights Are Made for Sailin'.",
+            0,
+            0.64,
+            "Lights (EP)",
+        ),
+        _chunk("d3", 0, "Ewan Roy (1931 – 1999) was a Scottish songwriter.", 0, 0.30, "Ewan Roy"),
+    ]
+    answer = extract(
+        "Who wrote These Lights Are Made for Sailin' and died in 1999?", hits, max_sentences=2
+    )
+    assert answer.text == f"{song} [1] Ewan Roy (1931 – 1999) was a Scottish songwriter. [2]"

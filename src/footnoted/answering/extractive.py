@@ -69,18 +69,25 @@ def _title_key(title: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _title_pattern(key: str) -> re.Pattern[str]:
-    return re.compile(rf"\b{re.escape(key)}\b")
+    return re.compile(rf"(?<!\w){re.escape(key)}(?!\w)")  # keys may end in "'" or ")"
 
 
 def _named(hits: Sequence[RetrievedChunk], text: str, besides: str | None = None) -> set[int]:
-    """Hits (from documents other than ``besides``) whose document title ``text`` names."""
+    """Hits (from documents other than ``besides``) whose document title ``text`` names.
+
+    A title counts only where no longer title is named around it: "These Boots Are Made
+    for Walkin'" names that song, not "Boots (EP)" too."""
     text = text.lower()
-    named = set()
+    found: list[tuple[int, int, int]] = []  # start, end, hit
     for i, hit in enumerate(hits):
         key = _title_key(hit.document_title)
-        if hit.chunk.document_id == besides or len(key) < MIN_TITLE:
+        if len(key) < MIN_TITLE or key not in text:
             continue
-        if key in text and _title_pattern(key).search(text):
+        found += [(m.start(), m.end(), i) for m in _title_pattern(key).finditer(text)]
+    named = set()
+    for start, end, i in found:
+        inside = any(s <= start and end <= e and e - s > end - start for s, e, _ in found)
+        if not inside and hits[i].chunk.document_id != besides:
             named.add(i)
     return named
 
