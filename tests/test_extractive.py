@@ -117,3 +117,21 @@ def test_a_title_inside_a_longer_named_title_is_not_named() -> None:
         "Who wrote These Lights Are Made for Sailin' and died in 1999?", hits, max_sentences=2
     )
     assert answer.text == f"{song} [1] Ewan Roy (1931 – 1999) was a Scottish songwriter. [2]"
+
+
+def test_a_capitalised_title_is_not_named_by_the_same_words_in_lower_case() -> None:
+    # "science fantasy" in the question is a genre, not the magazine of that name: the
+    # second place goes to the candidate that adds the companion books
+    series = "Starfall is a science fantasy series for young adults, told by a girl from Mars."
+    magazine = "Science Fantasy was a British magazine of science fantasy stories."
+    companions = "The companion books tell of other worlds."
+    lead = _chunk("d1", 0, series, 0, 0.61, "Starfall")
+    other = _chunk("d2", 0, magazine, 0, 0.47, "Science Fantasy (magazine)")
+    deeper = _chunk("d3", 0, companions, 0, 0.30, "Starfall Companions")
+    answer = extract(
+        "Which science fantasy series has companion books about enslaved worlds?",
+        [lead, other],
+        max_sentences=2,
+        candidates=[lead, other, deeper],
+    )
+    assert answer.text == f"{series} [1] {companions} [2]"

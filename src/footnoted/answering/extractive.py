@@ -76,14 +76,21 @@ def _named(hits: Sequence[RetrievedChunk], text: str, besides: str | None = None
     """Hits (from documents other than ``besides``) whose document title ``text`` names.
 
     A title counts only where no longer title is named around it: "These Boots Are Made
-    for Walkin'" names that song, not "Boots (EP)" too."""
-    text = text.lower()
+    for Walkin'" names that song, not "Boots (EP)" too. A capitalised title counts only
+    where the text capitalises it: "science fantasy series" does not name the magazine
+    "Science Fantasy"."""
+    lower = text.lower()
     found: list[tuple[int, int, int]] = []  # start, end, hit
     for i, hit in enumerate(hits):
         key = _title_key(hit.document_title)
-        if len(key) < MIN_TITLE or key not in text:
+        if len(key) < MIN_TITLE or key not in lower:
             continue
-        found += [(m.start(), m.end(), i) for m in _title_pattern(key).finditer(text)]
+        capital = hit.document_title[:1].isupper() and len(lower) == len(text)
+        found += [
+            (m.start(), m.end(), i)
+            for m in _title_pattern(key).finditer(lower)
+            if not (capital and text[m.start()].islower())
+        ]
     named = set()
     for start, end, i in found:
         inside = any(s <= start and end <= e and e - s > end - start for s, e, _ in found)
