@@ -19,6 +19,11 @@ def _chunk(doc: str, index: int, text: str, start: int, score: float, title: str
     return RetrievedChunk(chunk=chunk, document_title=title, document_url=None, score=score)
 
 
+def _whole(doc: str, text: str, score: float, title: str) -> RetrievedChunk:
+    """A document held in one chunk."""
+    return _chunk(doc, 0, text, 0, score, title)
+
+
 def _sentences(text: str) -> list[str]:
     return [text[s:e] for s, e in split_sentences(text)]
 
@@ -50,8 +55,8 @@ def test_the_sentence_after_the_best_one_is_quoted_when_it_holds_the_answer() ->
     )
     other = "The harbour commission of another county chose to keep its wooden lighthouse."
     hits = [
-        _chunk("d1", 0, lead, 0, 0.66, "Harbour"),
-        _chunk("d2", 0, other, 0, 0.52, "County towers"),
+        _whole("d1", lead, 0.66, "Harbour"),
+        _whole("d2", other, 0.52, "County towers"),
     ]
     answer = extract(
         "Who did the harbour commission choose to build the stone lighthouse?",
@@ -72,18 +77,9 @@ def test_the_document_the_leading_sentence_names_is_the_second_source() -> None:
         "It was shot in Oban, and its music was written by Tomas Bell."
     )
     hits = [
-        _chunk("d1", 0, film, 0, 0.68, "Harbour Lights (film)"),
-        _chunk(
-            "d2",
-            0,
-            "Tomas Bell wrote the music for the film Harbour Lights.",
-            0,
-            0.47,
-            "Tomas Bell",
-        ),
-        _chunk(
-            "d3", 0, "Mara Lind was an actress who later served as mayor.", 0, 0.31, "Mara Lind"
-        ),
+        _whole("d1", film, 0.68, "Harbour Lights (film)"),
+        _whole("d2", "Tomas Bell wrote the music for the film Harbour Lights.", 0.47, "Tomas Bell"),
+        _whole("d3", "Mara Lind was an actress who later served as mayor.", 0.31, "Mara Lind"),
     ]
     answer = extract(
         "What office did the woman who starred in the film Harbour Lights later hold?",
@@ -101,17 +97,11 @@ def test_a_title_inside_a_longer_named_title_is_not_named() -> None:
     # "Lights" lies inside it and is not named. The songwriter the leading sentence
     # names is the second hop, though the EP's passage repeats more of the question.
     song = "These Lights Are Made for Sailin' is a song written by Ewan Roy and sung by Isla Kerr."
+    cover = "Lights is an EP by the Drifters, with a cover of These Lights Are Made for Sailin'."
     hits = [
-        _chunk("d1", 0, song, 0, 0.68, "These Lights Are Made for Sailin'"),
-        _chunk(
-            "d2",
-            0,
-            "Lights is an EP by the Drifters, with a cover of These Lights Are Made for Sailin'.",
-            0,
-            0.64,
-            "Lights (EP)",
-        ),
-        _chunk("d3", 0, "Ewan Roy (1931 – 1999) was a Scottish songwriter.", 0, 0.30, "Ewan Roy"),
+        _whole("d1", song, 0.68, "These Lights Are Made for Sailin'"),
+        _whole("d2", cover, 0.64, "Lights (EP)"),
+        _whole("d3", "Ewan Roy (1931 – 1999) was a Scottish songwriter.", 0.30, "Ewan Roy"),
     ]
     answer = extract(
         "Who wrote These Lights Are Made for Sailin' and died in 1999?", hits, max_sentences=2
@@ -125,9 +115,9 @@ def test_a_capitalised_title_is_not_named_by_the_same_words_in_lower_case() -> N
     series = "Starfall is a science fantasy series for young adults, told by a girl from Mars."
     magazine = "Science Fantasy was a British magazine of science fantasy stories."
     companions = "The companion books tell of other worlds."
-    lead = _chunk("d1", 0, series, 0, 0.61, "Starfall")
-    other = _chunk("d2", 0, magazine, 0, 0.47, "Science Fantasy (magazine)")
-    deeper = _chunk("d3", 0, companions, 0, 0.30, "Starfall Companions")
+    lead = _whole("d1", series, 0.61, "Starfall")
+    other = _whole("d2", magazine, 0.47, "Science Fantasy (magazine)")
+    deeper = _whole("d3", companions, 0.30, "Starfall Companions")
     answer = extract(
         "Which science fantasy series has companion books about enslaved worlds?",
         [lead, other],

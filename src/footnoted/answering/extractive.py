@@ -80,12 +80,13 @@ def _named(hits: Sequence[RetrievedChunk], text: str, besides: str | None = None
     where the text capitalises it: "science fantasy series" does not name the magazine
     "Science Fantasy"."""
     lower = text.lower()
+    aligned = len(lower) == len(text)  # lower-casing kept every position
     found: list[tuple[int, int, int]] = []  # start, end, hit
     for i, hit in enumerate(hits):
         key = _title_key(hit.document_title)
         if len(key) < MIN_TITLE or key not in lower:
             continue
-        capital = hit.document_title[:1].isupper() and len(lower) == len(text)
+        capital = aligned and hit.document_title[:1].isupper()
         found += [
             (m.start(), m.end(), i)
             for m in _title_pattern(key).finditer(lower)
