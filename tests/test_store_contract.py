@@ -289,6 +289,29 @@ def test_fetch_chunks_keeps_the_given_order_and_drops_hidden_ones(store: Store) 
     assert store.fetch_chunks([]) == []
 
 
+
+def test_sentence_vectors_round_trip_as_float16_and_missing_ones_are_listed(
+    store: Store,
+) -> None:
+    texts = ["Refunds take ten days. Plans renew yearly.", "A heading", "Backups are kept."]
+    doc, text, chunks = document(texts)
+    vectors = np.stack([unit(21), unit(22), unit(23)])
+    sentences = [np.stack([unit(31), unit(32)]), np.zeros((0, DIM), np.float32), unit(33)[None]]
+    store.save_document(doc, text, chunks, vectors, sentences)
+    old, _ = save(store, ["Stored before sentence vectors were kept."], source="old.md")
+    other, _ = save(store, ["Elsewhere."], source="o.md", collection="zeta")
+    got = store.fetch_chunks([c.id for c in chunks])
+    for stored, want in zip(got, sentences, strict=True):
+        assert stored.sentences is not None and stored.sentences.dtype == np.float32
+        assert stored.sentences.shape == want.shape
+        np.testing.assert_allclose(stored.sentences, want, atol=1e-3)  # float16
+    (plain,) = store.fetch_chunks([store.document_chunks(old.id)[0].id])
+    assert plain.sentences is None
+    assert store.without_sentence_vectors("default") == {old.id}
+    assert store.without_sentence_vectors() == {old.id, other.id}
+    store.delete_document(old.id)
+    assert store.without_sentence_vectors("default") == set()
+
 # -- uploads ----------------------------------------------------------------------------
 
 

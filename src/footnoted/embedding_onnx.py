@@ -117,7 +117,7 @@ class OnnxEncoder:
         self.session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
         self.tokenizer = st_model.tokenizer
         self.max_tokens = int(st_model.max_seq_length)
-        self.cls_pooling = _uses_cls(st_model)
+        self.cls_pooling = uses_cls(st_model)
 
     def encode(self, texts: Sequence[str], batch_size: int) -> npt.NDArray[np.float32]:
         order = np.argsort([-len(t) for t in texts], kind="stable")
@@ -134,20 +134,26 @@ class OnnxEncoder:
         encoded = self.tokenizer(
             texts, padding=True, truncation=True, max_length=self.max_tokens, return_tensors="np"
         )
+        return self.forward(dict(encoded))[1]
+
+    def forward(
+        self, encoded: dict[str, Any]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Token vectors and text vectors (pooled, normalised) of one tokenised batch."""
         feeds = {name: encoded[name].astype(np.int64) for name in INPUTS if name in encoded}
         if "token_type_ids" not in feeds:
             feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
-        hidden = self.session.run(None, feeds)[0]
+        hidden = np.asarray(self.session.run(None, feeds)[0], dtype=np.float32)
         if self.cls_pooling:
             pooled = hidden[:, 0]
         else:
             mask = feeds["attention_mask"][..., None].astype(np.float32)
             pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+        return hidden, np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
 
 
-def _uses_cls(st_model: Any) -> bool:
+def uses_cls(st_model: Any) -> bool:
     for module in st_model:
         mode = getattr(module, "get_pooling_mode_str", None)
         if mode is not None:

@@ -3,7 +3,8 @@
 A best cosine above the threshold is not enough: an on-topic question about something
 the documents never mention (an off-topic question that shares a few words with them)
 still lands near some chunk. These features ask how much of the question the retrieved
-text actually covers. They come from the question and the retrieval candidates alone,
+text actually covers, and how close its best sentences come to it (their in-context
+vectors' cosines). They come from the question and the retrieval candidates alone,
 a few milliseconds per question.
 
 The model is a logistic regression (answerable vs. not), fitted by
@@ -20,7 +21,7 @@ from functools import cache
 from importlib import resources
 
 from .models import RetrievedChunk
-from .sentences import QuestionTerms, bag, chunk_bag
+from .sentences import QuestionTerms, bag, chunk_bag, chunk_sentences
 
 FEATURES = (
     "cos1",
@@ -30,6 +31,8 @@ FEATURES = (
     "top_chunk_cover",
     "top_chunk_cos",
     "terms",
+    "sentence_cos1",
+    "sentence_cos2",
 )
 
 
@@ -44,6 +47,10 @@ def features(question: str, candidates: Sequence[RetrievedChunk]) -> dict[str, f
     covers = [terms.best_sentence_cover(h) for h in top5]
     best = max(range(len(top5)), key=lambda i: covers[i])
     n = max(1, len(terms.terms))
+    sentence_cos = sorted(
+        (h.sentence_score(p) for h in top5 for p in range(len(chunk_sentences(h.chunk.text)))),
+        reverse=True,
+    )
     return {
         "cos1": max(h.score for h in candidates),
         "best_sentence_cover": covers[best],
@@ -52,6 +59,8 @@ def features(question: str, candidates: Sequence[RetrievedChunk]) -> dict[str, f
         "top_chunk_cover": terms.weight(bags[best] & terms.terms),
         "top_chunk_cos": top5[best].score,
         "terms": float(len(terms.terms)),
+        "sentence_cos1": sentence_cos[0] if sentence_cos else 0.0,
+        "sentence_cos2": sentence_cos[1] if len(sentence_cos) > 1 else 0.0,
     }
 
 

@@ -20,6 +20,7 @@ from .chunking import Chunker
 from .embedding import Embedder, Vectors
 from .errors import FootnotedError
 from .models import Chunk, Document
+from .sentences import chunk_sentences
 from .stores.base import Store
 
 Outcome = Literal["added", "replaced", "unchanged", "failed"]
@@ -56,6 +57,15 @@ class IngestReport:
 ProgressFn = Callable[[FileResult], None]
 
 
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    vectors: Vectors  # one row per chunk
+    sentences: list[Vectors]  # per chunk: one row per sentence
+
+    def part(self, start: int, end: int) -> Embedded:
+        return Embedded(self.vectors[start:end], self.sentences[start:end])
+
+
 @dataclass(slots=True)
 class _Pending:
     document: Document
@@ -84,6 +94,20 @@ def embedding_text(title: str, chunk: Chunk) -> str:
     """What gets embedded: the document title and section path give a chunk its context."""
     heading = title if not chunk.section or chunk.section == title else f"{title} > {chunk.section}"
     return f"{heading}\n{chunk.text}"
+
+
+def embed_chunks(embedder: Embedder, titled: Sequence[tuple[str, Chunk]]) -> Embedded:
+    """Embed ``(document title, chunk)`` pairs: each chunk's vector and, from the same
+    pass, its sentences' vectors in context (``chunk_sentences`` order)."""
+    texts, spans = [], []
+    for title, chunk in titled:
+        text = embedding_text(title, chunk)
+        shift = len(text) - len(chunk.text)
+        texts.append(text)
+        spans.append([(shift + s, shift + e) for s, e, _ in chunk_sentences(chunk.text)])
+    if not texts:
+        return Embedded(np.zeros((0, embedder.dim), dtype=np.float32), [])
+    return Embedded(*embedder.embed_passages(texts, spans))
 
 
 class Ingestor:
@@ -198,13 +222,15 @@ class Ingestor:
     def _flush(self, pending: list[_Pending], done: ProgressFn) -> None:
         if not pending:
             return
-        texts = [embedding_text(p.document.title, c) for p in pending for c in p.chunks]
-        vectors = embed_sorted(self.embedder, texts)
+        embedded = embed_chunks(
+            self.embedder, [(p.document.title, c) for p in pending for c in p.chunks]
+        )
         offset = 0
         for item in pending:
             n = len(item.chunks)
             doc = replace(item.document, chunk_count=n)
-            self.store.save_document(doc, item.text, item.chunks, vectors[offset : offset + n])
+            part = embedded.part(offset, offset + n)
+            self.store.save_document(doc, item.text, item.chunks, part.vectors, part.sentences)
             offset += n
             outcome: Outcome = "replaced" if item.replaces else "added"
             done(FileResult(doc.source, outcome, doc.id, doc.title, n))
@@ -213,9 +239,9 @@ class Ingestor:
         """Re-embed a stored document's chunks with the current model (no re-parsing)."""
         chunks = self.store.document_chunks(document.id)
         text = self.store.document_text(document.id)
-        vectors = embed_sorted(self.embedder, [embedding_text(document.title, c) for c in chunks])
+        embedded = embed_chunks(self.embedder, [(document.title, c) for c in chunks])
         updated = replace(document, embedding_model=self.embedder.name, chunk_count=len(chunks))
-        self.store.save_document(updated, text, chunks, vectors)
+        self.store.save_document(updated, text, chunks, embedded.vectors, embedded.sentences)
         return len(chunks)
 
 

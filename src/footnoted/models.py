@@ -86,6 +86,15 @@ class RetrievedChunk:
     keyword_rank: int | None = None
     dense_rank: int | None = None
     fused: float = 0.0
+    # cosine of the query to each sentence's in-context vector (``chunk_sentences``
+    # order); empty where the chunk was stored without sentence vectors
+    sentence_scores: tuple[float, ...] = ()
+
+    def sentence_score(self, position: int) -> float:
+        """Sentence ``position``'s cosine; the chunk's where sentence vectors are missing."""
+        if position < len(self.sentence_scores):
+            return self.sentence_scores[position]
+        return self.score
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,8 @@ import numpy as np
 from .embedding import Embedder, Vectors
 from .errors import InvalidInput, ReindexRequired
 from .models import RetrievedChunk
-from .sentences import QuestionTerms
-from .stores.base import Store
+from .sentences import QuestionTerms, chunk_sentences
+from .stores.base import Store, StoredChunk
 from .text import content_words
 
 RRF_K = 60
@@ -98,8 +98,10 @@ class Retriever:
         order = sorted(fused, key=lambda cid: -fused[cid])
         dense_rank = {cid: i for i, (cid, _) in enumerate(dense)}
         keyword_rank = {cid: i for i, cid in enumerate(keyword)}
+        stored_chunks = self.store.fetch_chunks(order)
+        by_sentence = _sentence_scores(stored_chunks, vector)
         out: list[RetrievedChunk] = []
-        for stored in self.store.fetch_chunks(order):
+        for stored, sentence_scores in zip(stored_chunks, by_sentence, strict=True):
             cid = stored.chunk.id
             cosine = float(np.dot(stored.vector, vector))
             out.append(
@@ -111,9 +113,24 @@ class Retriever:
                     keyword_rank=keyword_rank.get(cid),
                     dense_rank=dense_rank.get(cid),
                     fused=fused[cid],
+                    sentence_scores=sentence_scores,
                 )
             )
         return out
+
+
+def _sentence_scores(stored: list[StoredChunk], vector: Vectors) -> list[tuple[float, ...]]:
+    """Each chunk's sentences' cosines to the query, in one product. None for a chunk
+    whose stored vectors do not match its sentences (stored before they were kept)."""
+    kept = [
+        s.sentences
+        if s.sentences is not None and len(s.sentences) == len(chunk_sentences(s.chunk.text))
+        else None
+        for s in stored
+    ]
+    present = [k for k in kept if k is not None]
+    scores = iter((np.concatenate(present) @ vector).tolist() if present else [])
+    return [() if k is None else tuple(next(scores) for _ in range(len(k))) for k in kept]
 
 
 def rerank(question: str, candidates: list[RetrievedChunk]) -> list[RetrievedChunk]:

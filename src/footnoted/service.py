@@ -139,10 +139,13 @@ class Footnoted:
         return self.ingestor.ingest_bytes(data, filename, coll, title=title, url=url)
 
     def reindex(self, collection: str | None = None, progress: ProgressFn | None = None) -> int:
-        """Re-embed every document whose vectors came from another model."""
+        """Re-embed every document whose vectors came from another model, or that was
+        stored without sentence vectors."""
         done = 0
+        partial = self.store.without_sentence_vectors(collection)
         for doc in self.store.list_documents(collection):
-            if doc.status == "ready" and doc.embedding_model != self.embedder.name:
+            stale = doc.embedding_model != self.embedder.name or doc.id in partial
+            if doc.status == "ready" and stale:
                 n = self.ingestor.reembed(doc)
                 done += 1
                 if progress is not None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from . import loaders
 from .errors import DocumentError, FootnotedError, NotFound
-from .ingest import FileResult, document_id, embed_sorted, embedding_text
+from .ingest import FileResult, document_id, embed_chunks
 from .models import Document
 from .stores.base import StoredFile
 
@@ -162,11 +162,14 @@ class Uploads:
         )
         if isinstance(item, FileResult):
             return self.store.get_document(item.document_id or document.id)
-        texts = [embedding_text(item.document.title, c) for c in item.chunks]
-        vectors = embed_sorted(self.service.embedder, texts)
+        embedded = embed_chunks(
+            self.service.embedder, [(item.document.title, c) for c in item.chunks]
+        )
         ready = replace(item.document, chunk_count=len(item.chunks))
         self.store.get_document(document.id)  # NotFound if it was deleted meanwhile
-        self.store.save_document(ready, item.text, item.chunks, vectors)
+        self.store.save_document(
+            ready, item.text, item.chunks, embedded.vectors, embedded.sentences
+        )
         return self.store.get_document(ready.id)
 
     def _fail(self, document: Document, message: str) -> Document:

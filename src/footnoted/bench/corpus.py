@@ -4,7 +4,9 @@ Real text comes first: SQuAD and HotpotQA paragraphs and SciFact abstracts, inge
 and embedded for real up to ``real`` chunks. Larger scales are filled with generated
 chunks, labelled as such: text made of real sentences drawn at random, vectors a real
 chunk's vector plus Gaussian noise (cosine about 0.7 to it), so the index sees vectors
-shaped like real ones without embedding a million texts.
+shaped like real ones without embedding a million texts. Their sentence vectors are the
+chunk's vector plus noise again, one per sentence, so every chunk is stored and fetched
+like a real one.
 """
 
 from __future__ import annotations
@@ -23,15 +25,28 @@ import numpy.typing as npt
 
 from ..evaluation.datasets import safe_stem
 from ..models import Chunk, Document
+from ..sentences import chunk_sentences
 from ..service import Footnoted
 from ..settings import Settings
 from .recall import sqlite_recall
 from .texts import hotpot_paragraphs, scifact_files, squad_paragraphs
 
 Progress = Callable[[str, int, int], None]
-Seed = list[tuple[Document, str, list[Chunk], npt.NDArray[np.float32]]]
+Vectors = npt.NDArray[np.float32]
 PER_DOCUMENT = 25
 NOISE = 0.05
+
+
+@dataclass(frozen=True)
+class SeedDocument:
+    document: Document
+    text: str
+    chunks: list[Chunk]
+    vectors: Vectors
+    sentences: list[Vectors]  # per chunk, one row per sentence
+
+
+Seed = list[SeedDocument]
 
 
 @dataclass(frozen=True)
@@ -78,29 +93,45 @@ def seed(home: Path, data: Path, real: int, progress: Progress) -> Seed:
             chunks = fn.store.document_chunks(doc.id)
             stored = fn.store.fetch_chunks([c.id for c in chunks])
             vectors = np.stack([s.vector for s in stored]).astype(np.float32)
-            out.append((doc, fn.store.document_text(doc.id), chunks, vectors))
+            sentences = [_sentences(s.sentences, s.vector) for s in stored]
+            out.append(
+                SeedDocument(doc, fn.store.document_text(doc.id), chunks, vectors, sentences)
+            )
         return out
+
+
+def _sentences(sentences: Vectors | None, vector: Vectors) -> Vectors:
+    return vector[None, :] if sentences is None else sentences
+
+
+def _noisy(base: Vectors, rng: np.random.Generator) -> Vectors:
+    """``base`` rows plus Gaussian noise, normalised again."""
+    vectors = base + rng.normal(0, NOISE, base.shape)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors.astype(np.float32)
 
 
 def generated(
     seed_docs: Seed, n: int, model: str, collection: str, rng: np.random.Generator
-) -> Iterator[tuple[Document, str, list[Chunk], npt.NDArray[np.float32]]]:
-    sentences = [s for _, text, _, _ in seed_docs for s in re.split(r"(?<=[.!?])\s+", text)]
+) -> Iterator[SeedDocument]:
+    sentences = [s for d in seed_docs for s in re.split(r"(?<=[.!?])\s+", d.text)]
     sentences = [s for s in sentences if 20 <= len(s) <= 400]
-    base = np.concatenate([v for *_, v in seed_docs])
+    base = np.concatenate([d.vectors for d in seed_docs])
     for d in range(0, n, PER_DOCUMENT):
         size = min(PER_DOCUMENT, n - d)
         picks = rng.integers(0, len(sentences), (size, 3))
         texts = [" ".join(sentences[i] for i in row) for row in picks]
-        vectors = base[rng.integers(0, len(base), size)] + rng.normal(
-            0, NOISE, (size, base.shape[1])
-        )
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        yield (
+        vectors = _noisy(base[rng.integers(0, len(base), size)], rng)
+        per_sentence = [
+            _noisy(np.repeat(v[None, :], len(chunk_sentences(t)), axis=0), rng)
+            for v, t in zip(vectors, texts, strict=True)
+        ]
+        yield SeedDocument(
             _document(d // PER_DOCUMENT, texts, model, collection),
             "\n".join(texts),
             _chunks(d // PER_DOCUMENT, texts),
-            vectors.astype(np.float32),
+            vectors,
+            per_sentence,
         )
 
 
@@ -123,6 +154,11 @@ def _chunks(i: int, texts: list[str]) -> list[Chunk]:
     return chunks
 
 
+def _save(fn: Footnoted, seed_doc: SeedDocument) -> None:
+    d = seed_doc
+    fn.store.save_document(d.document, d.text, d.chunks, d.vectors, d.sentences)
+
+
 def build(
     home: Path, settings: Settings, seed_docs: Seed, scale: int, progress: Progress
 ) -> BenchStore:
@@ -134,22 +170,20 @@ def build(
     with Footnoted(settings) as fn:
         collection, model = settings.collection, fn.embedder.name
         real = 0
-        for doc, text, chunks, vectors in seed_docs:
-            if real + len(chunks) > scale:
+        for seed_doc in seed_docs:
+            if real + len(seed_doc.chunks) > scale:
                 break
-            fn.store.save_document(doc, text, chunks, vectors)
-            real += len(chunks)
+            _save(fn, seed_doc)
+            real += len(seed_doc.chunks)
         rng = np.random.default_rng(scale)
         made = 0
-        for doc, text, chunks, vectors in generated(
-            seed_docs, scale - real, model, collection, rng
-        ):
-            fn.store.save_document(doc, text, chunks, vectors)
-            made += len(chunks)
+        for made_doc in generated(seed_docs, scale - real, model, collection, rng):
+            _save(fn, made_doc)
+            made += len(made_doc.chunks)
             progress("generated", made, scale - real)
         built = time.perf_counter() - started
         started = time.perf_counter()
-        fn.store.dense_search(collection, seed_docs[0][3][0], 5)
+        fn.store.dense_search(collection, seed_docs[0].vectors[0], 5)
         indexed = round(time.perf_counter() - started, 1)
     recall = None if settings.database_url else sqlite_recall(home, collection)
     result = BenchStore(real + made, real, made, round(built, 1), indexed, recall)

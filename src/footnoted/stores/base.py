@@ -21,12 +21,13 @@ Vector = npt.NDArray[np.float32]
 
 @dataclass(frozen=True, slots=True)
 class StoredChunk:
-    """A chunk as retrieval sees it: with its document's title and url, and its vector."""
+    """A chunk as retrieval sees it: with its document's title and url, and its vectors."""
 
     chunk: Chunk
     document_title: str
     document_url: str | None
     vector: Vector
+    sentences: Vector | None = None  # one row per sentence (``chunk_sentences`` order)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,11 +53,18 @@ class DocumentStore(Protocol):
     def list_documents(self, collection: str | None = None) -> list[Document]: ...
 
     def save_document(
-        self, document: Document, text: str, chunks: Sequence[Chunk], vectors: Vector
+        self,
+        document: Document,
+        text: str,
+        chunks: Sequence[Chunk],
+        vectors: Vector,
+        sentences: Sequence[Vector] = (),
     ) -> None:
         """Insert a ready document with its chunks and vectors in one transaction.
 
-        Any document with the same (collection, source) is replaced atomically.
+        ``sentences`` holds each chunk's sentence vectors (kept as float16), or is empty
+        where they were not made. Any document with the same (collection, source) is
+        replaced atomically.
         """
         ...
 
@@ -77,6 +85,11 @@ class DocumentStore(Protocol):
 
     def embedding_models(self, collection: str) -> set[str]:
         """Models that made the vectors of the collection's ready documents."""
+        ...
+
+    def without_sentence_vectors(self, collection: str | None = None) -> set[str]:
+        """Ids of documents with chunks stored without sentence vectors (before they were
+        kept); ``footnoted reindex`` re-embeds them."""
         ...
 
     def dense_search(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:

@@ -1,10 +1,14 @@
-"""Timestamps and JSON columns, stored the same way by every backend."""
+"""Timestamps, JSON columns and sentence vectors, stored the same way by every backend."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 
 def now() -> str:
@@ -18,3 +22,24 @@ def dumps(value: Any) -> str | None:
 
 def loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
+
+
+def pack_sentences(vectors: npt.NDArray[np.float32] | None) -> bytes | None:
+    """A chunk's sentence vectors as float16 bytes, row after row (``None``: not made)."""
+    return None if vectors is None else np.asarray(vectors, dtype="<f2").tobytes()
+
+
+def unpack_sentences(
+    blobs: Sequence[bytes | None], dim: int
+) -> list[npt.NDArray[np.float32] | None]:
+    """The float32 matrices ``pack_sentences`` stored, one row per sentence (decoded in
+    one pass: a query fetches dozens of chunks)."""
+    joined = np.frombuffer(b"".join(b for b in blobs if b), dtype="<f2").astype(np.float32)
+    rows = joined.reshape(-1, dim) if joined.size else np.zeros((0, dim), dtype=np.float32)
+    out: list[npt.NDArray[np.float32] | None] = []
+    at = 0
+    for blob in blobs:
+        n = None if blob is None else len(blob) // (2 * dim)
+        out.append(None if n is None else rows[at : at + n])
+        at += n or 0
+    return out

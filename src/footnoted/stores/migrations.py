@@ -214,6 +214,12 @@ def m007_documents_revision(db: sqlite3.Connection) -> None:
     )
 
 
+def m008_chunk_sentence_embeddings(db: sqlite3.Connection) -> None:
+    """Each chunk's sentence vectors (float16). Chunks stored before have none: the
+    answerer then scores their sentences by the chunk's cosine, until ``footnoted reindex``."""
+    db.execute("ALTER TABLE chunks ADD COLUMN sentence_embeddings BLOB")
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -222,6 +228,7 @@ MIGRATIONS: list[Migration] = [
     m005_message_grounding,
     m006_message_refusal,
     m007_documents_revision,
+    m008_chunk_sentence_embeddings,
 ]
 
 

@@ -16,6 +16,7 @@ from psycopg import sql
 from ..errors import FootnotedError
 from ..models import Chunk, Document
 from .base import StoredChunk, StoredFile, Vector
+from .encoding import pack_sentences, unpack_sentences
 from .keywords import plan
 from .postgres_accounts import AccountsMixin
 from .postgres_base import Connection, PostgresBase, now
@@ -101,7 +102,12 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
         return [r["name"] for r in rows]
 
     def save_document(
-        self, document: Document, text: str, chunks: Sequence[Chunk], vectors: Vector
+        self,
+        document: Document,
+        text: str,
+        chunks: Sequence[Chunk],
+        vectors: Vector,
+        sentences: Sequence[Vector] = (),
     ) -> None:
         stamp = now()
         with self.transaction() as db:
@@ -120,28 +126,34 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
                     old.created_at if old else stamp, stamp, text,
                 ),
             )  # fmt: skip
-            self._insert_chunks(db, document, chunks, vectors)
+            self._insert_chunks(db, document, chunks, vectors, sentences)
 
     def _insert_chunks(
-        self, db: Connection, document: Document, chunks: Sequence[Chunk], vectors: Vector
+        self,
+        db: Connection,
+        document: Document,
+        chunks: Sequence[Chunk],
+        vectors: Vector,
+        sentences: Sequence[Vector],
     ) -> None:
+        packed = [pack_sentences(v) for v in sentences] or [None] * len(chunks)
         rows = [
             {
                 "id": c.id, "document_id": c.document_id, "collection": document.collection,
                 "idx": c.index, "text": c.text, "char_start": c.char_start,
                 "char_end": c.char_end, "page": c.page, "section": c.section,
                 "token_count": c.token_count, "title": document.title,
-                "embedding": np.asarray(v, dtype=np.float32),
+                "embedding": np.asarray(v, dtype=np.float32), "sentence_embeddings": p,
             }
-            for c, v in zip(chunks, vectors, strict=True)
+            for c, v, p in zip(chunks, vectors, packed, strict=True)
         ]  # fmt: skip
         with db.cursor() as cur:
             cur.executemany(
                 "INSERT INTO chunks (id, document_id, collection, idx, text, char_start, "
-                "char_end, page, section, token_count, embedding, terms) VALUES (%(id)s, "
-                "%(document_id)s, %(collection)s, %(idx)s, %(text)s, %(char_start)s, "
-                "%(char_end)s, %(page)s, %(section)s, %(token_count)s, %(embedding)s, "
-                f"{TERMS})",
+                "char_end, page, section, token_count, embedding, sentence_embeddings, terms) "
+                "VALUES (%(id)s, %(document_id)s, %(collection)s, %(idx)s, %(text)s, "
+                "%(char_start)s, %(char_end)s, %(page)s, %(section)s, %(token_count)s, "
+                f"%(embedding)s, %(sentence_embeddings)s, {TERMS})",
                 rows,
             )
 
@@ -241,6 +253,15 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
         ).fetchone()
         return int(row["n"]) if row else 0
 
+    def without_sentence_vectors(self, collection: str | None = None) -> set[str]:
+        query = "SELECT DISTINCT document_id FROM chunks WHERE sentence_embeddings IS NULL"
+        params: tuple[str, ...] = ()
+        if collection is not None:
+            query += " AND collection = %s"
+            params = (collection,)
+        with self.transaction() as db:
+            return {r["document_id"] for r in db.execute(query, params).fetchall()}
+
     def embedding_models(self, collection: str) -> set[str]:
         def models() -> frozenset[str]:
             with self.transaction() as db:
@@ -284,20 +305,24 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
             rows = db.execute(
                 sql.SQL(
                     "SELECT c.id, c.document_id, c.idx, c.text, c.char_start, c.char_end, "
-                    "c.page, c.section, c.token_count, c.embedding, "
+                    "c.page, c.section, c.token_count, c.embedding, c.sentence_embeddings, "
                     "d.title AS document_title, d.url AS document_url FROM chunks c "
                     "JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(%s) AND {live}"
                 ).format(live=sql.SQL(LIVE)),
                 (list(chunk_ids),),
                 binary=True,
             ).fetchall()
+        vectors = [r["embedding"].to_numpy().astype(np.float32) for r in rows]
+        dim = len(vectors[0]) if vectors else 0
+        sentences = unpack_sentences([r["sentence_embeddings"] for r in rows], dim)
         by_id = {
             r["id"]: StoredChunk(
                 chunk=chunk_from(r),
                 document_title=r["document_title"],
                 document_url=r["document_url"],
-                vector=r["embedding"].to_numpy().astype(np.float32),
+                vector=vector,
+                sentences=sentence_vectors,
             )
-            for r in rows
+            for r, vector, sentence_vectors in zip(rows, vectors, sentences, strict=True)
         }
         return [by_id[i] for i in chunk_ids if i in by_id]

@@ -225,6 +225,12 @@ def m006_documents_revision(db: psycopg.Connection[Any], dim: int) -> None:
     )
 
 
+def m007_chunk_sentence_embeddings(db: psycopg.Connection[Any], dim: int) -> None:
+    """Each chunk's sentence vectors (float16). Chunks stored before have none: the
+    answerer then scores their sentences by the chunk's cosine, until ``footnoted reindex``."""
+    db.execute("ALTER TABLE chunks ADD COLUMN sentence_embeddings bytea")
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -232,6 +238,7 @@ MIGRATIONS: list[Migration] = [
     m004_files_settings_refusals_secrets,
     m005_row_level_security,
     m006_documents_revision,
+    m007_chunk_sentence_embeddings,
 ]
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..models import Chunk, Document
 from .base import StoredChunk, StoredFile, Vector
+from .encoding import pack_sentences, unpack_sentences
 from .keywords import fts5_match, phrase, plan
 from .migrations import migrate
 from .rows import chunk_from, document_from, no_document
@@ -71,9 +72,15 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
         return [r[0] for r in rows]
 
     def save_document(
-        self, document: Document, text: str, chunks: Sequence[Chunk], vectors: Vector
+        self,
+        document: Document,
+        text: str,
+        chunks: Sequence[Chunk],
+        vectors: Vector,
+        sentences: Sequence[Vector] = (),
     ) -> None:
         stamp = now()
+        packed = [pack_sentences(v) for v in sentences] or [None] * len(chunks)
         with self.transaction() as db:
             old = self.find_document(document.collection, document.source)
             if old is not None:
@@ -89,15 +96,16 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
                     old.created_at if old else stamp, stamp, text,
                 ),
             )  # fmt: skip
-            for chunk, vector in zip(chunks, vectors, strict=True):
+            for chunk, vector, sentence_vectors in zip(chunks, vectors, packed, strict=True):
                 cur = db.execute(
                     "INSERT INTO chunks (id, document_id, collection, idx, text, char_start, "
-                    "char_end, page, section, token_count, embedding) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "char_end, page, section, token_count, embedding, sentence_embeddings) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         chunk.id, chunk.document_id, document.collection, chunk.index, chunk.text,
                         chunk.char_start, chunk.char_end, chunk.page, chunk.section,
                         chunk.token_count, np.asarray(vector, dtype=np.float32).tobytes(),
+                        sentence_vectors,
                     ),
                 )  # fmt: skip
                 db.execute(
@@ -199,6 +207,14 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
             return int(row[0])
 
         return self.memo(("count_chunks", collection), count)
+
+    def without_sentence_vectors(self, collection: str | None = None) -> set[str]:
+        sql = "SELECT DISTINCT document_id FROM chunks WHERE sentence_embeddings IS NULL"
+        params: tuple[str, ...] = ()
+        if collection is not None:
+            sql += " AND collection = ?"
+            params = (collection,)
+        return {r[0] for r in self.db.execute(sql, params).fetchall()}
 
     def embedding_models(self, collection: str) -> set[str]:
         def models() -> frozenset[str]:
@@ -307,13 +323,17 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
             f"JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks}) AND {_LIVE}",
             list(chunk_ids),
         ).fetchall()
+        vectors = [np.frombuffer(r["embedding"], dtype=np.float32) for r in rows]
+        dim = len(vectors[0]) if vectors else 0
+        sentences = unpack_sentences([r["sentence_embeddings"] for r in rows], dim)
         by_id = {
             r["id"]: StoredChunk(
                 chunk=chunk_from(r),
                 document_title=r["document_title"],
                 document_url=r["document_url"],
-                vector=np.frombuffer(r["embedding"], dtype=np.float32),
+                vector=vector,
+                sentences=sentence_vectors,
             )
-            for r in rows
+            for r, vector, sentence_vectors in zip(rows, vectors, sentences, strict=True)
         }
         return [by_id[i] for i in chunk_ids if i in by_id]

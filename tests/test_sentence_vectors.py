@@ -1,0 +1,115 @@
+"""Sentence vectors: made in their chunk's own embedding pass, stored, scored, reindexed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from footnoted import Footnoted, Settings
+from footnoted.answering.extractive import extract
+from footnoted.embedding import SentenceTransformerEmbedder, get_embedder, pool_spans
+from footnoted.ingest import embedding_text
+from footnoted.models import Chunk, RetrievedChunk
+from footnoted.sentences import chunk_sentences
+
+HANDBOOK = (
+    "# Handbook\n\n"
+    "Refunds for annual plans are prorated to the day. Backups are kept for thirty days "
+    "in a second region. Support answers within one working day.\n"
+)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> SentenceTransformerEmbedder:
+    return get_embedder(Settings())
+
+
+def test_span_pooling_averages_the_tokens_inside_and_skips_special_ones() -> None:
+    tokens = np.array([[9, 9], [1, 0], [3, 0], [0, 2], [9, 9]], dtype=np.float32)
+    offsets = np.array([[0, 0], [0, 4], [5, 8], [9, 12], [0, 0]])  # [CLS] … [SEP]
+    whole = np.array([0.6, 0.8], dtype=np.float32)
+    pooled = pool_spans(tokens, offsets, [(0, 8), (9, 12), (20, 30), (3, 12)], whole)
+    np.testing.assert_allclose(pooled[0], [1.0, 0.0])  # mean (2, 0), normalised
+    np.testing.assert_allclose(pooled[1], [0.0, 1.0])
+    np.testing.assert_allclose(pooled[2], whole)  # no whole token inside: the text's vector
+    np.testing.assert_allclose(pooled[3], np.array([3, 2]) / np.hypot(3, 2), rtol=1e-6)
+
+
+def test_one_pass_gives_the_library_vector_and_a_vector_per_sentence(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    texts = [
+        "Handbook\nRefunds for annual plans are prorated. Backups are kept for thirty days.",
+        "Only a title",
+        "Long\n" + "word " * 400 + "The end.",
+    ]
+    spans = [[(9, 47), (48, 82)], [], [(5, 15), (2005, 2013)]]
+    vectors, sentences = embedder.embed_passages(texts, spans)
+    library = embedder.model.encode(texts, normalize_embeddings=True)
+    assert float(np.min(np.sum(vectors * library, axis=1))) > 0.9999
+    assert [s.shape for s in sentences] == [(2, 384), (0, 384), (2, 384)]
+    np.testing.assert_allclose(np.linalg.norm(sentences[0], axis=1), 1.0, rtol=1e-5)
+    question = embedder.embed(["How long are backups kept?"])[0]
+    refunds, backups = sentences[0] @ question
+    assert backups > refunds + 0.2
+    # a sentence past the 256-token limit takes its text's vector
+    assert float(sentences[2][0] @ vectors[2]) < 0.99
+    np.testing.assert_allclose(sentences[2][1], vectors[2], rtol=1e-6)
+
+
+def test_ingest_stores_them_retrieval_scores_them_and_reindex_fills_old_chunks(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder
+) -> None:
+    (tmp_path / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
+    with Footnoted(Settings(home=tmp_path / "home")) as fn:
+        fn.ingest([tmp_path / "handbook.md"])
+        (doc,) = fn.documents()
+        chunks = fn.store.document_chunks(doc.id)
+        (stored,) = fn.store.fetch_chunks([c.id for c in chunks])
+        spans = chunk_sentences(stored.chunk.text)
+
+        def text_of(start: int, end: int) -> str:
+            return stored.chunk.text[start:end]
+
+        assert stored.sentences is not None and len(stored.sentences) == len(spans) == 4
+        backups = next(i for i, (s, e, _) in enumerate(spans) if "Backups" in text_of(s, e))
+        text = embedding_text(doc.title, stored.chunk)
+        shift = len(text) - len(stored.chunk.text)
+        _, (fresh,) = embedder.embed_passages(
+            [text], [[(shift + s, shift + e) for s, e, _ in spans]]
+        )
+        assert float(np.min(np.sum(fresh * stored.sentences, axis=1))) > 0.999  # float16
+
+        retrieval = fn.retriever.retrieve("How long are backups kept?", "default", 3)
+        (hit,) = retrieval.hits
+        assert len(hit.sentence_scores) == 4
+        assert max(range(4), key=hit.sentence_scores.__getitem__) == backups
+
+        # a document stored before sentence vectors were kept: scored by its chunk's cosine
+        fn.store.save_document(
+            doc, fn.store.document_text(doc.id), chunks, np.stack([stored.vector])
+        )
+        assert fn.store.without_sentence_vectors() == {doc.id}
+        (old,) = fn.retriever.retrieve("How long are backups kept?", "default", 3).hits
+        assert old.sentence_scores == () and old.sentence_score(backups) == old.score
+        assert fn.reindex() == 1
+        assert fn.store.without_sentence_vectors() == set()
+        (again,) = fn.retriever.retrieve("How long are backups kept?", "default", 3).hits
+        np.testing.assert_allclose(again.sentence_scores, hit.sentence_scores, atol=1e-6)
+
+
+def test_the_sentence_closest_in_meaning_leads_when_the_words_tie() -> None:
+    # both sentences hold the same question words; only their own vectors tell them apart
+    text = "The east gate opens at dawn for carts. The east gate opens at dawn for pilgrims."
+    chunk = Chunk("d-0", "d", 0, text, 0, len(text), None, None, 20)
+
+    def hit(scores: tuple[float, ...]) -> RetrievedChunk:
+        return RetrievedChunk(chunk, "Gates", None, 0.6, sentence_scores=scores)
+
+    question = "When does the east gate open?"
+    first = extract(question, [hit((0.7, 0.4))], max_sentences=1)
+    second = extract(question, [hit((0.4, 0.7))], max_sentences=1)
+    assert first.text.startswith("The east gate opens at dawn for carts.")
+    assert second.text.startswith("The east gate opens at dawn for pilgrims.")
