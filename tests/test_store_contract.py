@@ -289,7 +289,6 @@ def test_fetch_chunks_keeps_the_given_order_and_drops_hidden_ones(store: Store) 
     assert store.fetch_chunks([]) == []
 
 
-
 def test_sentence_vectors_round_trip_as_float16_and_missing_ones_are_listed(
     store: Store,
 ) -> None:
@@ -311,6 +310,7 @@ def test_sentence_vectors_round_trip_as_float16_and_missing_ones_are_listed(
     assert store.without_sentence_vectors() == {old.id, other.id}
     store.delete_document(old.id)
     assert store.without_sentence_vectors("default") == set()
+
 
 # -- uploads ----------------------------------------------------------------------------
 
