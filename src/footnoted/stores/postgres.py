@@ -16,14 +16,14 @@ from psycopg import sql
 from ..errors import FootnotedError
 from ..models import Chunk, Document
 from .base import StoredChunk, StoredFile, Vector
-from .encoding import pack_sentences, unpack_sentences
+from .encoding import pack_sentences
 from .keywords import plan
 from .postgres_accounts import AccountsMixin
 from .postgres_base import Connection, PostgresBase, now
 from .postgres_chat import ChatMixin
 from .postgres_search import LIVE, dense_search, keyword_search, term_rows
 from .postgres_service import ServiceDataMixin
-from .rows import chunk_from, document_from, no_document
+from .rows import chunk_from, document_from, no_document, stored_chunks
 
 _DOC_COLUMNS = (
     "id, collection, title, source, kind, content_hash, size, status, enabled, error, url, "
@@ -312,17 +312,6 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
                 (list(chunk_ids),),
                 binary=True,
             ).fetchall()
-        vectors = [r["embedding"].to_numpy().astype(np.float32) for r in rows]
-        dim = len(vectors[0]) if vectors else 0
-        sentences = unpack_sentences([r["sentence_embeddings"] for r in rows], dim)
-        by_id = {
-            r["id"]: StoredChunk(
-                chunk=chunk_from(r),
-                document_title=r["document_title"],
-                document_url=r["document_url"],
-                vector=vector,
-                sentences=sentence_vectors,
-            )
-            for r, vector, sentence_vectors in zip(rows, vectors, sentences, strict=True)
-        }
-        return [by_id[i] for i in chunk_ids if i in by_id]
+        return stored_chunks(
+            rows, [r["embedding"].to_numpy().astype(np.float32) for r in rows], chunk_ids
+        )

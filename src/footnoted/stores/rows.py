@@ -6,13 +6,15 @@ columns and their stored forms (text timestamps, JSON text) are the same on both
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, Protocol
 
 from ..errors import NotFound
 from ..models import Chunk, Document
 from ..records import ChatSession, Message, RefusalEntry, User
-from .encoding import loads
+from .base import StoredChunk, Vector
+from .encoding import loads, unpack_sentences
 
 
 class Row(Protocol):
@@ -41,6 +43,26 @@ def chunk_from(row: Row) -> Chunk:
         section=row["section"],
         token_count=row["token_count"],
     )
+
+
+def stored_chunks(
+    rows: Sequence[Row], vectors: Sequence[Vector], chunk_ids: Sequence[str]
+) -> list[StoredChunk]:
+    """Fetched chunk rows (with ``document_title``, ``document_url`` and
+    ``sentence_embeddings``) and their decoded vectors, in the order of ``chunk_ids``."""
+    dim = len(vectors[0]) if len(vectors) else 0
+    sentences = unpack_sentences([r["sentence_embeddings"] for r in rows], dim)
+    by_id = {
+        r["id"]: StoredChunk(
+            chunk=chunk_from(r),
+            document_title=r["document_title"],
+            document_url=r["document_url"],
+            vector=vector,
+            sentences=sentence_vectors,
+        )
+        for r, vector, sentence_vectors in zip(rows, vectors, sentences, strict=True)
+    }
+    return [by_id[i] for i in chunk_ids if i in by_id]
 
 
 def user_from(row: Row) -> User:

@@ -16,10 +16,10 @@ import numpy as np
 
 from ..models import Chunk, Document
 from .base import StoredChunk, StoredFile, Vector
-from .encoding import pack_sentences, unpack_sentences
+from .encoding import pack_sentences
 from .keywords import fts5_match, phrase, plan
 from .migrations import migrate
-from .rows import chunk_from, document_from, no_document
+from .rows import chunk_from, document_from, no_document, stored_chunks
 from .sqlite_accounts import AccountsMixin
 from .sqlite_base import SQLiteBase, now
 from .sqlite_chat import ChatMixin
@@ -323,17 +323,6 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
             f"JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks}) AND {_LIVE}",
             list(chunk_ids),
         ).fetchall()
-        vectors = [np.frombuffer(r["embedding"], dtype=np.float32) for r in rows]
-        dim = len(vectors[0]) if vectors else 0
-        sentences = unpack_sentences([r["sentence_embeddings"] for r in rows], dim)
-        by_id = {
-            r["id"]: StoredChunk(
-                chunk=chunk_from(r),
-                document_title=r["document_title"],
-                document_url=r["document_url"],
-                vector=vector,
-                sentences=sentence_vectors,
-            )
-            for r, vector, sentence_vectors in zip(rows, vectors, sentences, strict=True)
-        }
-        return [by_id[i] for i in chunk_ids if i in by_id]
+        return stored_chunks(
+            rows, [np.frombuffer(r["embedding"], dtype=np.float32) for r in rows], chunk_ids
+        )
