@@ -24,9 +24,12 @@ def loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
-def pack_sentences(vectors: npt.NDArray[np.float32] | None) -> bytes | None:
-    """A chunk's sentence vectors as float16 bytes, row after row (``None``: not made)."""
-    return None if vectors is None else np.asarray(vectors, dtype="<f2").tobytes()
+def pack_sentences(sentences: Sequence[npt.NDArray[np.float32]], chunks: int) -> list[bytes | None]:
+    """Each chunk's sentence vectors as float16 bytes, row after row; all ``None`` where
+    none were made (``sentences`` empty)."""
+    if not sentences:
+        return [None] * chunks
+    return [np.asarray(v, dtype="<f2").tobytes() for v in sentences]
 
 
 def unpack_sentences(

@@ -136,7 +136,7 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
         vectors: Vector,
         sentences: Sequence[Vector],
     ) -> None:
-        packed = [pack_sentences(v) for v in sentences] or [None] * len(chunks)
+        packed = pack_sentences(sentences, len(chunks))
         rows = [
             {
                 "id": c.id, "document_id": c.document_id, "collection": document.collection,

@@ -80,7 +80,7 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
         sentences: Sequence[Vector] = (),
     ) -> None:
         stamp = now()
-        packed = [pack_sentences(v) for v in sentences] or [None] * len(chunks)
+        packed = pack_sentences(sentences, len(chunks))
         with self.transaction() as db:
             old = self.find_document(document.collection, document.source)
             if old is not None:
