@@ -207,7 +207,7 @@ class SentenceTransformerEmbedder:
         return torch.autocast("cpu", dtype=torch.bfloat16)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        """Embed texts. sentence-transformers sorts each call's texts by length into batches."""
+        """Embed texts (a batch goes through ``embed_passages``, in length-sorted batches)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if len(texts) == 1:

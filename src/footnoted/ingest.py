@@ -13,8 +13,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-import numpy as np
-
 from . import loaders
 from .chunking import Chunker
 from .embedding import Embedder, Vectors
@@ -105,8 +103,6 @@ def embed_chunks(embedder: Embedder, titled: Sequence[tuple[str, Chunk]]) -> Emb
         shift = len(text) - len(chunk.text)
         texts.append(text)
         spans.append([(shift + s, shift + e) for s, e, _ in chunk_sentences(chunk.text)])
-    if not texts:
-        return Embedded(np.zeros((0, embedder.dim), dtype=np.float32), [])
     return Embedded(*embedder.embed_passages(texts, spans))
 
 
@@ -243,17 +239,6 @@ class Ingestor:
         updated = replace(document, embedding_model=self.embedder.name, chunk_count=len(chunks))
         self.store.save_document(updated, text, chunks, embedded.vectors, embedded.sentences)
         return len(chunks)
-
-
-def embed_sorted(embedder: Embedder, texts: Sequence[str]) -> Vectors:
-    """Embed in length-sorted order (less padding per batch), returned in input order."""
-    if not texts:
-        return np.zeros((0, embedder.dim), dtype=np.float32)
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    vectors = embedder.embed([texts[i] for i in order])
-    out = np.empty_like(vectors)
-    out[order] = vectors
-    return out
 
 
 def _read(path: Path, max_bytes: int | None) -> bytes:

@@ -43,7 +43,7 @@ class SeedDocument:
     text: str
     chunks: list[Chunk]
     vectors: Vectors
-    sentences: list[Vectors]  # per chunk, one row per sentence
+    sentences: list[Vectors]  # per chunk, one row per sentence; empty where not stored
 
 
 Seed = list[SeedDocument]
@@ -93,15 +93,12 @@ def seed(home: Path, data: Path, real: int, progress: Progress) -> Seed:
             chunks = fn.store.document_chunks(doc.id)
             stored = fn.store.fetch_chunks([c.id for c in chunks])
             vectors = np.stack([s.vector for s in stored]).astype(np.float32)
-            sentences = [_sentences(s.sentences, s.vector) for s in stored]
+            kept = [s.sentences for s in stored]
+            sentences = [] if any(k is None for k in kept) else [k for k in kept if k is not None]
             out.append(
                 SeedDocument(doc, fn.store.document_text(doc.id), chunks, vectors, sentences)
             )
         return out
-
-
-def _sentences(sentences: Vectors | None, vector: Vectors) -> Vectors:
-    return vector[None, :] if sentences is None else sentences
 
 
 def _noisy(base: Vectors, rng: np.random.Generator) -> Vectors:
@@ -154,8 +151,7 @@ def _chunks(i: int, texts: list[str]) -> list[Chunk]:
     return chunks
 
 
-def _save(fn: Footnoted, seed_doc: SeedDocument) -> None:
-    d = seed_doc
+def _save(fn: Footnoted, d: SeedDocument) -> None:
     fn.store.save_document(d.document, d.text, d.chunks, d.vectors, d.sentences)
 
 

@@ -18,7 +18,6 @@ import numpy as np
 import numpy.typing as npt
 
 from ..embedding import SentenceTransformerEmbedder, cpu_has_native_bf16, resolve_model_path
-from ..ingest import embed_sorted
 from ..service import Footnoted
 from ..settings import Settings
 from .report import Row, median
@@ -43,7 +42,7 @@ def footnoted_encoder(home: Path, precision: str) -> Encode:
     settings = Settings(home=home, embedding_precision=precision)  # type: ignore[arg-type]
     embedder = SentenceTransformerEmbedder(settings)
     embedder.warm_up()
-    return lambda texts: embed_sorted(embedder, texts)
+    return lambda texts: embedder.embed(texts)
 
 
 def precisions(requested: list[str] | None) -> list[str]:

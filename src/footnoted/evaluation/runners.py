@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FootnotedError
-from ..ingest import FileResult, embed_sorted
+from ..ingest import FileResult
 from ..service import AskResult, Footnoted
 from ..settings import Settings
 from . import metrics as m
@@ -192,7 +192,7 @@ class KnowledgeBase:
         """Embed every question up front in length-sorted batches (same vectors, far
         faster than one model call per question)."""
         unique = list(dict.fromkeys(questions))
-        vectors = embed_sorted(self.fn.embedder, unique)
+        vectors = self.fn.embedder.embed(unique)
         self.vectors = {q: [float(x) for x in v] for q, v in zip(unique, vectors, strict=True)}
 
     def referenced(self, result: AskResult) -> list[tuple[str, str]]:
