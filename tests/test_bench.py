@@ -75,3 +75,15 @@ def test_bench_stages(bench_dir: Path) -> None:
     stages = {r["stage"] for r in rows}
     assert {"embed question", "dense search", "keyword search", "rerank"} <= stages
     assert all(r["median_ms"] >= 0 for r in rows)
+
+
+def test_bench_names_what_a_wrong_data_folder_lacks(tmp_path: Path) -> None:
+    (tmp_path / "scifact").mkdir()
+    (tmp_path / "scifact" / "corpus.jsonl").write_text("")
+    cmd = [sys.executable, "-m", "footnoted", "bench", "embed", "--data", str(tmp_path)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    message = " ".join(done.stderr.replace("│", " ").split())
+    assert "Invalid value for '--data'" in message
+    assert "squad2/dev-16-articles.json, hotpotqa/dev-53.json, scifact/queries.jsonl" in message
+    assert "scifact/corpus.jsonl" not in message

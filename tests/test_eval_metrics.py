@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from footnoted.errors import InvalidInput
 from footnoted.evaluation import metrics as m
-from footnoted.evaluation.datasets import read_qrels, read_squad, safe_stem
+from footnoted.evaluation.datasets import (
+    read_hotpot,
+    read_passages,
+    read_qrels,
+    read_squad,
+    safe_stem,
+)
 
 SHARED40 = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"  # 40 distinct characters
 
@@ -168,3 +175,46 @@ def test_read_squad_caps_and_qrels(tmp_path: Path) -> None:
     qrels.write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t2\nq0\td3\t1\n")
     assert read_qrels(qrels) == {"q1": {"d1": 1, "d2": 2}, "q0": {"d3": 1}}
     assert list(read_qrels(qrels)) == ["q1", "q0"]  # file order
+
+
+HOTPOT_ROWS = (
+    '[{"_id": "h1", "question": "q?", "answer": "a", "supporting_facts": [["T1", 0]],'
+    ' "context": [["T1", ["One. ", "Two."]], ["T2", ["Three."]]]},'
+    ' {"_id": "h2", "question": "q2?", "answer": "b", "supporting_facts": [["T2", 0]],'
+    ' "context": [["T2", ["Other."]], ["T3", ["Four."]]]}]'
+)
+
+
+def test_read_passages_takes_squad_articles_or_hotpot_paragraphs(tmp_path: Path) -> None:
+    squad = tmp_path / "squad.json"
+    squad.write_text(
+        '{"data": [{"title": "A_b", "paragraphs": [{"context": "P one.", "qas": []},'
+        ' {"context": "P two.", "qas": []}]}, {"title": "C", "paragraphs": []}]}'
+    )
+    assert read_passages(squad) == {"A b": "P one.\n\nP two.", "C": ""}
+    assert read_passages(squad, limit=1) == {"A b": "P one.\n\nP two."}
+    hotpot = tmp_path / "hotpot.json"
+    hotpot.write_text(HOTPOT_ROWS)
+    # a title that recurs keeps its first paragraph
+    assert read_passages(hotpot) == {"T1": "One. Two.", "T2": "Three.", "T3": "Four."}
+    assert read_passages(hotpot, limit=1) == {"T1": "One. Two.", "T2": "Three."}
+
+
+def test_dataset_files_of_the_wrong_kind_are_refused_with_a_code(tmp_path: Path) -> None:
+    hotpot = tmp_path / "hotpot.json"
+    hotpot.write_text(HOTPOT_ROWS)
+    jsonl = tmp_path / "questions.jsonl"
+    jsonl.write_text('{"question": "a?", "answer": ["x"]}\n{"question": "b?", "answer": ["y"]}\n')
+    other = tmp_path / "other.json"
+    other.write_text('{"questions": []}')
+    cases = [
+        (lambda: read_squad(hotpot), "is not SQuAD 2.0 JSON"),
+        (lambda: read_hotpot(other), "is not HotpotQA JSON"),
+        (lambda: read_passages(other), "is not SQuAD 2.0 JSON (an object with a 'data' list) or"),
+        (lambda: read_passages(jsonl), "is not a JSON file"),
+    ]
+    for read, message in cases:
+        with pytest.raises(InvalidInput) as caught:
+            read()
+        assert caught.value.code == "invalid_dataset"
+        assert message in caught.value.message

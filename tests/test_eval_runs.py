@@ -86,6 +86,15 @@ def test_offtopic_runner() -> None:
     assert 0 <= result.refused <= result.evaluated
 
 
+def test_offtopic_runner_on_hotpot_paragraphs() -> None:
+    result = runners.run_offtopic(HOTPOT, NQ, limit=20, articles=2)
+    check_info(result.info)
+    check_metrics(result)
+    assert result.info.documents == 20  # two questions' ten paragraphs each
+    assert result.questions == 20 and result.skipped + result.evaluated == 20
+    assert 0 <= result.refused <= result.evaluated
+
+
 def test_beir_runner(tmp_path: Path) -> None:
     folder, qrels = beir_subset(tmp_path / "scifact", documents=60, queries=10)
     result = runners.run_beir(folder, qrels)
@@ -134,6 +143,13 @@ def test_cli_prints_table_and_writes_json(name: str, args: list[str], tmp_path: 
     assert data["eval"] == name and data["metrics"] and data["info"]["model"]
     for metric in data["metrics"]:
         assert metric["value"] is None or 0 <= metric["value"] <= 1
+
+
+def test_cli_names_a_knowledge_base_file_of_the_wrong_kind() -> None:
+    args = ["eval", "offtopic", "--kb", str(NQ), "--questions", str(NQ)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1
+    assert "[invalid_dataset]" in result.output and "is not a JSON file" in result.output
 
 
 def test_cli_rejects_a_missing_file(tmp_path: Path) -> None:

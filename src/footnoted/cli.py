@@ -17,6 +17,7 @@ from rich.table import Table
 
 from .bench.cli import bench_app
 from .cli_db import db_app
+from .cli_errors import failure
 from .cli_server import refusals, serve, user_app
 from .errors import FootnotedError
 from .evaluation.cli import eval_app
@@ -71,8 +72,7 @@ def service() -> Iterator[Footnoted]:
         with Footnoted(Settings()) as fn:
             yield fn
     except FootnotedError as exc:
-        err.print(f"[red]error[/red] {escape(f'[{exc.code}] {exc.message}')}", soft_wrap=True)
-        raise typer.Exit(1) from exc
+        raise failure(err, exc) from exc
 
 
 @app.command()

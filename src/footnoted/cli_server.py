@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .cli_errors import failure
 from .errors import FootnotedError
 from .settings import Settings
 
@@ -85,8 +86,7 @@ def user_add(
             out.print(f"user {escape(name)} exists; issued a new token (earlier ones still work)")
         token = issue_token(store, user)
     except FootnotedError as exc:
-        err.print(f"[red]error[/red] {escape(f'[{exc.code}] {exc.message}')}")
-        raise typer.Exit(1) from exc
+        raise failure(err, exc) from exc
     finally:
         store.close()
     out.print("Token (shown once; send it as Authorization: Bearer <token>):")

@@ -8,10 +8,11 @@ from typing import Annotated, Any
 
 import typer
 
+from ..cli_errors import failure
 from ..errors import FootnotedError
 from ..evaluation.cli import progress_bar
 from . import report
-from .texts import DATA
+from .texts import DATA, missing_files
 
 bench_app = typer.Typer(
     help="Benchmarks: embedding speed, ingestion, query latency and load.",
@@ -19,15 +20,25 @@ bench_app = typer.Typer(
 )
 
 JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write every number here.")]
+
+
+def _data_folder(data: Path) -> Path:
+    missing = missing_files(data)
+    if missing:
+        raise typer.BadParameter(f"{data} has no {', '.join(missing)}")
+    return data
+
+
 DataOpt = Annotated[
-    Path, typer.Option("--data", file_okay=False, help="The shared evaluation data folder.")
+    Path,
+    typer.Option(
+        "--data",
+        file_okay=False,
+        callback=_data_folder,
+        help="The shared evaluation data folder.",
+    ),
 ]
 SmallOpt = Annotated[bool, typer.Option("--small", help="A quick run at a small size (CI).")]
-
-
-def _fail(exc: FootnotedError) -> typer.Exit:
-    report.err.print(f"[red]error[/red] [{exc.code}] {exc.message}")
-    return typer.Exit(1)
 
 
 @bench_app.command()
@@ -50,7 +61,7 @@ def embed(
         with progress_bar() as progress:
             result = run_embed(data, texts, rounds, precision, progress)
     except FootnotedError as exc:
-        raise _fail(exc) from exc
+        raise failure(report.err, exc) from exc
     columns = {
         "path": "path",
         "median_s": "median s",
@@ -124,7 +135,7 @@ def query(
             result = run_query(target, data, scales, real, clients or [1, 8], requests, progress,
                                workers)  # fmt: skip
     except FootnotedError as exc:
-        raise _fail(exc) from exc
+        raise failure(report.err, exc) from exc
     columns = {"chunks": "chunks", "real_chunks": "real", "generated_chunks": "generated",
                "workers": "workers", "clients": "clients", "answered": "answered",
                "refused": "refused",
@@ -167,7 +178,7 @@ def load(
             result = run_load(target, data, chunks, real, clients, seconds, workers, rate_limit,
                               progress)  # fmt: skip
     except FootnotedError as exc:
-        raise _fail(exc) from exc
+        raise failure(report.err, exc) from exc
     columns = {"workers": "workers", "clients": "clients", "seconds": "seconds",
                "requests": "requests", "per_s": "req/s", "answered": "answered",
                "refused": "refused", "rate_limited": "429", "errors": "errors",
@@ -206,7 +217,7 @@ def stages(
             store = prepare(target, data, chunks, real, progress)
             rows = profile(target.settings(chunks, real), questions(data)[:questions_n], progress)
     except FootnotedError as exc:
-        raise _fail(exc) from exc
+        raise failure(report.err, exc) from exc
     report.show(f"footnoted bench stages ({backend}, {store['chunks']} chunks)", rows,
                 {"stage": "stage", "median_ms": "median ms", "n": "n"})  # fmt: skip
     report.finish("stages", started, {"backend": backend, "store": store, "rows": rows}, json_path)
@@ -231,7 +242,7 @@ def ingest(
         with progress_bar() as progress:
             result = run_ingest(data, docs, precision, progress)
     except FootnotedError as exc:
-        raise _fail(exc) from exc
+        raise failure(report.err, exc) from exc
     columns = {"corpus": "corpus", "files": "files", "failed": "failed", "chunks": "chunks",
                "seconds": "seconds", "files_per_s": "files/s", "chunks_per_s": "chunks/s",
                "peak_rss_mb": "peak RSS MiB"}  # fmt: skip

@@ -11,6 +11,17 @@ from ..ingest import embedding_text
 from ..service import Footnoted
 
 DATA = Path("../shared/data")
+# what the benchmarks read from it
+FILES = (
+    "squad2/dev-16-articles.json",
+    "hotpotqa/dev-53.json",
+    "scifact/corpus.jsonl",
+    "scifact/queries.jsonl",
+)
+
+
+def missing_files(data: Path) -> list[str]:
+    return [name for name in FILES if not (data / name).is_file()]
 
 
 def scifact_files(data: Path, limit: int | None = None) -> dict[str, str]:

@@ -22,6 +22,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from ..cli_errors import failure
 from ..errors import FootnotedError
 from . import runners
 from .runners import ProgressFn, Result
@@ -69,8 +70,7 @@ def _run(name: str, job: Callable[[ProgressFn], Result], json_path: Path | None)
         with progress_bar() as progress:
             result = job(progress)
     except FootnotedError as exc:
-        err.print(f"[red]error[/red] [{exc.code}] {exc.message}")
-        raise typer.Exit(1) from exc
+        raise failure(err, exc) from exc
     wall = time.perf_counter() - started
     show(name, result, wall)
     if json_path is not None:
@@ -145,18 +145,28 @@ def squad(
 @eval_app.command()
 def offtopic(
     kb: Annotated[
-        Path, typer.Option("--kb", exists=True, dir_okay=False, help="SQuAD 2.0 JSON (the KB).")
+        Path,
+        typer.Option(
+            "--kb",
+            exists=True,
+            dir_okay=False,
+            help="The KB: SQuAD 2.0 JSON (its articles) or HotpotQA JSON (its paragraphs).",
+        ),
     ],
     questions: Annotated[
         Path, typer.Option("--questions", exists=True, dir_okay=False, help="NQ-open JSONL.")
     ],
     limit: Annotated[int | None, typer.Option(min=1, help="First N questions.")] = None,
     articles: Annotated[
-        int | None, typer.Option(min=1, help="First N articles of the KB (default all).")
+        int | None,
+        typer.Option(
+            min=1,
+            help="First N SQuAD articles, or HotpotQA questions' paragraphs (default all).",
+        ),
     ] = None,
     json_path: JsonOpt = None,
 ) -> None:
-    """Off-topic questions (NQ-open) against a SQuAD knowledge base: all should refuse."""
+    """Off-topic questions (NQ-open) against SQuAD or HotpotQA passages: all should refuse."""
     _run(
         "offtopic",
         lambda p: runners.run_offtopic(kb, questions, limit, articles, p),

@@ -10,10 +10,12 @@ import csv
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..errors import InvalidInput
 
 # -- SQuAD 2.0 ---------------------------------------------------------------------------
 
@@ -49,6 +51,11 @@ def read_squad(
 ) -> list[SquadArticle]:
     """The first ``articles`` articles, each with its first ``questions`` questions."""
     data = _load_json(path)
+    _expect(path, data, "squad")
+    return _squad_articles(data, articles, questions)
+
+
+def _squad_articles(data: Any, articles: int | None, questions: int | None) -> list[SquadArticle]:
     out: list[SquadArticle] = []
     for article in data["data"][:articles]:
         paragraphs: list[str] = []
@@ -151,6 +158,11 @@ class HotpotQuestion:
 
 def read_hotpot(path: Path, questions: int | None = None) -> list[HotpotQuestion]:
     data = _load_json(path)
+    _expect(path, data, "hotpot")
+    return _hotpot_questions(data, questions)
+
+
+def _hotpot_questions(data: Any, questions: int | None) -> list[HotpotQuestion]:
     out: list[HotpotQuestion] = []
     for row in data[:questions]:
         context = tuple(
@@ -165,6 +177,55 @@ def read_hotpot(path: Path, questions: int | None = None) -> list[HotpotQuestion
             )
         )  # fmt: skip
     return out
+
+
+def hotpot_paragraphs(questions: Sequence[HotpotQuestion]) -> tuple[dict[str, str], int]:
+    """Every context paragraph by title (the first where a title recurs with other text),
+    and how many recurrences differed."""
+    paragraphs: dict[str, str] = {}
+    conflicts = 0
+    for q in questions:
+        for title, text in q.context:
+            if title not in paragraphs:
+                paragraphs[title] = text
+            elif paragraphs[title] != text:
+                conflicts += 1
+    return paragraphs, conflicts
+
+
+# -- any of them as a knowledge base -----------------------------------------------------
+
+
+def read_passages(path: Path, limit: int | None = None) -> dict[str, str]:
+    """A knowledge base's passages, ``{title: text}``, from either question file.
+
+    SQuAD 2.0 gives one passage per article (its first ``limit`` articles); HotpotQA
+    gives the context paragraphs of its first ``limit`` questions.
+    """
+    data = _load_json(path)
+    if _expect(path, data, "squad", "hotpot") == "squad":
+        return {a.name: a.text for a in _squad_articles(data, limit, None)}
+    return hotpot_paragraphs(_hotpot_questions(data, limit))[0]
+
+
+_SHAPES = {
+    "squad": "SQuAD 2.0 JSON (an object with a 'data' list)",
+    "hotpot": "HotpotQA JSON (a list of questions, each with a 'context')",
+}
+
+
+def _expect(path: Path, data: Any, *kinds: str) -> str:
+    """Which of ``kinds`` the parsed file is; a clear error when it is none of them."""
+    if isinstance(data, dict) and isinstance(data.get("data"), list):
+        kind = "squad"
+    elif isinstance(data, list) and all(isinstance(r, dict) and "context" in r for r in data):
+        kind = "hotpot"
+    else:
+        kind = ""
+    if kind not in kinds:
+        shapes = " or ".join(_SHAPES[k] for k in kinds)
+        raise InvalidInput(f"{path} is not {shapes}", code="invalid_dataset")
+    return kind
 
 
 # -- files -------------------------------------------------------------------------------
@@ -188,7 +249,10 @@ def safe_stem(key: str) -> str:
 
 def _load_json(path: Path) -> Any:
     with path.open(encoding="utf-8") as fh:
-        return json.load(fh)
+        try:
+            return json.load(fh)
+        except ValueError as exc:  # not JSON, or not UTF-8
+            raise InvalidInput(f"{path} is not a JSON file: {exc}", code="invalid_dataset") from exc
 
 
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:

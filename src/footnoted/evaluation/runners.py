@@ -24,10 +24,12 @@ from . import metrics as m
 from .datasets import (
     BeirDoc,
     SquadArticle,
+    hotpot_paragraphs,
     read_beir_corpus,
     read_beir_queries,
     read_hotpot,
     read_nq_open,
+    read_passages,
     read_qrels,
     read_squad,
     safe_stem,
@@ -264,6 +266,11 @@ def squad_documents(articles: Sequence[SquadArticle]) -> dict[str, tuple[str, st
     return {a.title: (f"{safe_stem(a.name)}.txt", a.text) for a in articles}
 
 
+def passage_documents(passages: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """One ``<title>.txt`` per passage, keyed by its title."""
+    return {t: (f"{safe_stem(t)}.txt", text) for t, text in passages.items()}
+
+
 def _ask(kb: KnowledgeBase, question: str) -> AskResult | None:
     try:
         return kb.fn.answer(question, embedding=kb.vectors.get(question))
@@ -326,13 +333,13 @@ def run_offtopic(
     articles: int | None = None,
     progress: ProgressFn | None = None,
 ) -> OfftopicResult:
-    data = read_squad(kb_path, articles)
-    text = m.kb_text(a.text for a in data)
+    passages = read_passages(kb_path, articles)
+    text = m.kb_text(passages.values())
     qs = read_nq_open(questions_path, limit)
     keep = [q for q in qs if not m.answer_in_text(q.answers, text)]
     refused = errors = 0
     items: list[dict[str, Any]] = []
-    with knowledge_base(squad_documents(data), progress) as kb:
+    with knowledge_base(passage_documents(passages), progress) as kb:
         started = time.perf_counter()
         kb.prime([q.question for q in keep])
         for i, q in enumerate(keep):
@@ -404,15 +411,8 @@ def run_hotpot(
     progress: ProgressFn | None = None,
 ) -> HotpotResult:
     qs = read_hotpot(path, questions)
-    paragraphs: dict[str, str] = {}
-    conflicts = 0
-    for q in qs:
-        for title, text in q.context:
-            if title not in paragraphs:
-                paragraphs[title] = text
-            elif paragraphs[title] != text:
-                conflicts += 1
-    documents = {t: (f"{safe_stem(t)}.txt", text) for t, text in paragraphs.items()}
+    paragraphs, conflicts = hotpot_paragraphs(qs)
+    documents = passage_documents(paragraphs)
     answered = both = one = contains = evaluated = yes_no = errors = 0
     items: list[dict[str, Any]] = []
     with knowledge_base(documents, progress) as kb:
