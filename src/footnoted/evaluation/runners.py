@@ -263,7 +263,7 @@ def knowledge_base(
 
 def squad_documents(articles: Sequence[SquadArticle]) -> dict[str, tuple[str, str]]:
     """One ``<Title with spaces>.txt`` per article: paragraphs joined by blank lines."""
-    return {a.title: (f"{safe_stem(a.name)}.txt", a.text) for a in articles}
+    return passage_documents({a.name: a.text for a in articles})
 
 
 def passage_documents(passages: Mapping[str, str]) -> dict[str, tuple[str, str]]:
