@@ -29,7 +29,7 @@ from ..sentences import chunk_sentences
 from ..service import Footnoted
 from ..settings import Settings
 from .recall import sqlite_recall
-from .texts import hotpot_paragraphs, scifact_files, squad_paragraphs
+from .texts import real_passages, scifact_files
 
 Progress = Callable[[str, int, int], None]
 Vectors = npt.NDArray[np.float32]
@@ -60,7 +60,7 @@ class BenchStore:
 
 
 def real_files(data: Path) -> Iterator[tuple[str, str]]:
-    for title, text in [*squad_paragraphs(data), *hotpot_paragraphs(data)]:
+    for title, text in real_passages(data):
         yield f"{safe_stem(title)}.md", f"# {title}\n\n{text}\n"
     yield from scifact_files(data).items()
 

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..evaluation.datasets import read_beir_corpus, safe_stem
+from ..evaluation.datasets import (
+    hotpot_paragraphs,
+    read_beir_corpus,
+    read_beir_queries,
+    read_hotpot,
+    read_squad,
+    safe_stem,
+)
 from ..ingest import embedding_text
 from ..service import Footnoted
 
 DATA = Path("../shared/data")
 # what the benchmarks read from it
-FILES = (
-    "squad2/dev-16-articles.json",
-    "hotpotqa/dev-53.json",
-    "scifact/corpus.jsonl",
-    "scifact/queries.jsonl",
-)
+SQUAD = "squad2/dev-16-articles.json"
+HOTPOT = "hotpotqa/dev-53.json"
+FILES = (SQUAD, HOTPOT, "scifact/corpus.jsonl", "scifact/queries.jsonl")
 
 
 def missing_files(data: Path) -> list[str]:
@@ -30,37 +33,21 @@ def scifact_files(data: Path, limit: int | None = None) -> dict[str, str]:
     return {f"{safe_stem(d.id)}{d.suffix}": d.file_text() for d in corpus}
 
 
-def squad_paragraphs(data: Path) -> Iterator[tuple[str, str]]:
-    raw = json.loads((data / "squad2" / "dev-16-articles.json").read_text(encoding="utf-8"))
-    for article in raw["data"]:
-        for i, paragraph in enumerate(article["paragraphs"]):
-            yield f"{article['title']} ({i + 1})", paragraph["context"]
-
-
-def hotpot_paragraphs(data: Path) -> Iterator[tuple[str, str]]:
-    seen: set[str] = set()
-    for item in json.loads((data / "hotpotqa" / "dev-53.json").read_text(encoding="utf-8")):
-        for title, sentences in item["context"]:
-            if title not in seen:
-                seen.add(title)
-                yield title, "".join(sentences)
+def real_passages(data: Path) -> Iterator[tuple[str, str]]:
+    """``(title, text)``: SQuAD's paragraphs (titled "<article> (n)"), then HotpotQA's."""
+    for article in read_squad(data / SQUAD):
+        for i, paragraph in enumerate(article.paragraphs):
+            yield f"{article.title} ({i + 1})", paragraph
+    yield from hotpot_paragraphs(read_hotpot(data / HOTPOT))[0].items()
 
 
 def questions(data: Path) -> list[str]:
     """Questions that the real texts can answer: SQuAD, HotpotQA and SciFact claims."""
-    raw = json.loads((data / "squad2" / "dev-16-articles.json").read_text(encoding="utf-8"))
     squad = [
-        qa["question"]
-        for article in raw["data"]
-        for paragraph in article["paragraphs"]
-        for qa in paragraph["qas"]
-        if not qa.get("is_impossible")
+        q.question for a in read_squad(data / SQUAD) for q in a.questions if not q.is_impossible
     ]
-    hotpot = [q["question"] for q in json.loads((data / "hotpotqa" / "dev-53.json").read_text())]
-    claims = [
-        json.loads(line)["text"]
-        for line in (data / "scifact" / "queries.jsonl").read_text().splitlines()
-    ]
+    hotpot = [q.question for q in read_hotpot(data / HOTPOT)]
+    claims = list(read_beir_queries(data / "scifact").values())
     mixed = [q for group in zip(squad, claims, strict=False) for q in group]
     return list(dict.fromkeys(mixed + hotpot))
 
