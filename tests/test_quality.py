@@ -27,27 +27,21 @@ def test_squad_slice() -> None:
     assert result.refused_unanswerable / result.unanswerable >= SQUAD_UNANSWERABLE
 
 
-def test_offtopic_slice() -> None:
-    result = run_offtopic(
-        shared("squad2", "dev-16-articles.json"),
-        shared("offtopic", "nq-open-dev.jsonl"),
-        limit=200,
-        articles=3,
-    )
+def offtopic_refused(kb: Path, limit: int, articles: int) -> float:
+    result = run_offtopic(kb, shared("offtopic", "nq-open-dev.jsonl"), limit, articles)
     assert result.evaluated >= 100
-    assert result.refused / result.evaluated >= OFFTOPIC_REFUSED
+    return result.refused / result.evaluated
+
+
+def test_offtopic_slice() -> None:
+    kb = shared("squad2", "dev-16-articles.json")
+    assert offtopic_refused(kb, limit=200, articles=3) >= OFFTOPIC_REFUSED
 
 
 def test_offtopic_slice_on_other_passages() -> None:
     """The same refusals against another corpus: HotpotQA's paragraphs, not SQuAD's."""
-    result = run_offtopic(
-        shared("hotpotqa", "dev-53.json"),
-        shared("offtopic", "nq-open-dev.jsonl"),
-        limit=300,
-        articles=20,
-    )
-    assert result.evaluated >= 200
-    assert result.refused / result.evaluated >= OFFTOPIC_OTHER_REFUSED
+    kb = shared("hotpotqa", "dev-53.json")
+    assert offtopic_refused(kb, limit=300, articles=20) >= OFFTOPIC_OTHER_REFUSED
 
 
 def test_hotpot_slice() -> None:
