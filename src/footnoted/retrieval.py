@@ -120,7 +120,7 @@ class Retriever:
 
 
 def _sentence_scores(stored: list[StoredChunk], vector: Vectors) -> list[tuple[float, ...]]:
-    """Each chunk's sentences' cosines to the query, in one product. None for a chunk
+    """Each chunk's sentences' cosines to the query, in one product; empty for a chunk
     whose stored vectors do not match its sentences (stored before they were kept)."""
     kept = [
         s.sentences
