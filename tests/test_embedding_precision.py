@@ -58,3 +58,36 @@ def test_a_read_only_model_cache_exports_in_memory(tmp_path: Path) -> None:
     embedder = SentenceTransformerEmbedder(settings)
     vector = embedder.embed(["Who wrote the refund policy?"])[0]
     assert embedder._single is not None and abs(float(np.linalg.norm(vector)) - 1.0) < 1e-4
+
+
+@pytest.mark.slow
+def test_bf16_runs_bf16_weights_close_to_fp32(tmp_path: Path) -> None:
+    """bf16 casts the weights (no autocast); questions still run the fp32 export."""
+    import torch
+
+    texts = [
+        "Refunds for annual plans are prorated. Monthly plans are not refunded.",
+        "Backups are kept for 30 days and then deleted.",
+        "x",
+    ]
+    cache = tmp_path / "models"
+    fp32 = SentenceTransformerEmbedder(
+        Settings(home=tmp_path, embedding_precision="fp32", model_cache=cache)
+    )
+    bf16 = SentenceTransformerEmbedder(
+        Settings(home=tmp_path, embedding_precision="bf16", model_cache=cache)
+    )
+    a, b = fp32.embed(texts), bf16.embed(texts)
+    assert {p.dtype for p in bf16.model.parameters()} == {torch.bfloat16}
+    assert {p.dtype for p in fp32.model.parameters()} == {torch.float32}
+    assert b.dtype == np.float32 and np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-4)
+    assert float(np.min(np.sum(a * b, axis=1))) > 0.9995
+    spans = [[(0, 38), (39, len(texts[0]))]]
+    _, (sa,) = fp32.embed_passages(texts[:1], spans)
+    _, (sb,) = bf16.embed_passages(texts[:1], spans)
+    assert sb.shape == sa.shape == (2, 384)
+    cosines = np.sum(sa * sb, axis=1) / np.linalg.norm(sa, axis=1) / np.linalg.norm(sb, axis=1)
+    assert float(np.min(cosines)) > 0.999
+    assert bf16.name == fp32.name  # same vector space: no reindex
+    question = "Who wrote the refund policy?"
+    assert float(np.dot(fp32.embed([question])[0], bf16.embed([question])[0])) > 0.99999

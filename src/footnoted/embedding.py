@@ -10,7 +10,6 @@ at no extra model cost.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import threading
@@ -175,7 +174,14 @@ class SentenceTransformerEmbedder:
         dimension = getattr(model, "get_embedding_dimension", None)
         self.dim = int((dimension or model.get_sentence_embedding_dimension)() or self.dim)
         self._mean_pooling = not uses_cls(model)
-        self._load_onnx(model)
+        self._load_onnx(model)  # exported from the fp32 weights
+        if self.bf16:
+            import torch
+
+            # bf16 weights, not autocast: autocast re-casts every weight on every call
+            # (measured on 16 AMX cores, 2,000 SciFact chunks, batch 32: 1.99x the
+            # fp32 baseline vs 1.71x, cosine to it 0.9999 min)
+            model.to(torch.bfloat16)
         return model
 
     def _load_onnx(self, model: Any) -> None:
@@ -198,13 +204,6 @@ class SentenceTransformerEmbedder:
 
     def warm_up(self) -> None:
         self.embed(["warm up"])
-
-    def _precision(self) -> contextlib.AbstractContextManager[Any]:
-        if not self.bf16:
-            return contextlib.nullcontext()
-        import torch
-
-        return torch.autocast("cpu", dtype=torch.bfloat16)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed texts (a batch goes through ``embed_passages``, in length-sorted batches)."""
@@ -254,7 +253,7 @@ class SentenceTransformerEmbedder:
         import torch
 
         features = {name: torch.from_numpy(value) for name, value in encoded.items()}
-        with torch.inference_mode(), self._precision():
+        with torch.inference_mode():
             out = self.model.forward(features)
         tokens = out["token_embeddings"].float().numpy()
         texts = torch.nn.functional.normalize(out["sentence_embedding"].float(), dim=1)

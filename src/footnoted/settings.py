@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     embedding_precision: Literal["auto", "fp32", "bf16", "int8"] = Field(
         default="auto",
         description=(
-            "auto uses bf16 autocast when the CPU has native bf16 (AMX or AVX512-BF16), "
+            "auto runs the model in bf16 when the CPU has native bf16 (AMX or AVX512-BF16), "
             "fp32 otherwise; fp32 or bf16 force one. int8 runs the model with ONNX Runtime "
             "in int8 (vectors are stored as a model of their own, "
             "so switching needs footnoted reindex)."
