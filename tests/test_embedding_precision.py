@@ -11,6 +11,16 @@ from footnoted.embedding import SentenceTransformerEmbedder, embedding_name, res
 from footnoted.settings import Settings
 
 
+def embedders(home: Path, *precisions: str) -> list[SentenceTransformerEmbedder]:
+    """One embedder per precision, sharing a model cache under ``home``."""
+    return [
+        SentenceTransformerEmbedder(
+            Settings(home=home, embedding_precision=p, model_cache=home / "models")  # type: ignore[arg-type]
+        )
+        for p in precisions
+    ]
+
+
 def test_int8_vectors_are_named_apart() -> None:
     assert embedding_name("all-MiniLM-L6-v2", "int8") == "all-MiniLM-L6-v2@int8"
     assert embedding_name("all-MiniLM-L6-v2", "fp32") == "all-MiniLM-L6-v2"
@@ -21,13 +31,7 @@ def test_int8_vectors_are_named_apart() -> None:
 @pytest.mark.slow
 def test_int8_matches_fp32_closely(tmp_path: Path) -> None:
     texts = ["Refunds for annual plans are prorated.", "Backups are kept for 30 days.", "x"]
-    cache = tmp_path / "models"
-    fp32 = SentenceTransformerEmbedder(
-        Settings(home=tmp_path, embedding_precision="fp32", model_cache=cache)
-    )
-    int8 = SentenceTransformerEmbedder(
-        Settings(home=tmp_path, embedding_precision="int8", model_cache=cache)
-    )
+    fp32, int8 = embedders(tmp_path, "fp32", "int8")
     a, b = fp32.embed(texts), int8.embed(texts)
     assert b.shape == a.shape and np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-4)
     assert float(np.min(np.sum(a * b, axis=1))) > 0.95
@@ -70,13 +74,7 @@ def test_bf16_runs_bf16_weights_close_to_fp32(tmp_path: Path) -> None:
         "Backups are kept for 30 days and then deleted.",
         "x",
     ]
-    cache = tmp_path / "models"
-    fp32 = SentenceTransformerEmbedder(
-        Settings(home=tmp_path, embedding_precision="fp32", model_cache=cache)
-    )
-    bf16 = SentenceTransformerEmbedder(
-        Settings(home=tmp_path, embedding_precision="bf16", model_cache=cache)
-    )
+    fp32, bf16 = embedders(tmp_path, "fp32", "bf16")
     a, b = fp32.embed(texts), bf16.embed(texts)
     assert {p.dtype for p in bf16.model.parameters()} == {torch.bfloat16}
     assert {p.dtype for p in fp32.model.parameters()} == {torch.float32}
