@@ -76,6 +76,17 @@ def test_citation_hit() -> None:
     assert not m.citation_hit([], golds, paragraph)
 
 
+def test_first_hit_is_the_rank_of_the_first_citation_hit() -> None:
+    paragraph = "Intro. " + SHARED40 + " The answer is Rollo of Normandy."
+    good = SHARED40 + " The answer is Rollo"
+    off_passage = "Elsewhere it says Rollo, but in another paragraph entirely, on and on."
+    no_gold = SHARED40 + " nothing else"
+    assert m.first_hit([off_passage, no_gold, good, good], ["Rollo"], paragraph) == 3
+    assert m.first_hit([good], ["Rollo"], paragraph) == 1
+    assert m.first_hit([off_passage, no_gold], ["Rollo"], paragraph) is None
+    assert m.first_hit([], ["Rollo"], paragraph) is None
+
+
 def test_rates_with_a_refused_question() -> None:
     # three answerable questions: hit, miss, refused (None) -> 1/3
     paragraph = SHARED40 + " gold"

@@ -73,9 +73,16 @@ def test_squad_runner() -> None:
     assert stages == {"ingest", "questions"}
     assert result.articles == 1 and result.info.documents == 1
     assert result.answerable + result.unanswerable == 10 == len(result.items)
-    assert result.citation_hits <= result.answered <= result.answerable
+    assert result.citation_hits <= result.answered <= result.above_threshold <= result.answerable
     assert result.contains_gold <= result.answered
     assert result.errors == 0
+    # a cited chunk is a candidate, so a citation hit has a candidate rank
+    assert list(result.within) == [1, 5, 20]
+    assert result.within[1] <= result.within[5] <= result.within[20] <= result.answerable
+    answerable = [item for item in result.items if item["answerable"]]
+    assert all(item["hit_rank"] is not None for item in answerable if item["hit"])
+    assert sum(item["hit_rank"] == 1 for item in answerable) == result.within[1]
+    assert all((item["best_score"] >= 0.35) >= (not item["refused"]) for item in answerable)
 
 
 def test_offtopic_runner() -> None:

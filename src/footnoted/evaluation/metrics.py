@@ -85,6 +85,14 @@ def citation_hit(
     )
 
 
+def first_hit(texts: Sequence[str], golds: Sequence[str], gold_passage: str) -> int | None:
+    """1-based rank of the first text that would be a citation hit; ``None`` if none is."""
+    for rank, text in enumerate(texts, 1):
+        if citation_hit([text], golds, gold_passage):
+            return rank
+    return None
+
+
 def first_occurrences(items: Iterable[str]) -> list[str]:
     """Items in order of first appearance (chunks -> documents by best rank)."""
     seen: dict[str, None] = {}

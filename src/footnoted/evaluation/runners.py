@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FootnotedError
+from ..evidence import passes
 from ..ingest import FileResult
 from ..service import AskResult, Footnoted
 from ..settings import Settings
@@ -39,6 +40,7 @@ ProgressFn = Callable[[str, int, int], None]
 """``progress(stage, done, total)``; stages are "ingest" then "questions" or "queries"."""
 
 BEIR_DEPTH = 100
+SQUAD_RANKS = (1, 5, 20)  # retrieval depths SQuAD reports "answer within the first k" at
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,12 @@ class SquadResult:
     unanswerable: int
     refused_unanswerable: int
     errors: int
+    # answerable questions whose best chunk is at or above the threshold: no answer can
+    # be given (and so no citation hit) for the rest, whatever happens after retrieval
+    above_threshold: int
+    # {k: answerable questions with a chunk among the first k candidates that would be a
+    # citation hit}: how much a better choice among the candidates could reach
+    within: dict[int, int]
     items: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     def metrics(self) -> list[Metric]:
@@ -89,7 +97,17 @@ class SquadResult:
             Metric("citation hit (answerable)", m.rate(self.citation_hits, a), a),
             Metric("answer contains gold (answerable)", m.rate(self.contains_gold, a), a),
             Metric("refused (unanswerable)", m.rate(self.refused_unanswerable, u), u),
+            Metric(
+                "best chunk at or above threshold (answerable)", m.rate(self.above_threshold, a), a
+            ),
+            *(Metric(_within_name(k), m.rate(n, a), a) for k, n in self.within.items()),
         ]
+
+
+def _within_name(k: int) -> str:
+    if k == 1:
+        return "first candidate is a hit (answerable)"
+    return f"a hit among the first {k} candidates (answerable)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,11 +307,13 @@ def run_squad(
 ) -> SquadResult:
     data = read_squad(path, articles, questions)
     qs = [q for a in data for q in a.questions]
-    answerable = answered = hits = contains = unanswerable = refused_u = errors = 0
+    answerable = answered = hits = contains = unanswerable = refused_u = errors = above = 0
+    within = dict.fromkeys(SQUAD_RANKS, 0)
     items: list[dict[str, Any]] = []
     with knowledge_base(squad_documents(data), progress) as kb:
         started = time.perf_counter()
         kb.prime([q.question for q in qs])
+        threshold = kb.fn.settings.evidence_threshold
         for i, q in enumerate(qs):
             result = _ask(kb, q.question)
             errors += result is None
@@ -312,17 +332,24 @@ def run_squad(
                 hit = m.citation_hit(texts, q.answers, q.paragraph)
                 reply = result.answer.text if result and result.answer else None
                 got = m.contains_gold(reply, q.answers)
+                best = result.retrieval.max_score if result else None
+                passing = best is not None and passes(best, threshold)
+                candidates = [c.chunk.text for c in result.retrieval.candidates] if result else []
+                rank = m.first_hit(candidates, q.answers, q.paragraph)
                 answered += not refused
                 hits += hit
                 contains += got
-                item.update(hit=hit, contains_gold=got)
+                above += passing
+                for k in within:
+                    within[k] += rank is not None and rank <= k
+                item.update(hit=hit, contains_gold=got, best_score=best, hit_rank=rank)
             items.append(item)
             if progress is not None:
                 progress("questions", i + 1, len(qs))
         info = kb.info(time.perf_counter() - started)
     return SquadResult(
         info, len(data), answerable, answered, hits, contains, unanswerable, refused_u,
-        errors, items,
+        errors, above, within, items,
     )  # fmt: skip
 
 
