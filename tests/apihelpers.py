@@ -151,8 +151,13 @@ def start_server(home: Path, workers: int = 1, warm: bool = True, **env: str) ->
     raise RuntimeError(f"server did not start:\n{log.read_text()[-3000:]}")
 
 
-def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "FOOTNOTED_HOME": str(home), "COLUMNS": "200", **database_env(home)}
+def cli(
+    home: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ, "FOOTNOTED_HOME": str(home), "COLUMNS": "200", **database_env(home),
+        **(env or {}),
+    }  # fmt: skip
     return subprocess.run(
         [sys.executable, "-m", "footnoted", *args],
         capture_output=True, text=True, env=env, timeout=300, check=False,

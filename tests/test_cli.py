@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import SAMPLES, write
 
 
-def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run(home: Path, *args: str, stdin: str | int | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "FOOTNOTED_HOME": str(home), "COLUMNS": "200"}
+    feed = {"input": stdin} if isinstance(stdin, str) else {"stdin": stdin}
     return subprocess.run(
         [sys.executable, "-m", "footnoted", *args],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
+        capture_output=True, text=True, env=env, timeout=300, check=False, **feed,
     )  # fmt: skip
 
 
@@ -35,7 +39,7 @@ def test_ingest_reports_bad_files_one_line_each(tmp_path: Path) -> None:
     write(tmp_path / "docs" / "empty.md", "   \n")
     (tmp_path / "docs" / "bin.txt").write_bytes(b"\x00\x01\x02binary\x00" * 50)
     result = run(tmp_path / "home", "ingest", str(tmp_path / "docs"), str(tmp_path / "nope"))
-    assert result.returncode == 0
+    assert result.returncode == 1
     assert "1 added" in result.stdout and "3 failed" in result.stdout
     failures = [
         line for line in result.stderr.splitlines() if line.startswith(("failed", "missing"))
@@ -46,12 +50,40 @@ def test_ingest_reports_bad_files_one_line_each(tmp_path: Path) -> None:
     assert any("nope" in f for f in failures)
 
 
-def test_ask_prints_answer_then_sources(home: Path) -> None:
+def test_ask_prints_answer_then_sources_and_a_summary_on_stderr(home: Path) -> None:
     result = run(home, "ask", "How are annual plans refunded?")
     assert result.returncode == 0, result.stderr
     answer, _, sources = result.stdout.partition("Sources")
     assert "[1]" in answer and "refunded in full" in answer
     assert "1. Northwind Cloud Customer Handbook — Section" in sources
+    summary = result.stderr.strip().splitlines()[-1]
+    assert re.fullmatch(r"answered from \d sources? \(in this process, [\d.]+ s\)", summary)
+
+
+def test_a_refusal_exits_3_with_its_message_on_stdout(home: Path) -> None:
+    result = run(home, "ask", "Who painted the Mona Lisa?")
+    assert result.returncode == 3
+    assert result.stdout.startswith("I don't have enough information to answer that question.")
+    assert "\n" not in result.stdout.strip()  # one line, never wrapped at the terminal's width
+    assert re.search(r"^refused: .*threshold 0\.35 \(in this process", result.stderr, re.M)
+
+
+@pytest.mark.parametrize("argv", [["ask", "-"], ["ask"]], ids=["dash", "no-argument"])
+def test_ask_reads_the_question_from_stdin(home: Path, argv: list[str]) -> None:
+    result = run(home, *argv, "--json", stdin="How long is data kept after an account is closed?\n")
+    assert result.returncode == 0, result.stderr
+    assert "60 days" in json.loads(result.stdout)["answer"]
+
+
+def test_ask_without_a_question_at_a_terminal_is_a_usage_error(tmp_path: Path) -> None:
+    primary, terminal = os.openpty()
+    try:
+        result = run(tmp_path / "home", "ask", stdin=terminal)
+    finally:
+        os.close(primary)
+        os.close(terminal)
+    assert result.returncode == 2
+    assert "give a question, or - to read it from standard input" in result.stderr
 
 
 def test_ask_json_prints_the_answer_object(home: Path) -> None:
@@ -65,6 +97,7 @@ def test_ask_json_prints_the_answer_object(home: Path) -> None:
 
 def test_ask_json_refusal(home: Path) -> None:
     result = run(home, "ask", "Who painted the Mona Lisa?", "--json")
+    assert result.returncode == 3
     payload = json.loads(result.stdout)
     assert payload["type"] == "refusal"
     assert payload["suggestions"] == ["Contact support", "Rephrase your question"]
@@ -86,3 +119,28 @@ def test_empty_question_is_a_clear_error(home: Path) -> None:
     result = run(home, "ask", "   ")
     assert result.returncode == 1
     assert "[empty_question]" in result.stderr
+
+
+def test_help_reads_like_prose_on_every_command() -> None:
+    """No ``<str>``/``<bool>``/``<int range>`` type tags: metavars, or nothing for flags."""
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from footnoted.cli import app
+
+    def paths(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+        yield path
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from paths(sub, (*path, name))
+
+    runner = CliRunner()
+    seen = 0
+    for path in paths(get_command(app)):
+        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (path, result.output)
+        tags = re.findall(r"<[a-z_\[\]| ]+>", result.output)
+        assert not tags, (path, tags)
+        seen += 1
+    assert seen > 20
+    ask_help = runner.invoke(app, ["ask", "--help"], env={"COLUMNS": "200"}).output
+    assert "--collection  -c      NAME" in ask_help and "3 refused" in ask_help

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,14 +14,16 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from . import cli_help
 from .bench.cli import bench_app
+from .cli_ask import ask
 from .cli_db import db_app
 from .cli_errors import failure
 from .cli_server import refusals, serve, user_app
 from .errors import FootnotedError
 from .evaluation.cli import eval_app
 from .ingest import FileResult, walk
-from .service import Footnoted, answer_payload, refusal_payload
+from .service import Footnoted
 from .settings import Settings
 
 app = typer.Typer(
@@ -36,8 +37,10 @@ app.add_typer(eval_app, name="eval")
 app.add_typer(bench_app, name="bench")
 app.add_typer(user_app, name="user")
 app.add_typer(db_app, name="db")
+app.command()(ask)
 app.command()(serve)
 app.command()(refusals)
+cli_help.install()
 
 out = Console()
 err = Console(stderr=True)
@@ -61,7 +64,11 @@ def main_options(
 
 
 CollectionOpt = Annotated[
-    str | None, typer.Option("--collection", "-c", help="Collection (knowledge base) name.")
+    str | None,
+    typer.Option("--collection", "-c", metavar="NAME", help="Collection (knowledge base)."),
+]
+DocumentId = Annotated[
+    str, typer.Argument(metavar="ID", help="The document's id, or its first characters.")
 ]
 
 
@@ -77,10 +84,16 @@ def service() -> Iterator[Footnoted]:
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or directories (walked recursively).")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(metavar="PATH", help="Files or folders (walked recursively)."),
+    ],
     collection: CollectionOpt = None,
 ) -> None:
-    """Ingest documents: PDF, DOCX, HTML, Markdown and plain text."""
+    """Ingest documents: PDF, DOCX, HTML, Markdown and plain text.
+
+    Prints one line for each file that failed and a summary; exits 1 when any did.
+    """
     missing = [p for p in paths if not p.exists()]
     for p in missing:
         err.print(f"[red]missing[/red] {escape(str(p))}: no such file or directory", soft_wrap=True)
@@ -114,60 +127,7 @@ def ingest(
         f"{report.chunks} chunks"
     )
     if report.failed or missing:
-        raise typer.Exit(1 if not (report.count("added") or report.count("unchanged")) else 0)
-
-
-@app.command()
-def ask(
-    question: Annotated[str, typer.Argument(help="Your question.")],
-    collection: CollectionOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON answer object.")] = False,
-) -> None:
-    """Answer a question from the documents, with footnotes — or refuse."""
-    from .citations import sources_block
-    from .models import Delta, Failed, Notice, Refusal, Sources
-
-    with service() as fn:
-        if as_json:
-            result = fn.answer(question, collection)
-            if result.refusal is not None:
-                fn.log_refusal(question, collection, result.refusal)
-                payload = refusal_payload(result.refusal)
-            else:
-                assert result.answer is not None
-                payload = answer_payload(
-                    result.answer, include_citations=result.cite, warning=result.warning,
-                    notice=result.notice,
-                )  # fmt: skip
-            out.print_json(json.dumps(payload, ensure_ascii=False))
-            return
-        for event in fn.ask(question, collection):
-            if isinstance(event, Refusal):
-                fn.log_refusal(question, collection, event)
-                out.print(f"[yellow]{event.message}[/yellow]", highlight=False)
-                ev = event.evidence
-                if ev.max_score is not None:
-                    out.print(
-                        f"[dim]best match {ev.max_score:.2f}, threshold {ev.threshold:.2f}[/dim]"
-                    )
-            elif isinstance(event, Notice):
-                err.print(f"[dim]{event.message}[/dim]", highlight=False)
-            elif isinstance(event, Failed):
-                out.print()
-                err.print(f"[red]{event.message}[/red] ({event.code})", highlight=False)
-                raise typer.Exit(1)
-            elif isinstance(event, Delta):
-                out.print(event.text, end="", markup=False, highlight=False)
-                sys.stdout.flush()
-            elif isinstance(event, Sources):
-                out.print()
-                if event.referenced_indices:
-                    out.print("\n[bold]Sources[/bold]")
-                    out.print(
-                        sources_block(event.citations, event.referenced_indices),
-                        markup=False,
-                        highlight=False,
-                    )
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -212,7 +172,7 @@ def _resolve(fn: Footnoted, prefix: str) -> str:
 
 
 @docs_app.command("enable")
-def docs_enable(document_id: str) -> None:
+def docs_enable(document_id: DocumentId) -> None:
     """Let a document be used for answers again."""
     with service() as fn:
         doc = fn.set_enabled(_resolve(fn, document_id), True)
@@ -220,7 +180,7 @@ def docs_enable(document_id: str) -> None:
 
 
 @docs_app.command("disable")
-def docs_disable(document_id: str) -> None:
+def docs_disable(document_id: DocumentId) -> None:
     """Hide a document from retrieval at once (it stays stored)."""
     with service() as fn:
         doc = fn.set_enabled(_resolve(fn, document_id), False)
@@ -228,7 +188,7 @@ def docs_disable(document_id: str) -> None:
 
 
 @docs_app.command("rm")
-def docs_rm(document_id: str) -> None:
+def docs_rm(document_id: DocumentId) -> None:
     """Delete a document with its chunks and vectors."""
     with service() as fn:
         full = _resolve(fn, document_id)

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .cli_errors import failure
+from .cli_remote import advertised, connect_url
 from .errors import FootnotedError
 from .settings import Settings
 
@@ -31,12 +32,17 @@ def _store() -> Store:
 
 
 def serve(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(metavar="ADDRESS", help="Address to listen on.")] = (
+        "127.0.0.1"
+    ),
     port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
     workers: Annotated[int, typer.Option(help="Worker processes.", min=1, max=64)] = 1,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn log level.")] = "info",
 ) -> None:
-    """Serve the HTTP API (and the start page) with uvicorn."""
+    """Serve the HTTP API and the web UI with uvicorn.
+
+    While it runs, footnoted ask on the same home asks it instead of loading the model.
+    """
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
@@ -54,10 +60,12 @@ def serve(
         log_level=log_level,
         timeout_graceful_shutdown=5,
     )
-    if workers > 1:
-        Multiprocess(config, sockets=[config.bind_socket()]).run()
-    else:
-        uvicorn.Server(config).run()
+    # ``footnoted ask`` on this home finds the server through the home's server.json.
+    with advertised(settings.home, connect_url(host, port)):
+        if workers > 1:
+            Multiprocess(config, sockets=[config.bind_socket()]).run()
+        else:
+            uvicorn.Server(config).run()
 
 
 @user_app.command("add")
@@ -108,9 +116,12 @@ def user_list() -> None:
 
 
 def refusals(
-    limit: Annotated[int, typer.Option(help="How many, newest first.", min=1, max=10000)] = 50,
+    limit: Annotated[
+        int, typer.Option(metavar="N", help="How many, newest first.", min=1, max=10000)
+    ] = 50,
     collection: Annotated[
-        str | None, typer.Option("--collection", "-c", help="Only this collection.")
+        str | None,
+        typer.Option("--collection", "-c", metavar="NAME", help="Only this collection."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:

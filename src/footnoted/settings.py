@@ -117,6 +117,22 @@ class Settings(BaseSettings):
         default=10, ge=1, le=200, description="Most PostgreSQL connections per process."
     )
 
+    # -- the command line and a running server -------------------------------------------
+    server: str | None = Field(
+        default=None,
+        description=(
+            "URL of a footnoted server that `footnoted ask` asks over HTTP; unset asks the "
+            "server running on this home, if any, else answers in the process."
+        ),
+    )
+    token: str | None = Field(
+        default=None,
+        description=(
+            "API token `footnoted ask` sends to the server; unset uses the home's own CLI "
+            "token (made on first use, kept in `cli-token`, mode 0600)."
+        ),
+    )
+
     # -- HTTP service ---------------------------------------------------------------------
     rate_limit: int = Field(
         default=20, ge=0, description="Chat requests per user per minute; 0 turns the limit off."

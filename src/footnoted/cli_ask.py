@@ -1,0 +1,205 @@
+"""``footnoted ask``: one question, answered by a running server or in this process.
+
+The answer (or the refusal) goes to standard output, a one-line summary to standard
+error. Exit status: 0 answered, 3 refused, 1 an error, 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from .cli_errors import failure
+from .cli_remote import ask_server, cli_token, running_server
+from .errors import FootnotedError
+from .service import Footnoted, answer_payload, refusal_payload
+from .settings import Settings
+
+REFUSED = 3  # exit status of a refusal: the documents do not hold the answer
+
+out = Console()
+err = Console(stderr=True)
+
+
+def ask(
+    question: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="QUESTION",
+            show_default=False,
+            help="Your question; - (or none, with input piped in) reads it from standard input.",
+        ),
+    ] = None,
+    collection: Annotated[
+        str | None,
+        typer.Option("--collection", "-c", metavar="NAME", help="Collection (knowledge base)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON answer object.")] = False,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help="Ask this footnoted server (default: FOOTNOTED_SERVER, else the server "
+            "running on this home, else answer here, loading the model).",
+        ),
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            metavar="TOKEN",
+            help="API token for the server (default: FOOTNOTED_TOKEN, else this home's own).",
+        ),
+    ] = None,
+    local: Annotated[
+        bool, typer.Option("--local", help="Answer in this process even when a server runs.")
+    ] = False,
+) -> None:
+    """Answer a question from the documents, with footnotes — or refuse.
+
+    Prints the answer, then a one-line summary on standard error. Exit status: 0
+    answered, 3 refused (the documents do not hold the answer), 1 an error, 2 a usage
+    error.
+    """
+    text = read_question(question)
+    began = time.monotonic()
+    try:
+        settings = Settings()
+        url = None if local else server or settings.server or running_server(settings.home)
+        if url:
+            payload = _remote(settings, url, token or settings.token, text, collection)
+            _print(payload, as_json)
+        else:
+            payload = _local(settings, text, collection, as_json)
+    except FootnotedError as exc:
+        raise failure(err, exc) from exc
+    _summary(payload, f"server {url}" if url else "in this process", time.monotonic() - began)
+
+
+def read_question(question: str | None) -> str:
+    """The argument, or standard input for ``-`` (or no argument, with input piped in)."""
+    if question is not None and question != "-":
+        return question
+    if question is None and (sys.stdin is None or sys.stdin.isatty()):
+        raise typer.BadParameter(
+            "give a question, or - to read it from standard input", param_hint="QUESTION"
+        )
+    return sys.stdin.read() if sys.stdin is not None else ""
+
+
+def _remote(
+    settings: Settings, url: str, token: str | None, question: str, collection: str | None
+) -> dict[str, Any]:
+    try:
+        return ask_server(url, token or cli_token(settings), question, collection)
+    except FootnotedError as exc:
+        if exc.status != 401:
+            raise
+        if token:
+            exc.message += " (check --token or FOOTNOTED_TOKEN)"
+            raise
+    # The home's token was revoked, or issued by another database: issue a new one.
+    return ask_server(url, cli_token(settings, renew=True), question, collection)
+
+
+@contextmanager
+def _service(settings: Settings) -> Iterator[Footnoted]:
+    with err.status("Loading the embedding model (footnoted serve keeps it loaded)…"):
+        fn = Footnoted(settings)
+        try:
+            fn.embedder.warm_up()
+        except BaseException:
+            fn.close()
+            raise
+    with fn:
+        yield fn
+
+
+def _local(
+    settings: Settings, question: str, collection: str | None, as_json: bool
+) -> dict[str, Any]:
+    """Answer here; returns the answer object (only its type and references when streamed)."""
+    from .citations import sources_block
+    from .models import Delta, Failed, Notice, Refusal, Sources
+
+    with _service(settings) as fn:
+        if as_json:
+            result = fn.answer(question, collection)
+            if result.refusal is not None:
+                fn.log_refusal(question, collection, result.refusal)
+                payload = refusal_payload(result.refusal)
+            else:
+                assert result.answer is not None
+                payload = answer_payload(
+                    result.answer, include_citations=result.cite, warning=result.warning,
+                    notice=result.notice,
+                )  # fmt: skip
+            _print(payload, as_json)
+            return payload
+        payload = {"type": "answer", "referenced_indices": []}
+        for event in fn.ask(question, collection):
+            if isinstance(event, Refusal):
+                fn.log_refusal(question, collection, event)
+                payload = refusal_payload(event)
+                _print(payload, as_json)
+            elif isinstance(event, Notice):
+                err.print(f"[dim]{escape(event.message)}[/dim]", highlight=False)
+            elif isinstance(event, Failed):
+                out.print()
+                raise FootnotedError(event.message, code=event.code)
+            elif isinstance(event, Delta):
+                out.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
+                sys.stdout.flush()
+            elif isinstance(event, Sources):
+                out.print()
+                payload["referenced_indices"] = list(event.referenced_indices)
+                if event.referenced_indices:
+                    out.print("\n[bold]Sources[/bold]")
+                    block = sources_block(event.citations, event.referenced_indices)
+                    out.print(block, markup=False, highlight=False, soft_wrap=True)
+        return payload
+
+
+def _print(payload: dict[str, Any], as_json: bool) -> None:
+    """Print an answer object: as JSON, or as the answer and its Sources block."""
+    from .citations import sources_block
+    from .models import Citation
+
+    if as_json:
+        out.print_json(json.dumps(payload, ensure_ascii=False))
+        return
+    if payload["type"] == "refusal":
+        out.print(f"[yellow]{escape(payload['message'])}[/yellow]", highlight=False, soft_wrap=True)
+        return
+    for key in ("warning", "notice"):
+        if payload.get(key):
+            err.print(f"[dim]{escape(payload[key])}[/dim]", highlight=False)
+    out.print(payload["answer"], markup=False, highlight=False, soft_wrap=True)
+    referenced = payload.get("referenced_indices") or []
+    if referenced:
+        citations = [Citation.from_dict(c) for c in payload["citations"]]
+        out.print("\n[bold]Sources[/bold]")
+        block = sources_block(citations, referenced)
+        out.print(block, markup=False, highlight=False, soft_wrap=True)
+
+
+def _summary(payload: dict[str, Any], where: str, seconds: float) -> None:
+    """One line on standard error; a refusal exits with ``REFUSED``."""
+    took = f"({where}, {seconds:.2f} s)"
+    if payload["type"] == "refusal":
+        ev = payload["evidence"]
+        why = [] if ev.get("reason") in (None, "below_threshold") else [ev["reason"]]
+        if ev.get("max_score") is not None:
+            why.append(f"best match {ev['max_score']:.2f}")
+        why.append(f"threshold {ev['threshold']:.2f}")
+        err.print(f"refused: {', '.join(why)} {took}", highlight=False)
+        raise typer.Exit(REFUSED)
+    n = len(payload.get("referenced_indices") or [])
+    err.print(f"answered from {n} source{'' if n == 1 else 's'} {took}", highlight=False)
