@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 
 import anyio
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from .. import __version__
 from ..embedding import set_threads
@@ -17,7 +18,7 @@ from .limits import BodyLimit
 from .responses import SafeJSONResponse
 from .routes import admin, chat, collections, documents, public, sessions, v1
 from .state import AppState
-from .web import SecurityHeaders, static_files
+from .web import DOCS_ASSETS, SecurityHeaders, static_files
 from .web import router as web_router
 
 
@@ -39,7 +40,10 @@ def create_app(settings: Settings | None = None, service: Footnoted | None = Non
             state.close()
             set_threads(threads)
 
-    app = FastAPI(
+    # The API docs (/docs, /redoc) with Swagger UI's and ReDoc's files served from here,
+    # not a CDN: they work offline.
+    app = FastAPIOffline(
+        static_url=DOCS_ASSETS,
         title="footnoted",
         version=__version__,
         description="Answers over your documents, every claim footnoted to its passage.",
