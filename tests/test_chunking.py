@@ -5,7 +5,7 @@ from itertools import pairwise
 import pytest
 
 from footnoted import Settings
-from footnoted.chunking import Chunker, split_sentences
+from footnoted.chunking import Chunker, cut_chars, split_sentences
 from footnoted.embedding import get_embedder
 from footnoted.models import ParsedDocument, Segment
 
@@ -110,3 +110,34 @@ def test_chunk_ids_are_stable_content_hashes(chunker: Chunker) -> None:
     assert first == [c.id for c in chunker.chunk("d", doc)]
     assert len(set(first)) == len(first)
     assert first != [c.id for c in chunker.chunk("other", doc)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * 200_000,  # one "word" of 200k characters: a single unknown token
+        "river mill bends north " * 20_000,  # words without a sentence boundary
+        ("a" * 150 + " ") * 2_000,  # words too long for the tokenizer's vocabulary
+        "Short one. " * 20_000,
+    ],
+    ids=["no-spaces", "no-sentences", "long-words", "sentences"],
+)
+def test_every_chunk_is_bounded_whatever_the_shape(chunker: Chunker, text: str) -> None:
+    doc = _doc([(text.strip(), (), None)])
+    chunks = chunker.chunk("d", doc)
+    assert len(chunks) > 1
+    assert max(c.token_count for c in chunks) <= chunker.max_tokens
+    assert max(len(c.text) for c in chunks) <= chunker.max_chars == 60 * 16
+    assert all(c.text == doc.text[c.char_start : c.char_end] for c in chunks)
+    covered = {c.char_start for c in chunks} | {c.char_end for c in chunks}
+    assert min(covered) == 0 and max(covered) == len(doc.text)
+
+
+def test_cut_chars_prefers_whitespace() -> None:
+    text = "aaaa bbbb cccc dddd"
+    assert [text[s:e] for s, e in cut_chars(text, 0, len(text), 10)] == [
+        "aaaa bbbb",
+        "cccc dddd",
+    ]
+    solid = "x" * 25
+    assert [solid[s:e] for s, e in cut_chars(solid, 0, 25, 10)] == ["x" * 10] * 2 + ["x" * 5]

@@ -1,4 +1,13 @@
-"""footnoted: answers over your own documents, every claim footnoted to its passage."""
+"""footnoted: answers over your own documents, every claim footnoted to its passage.
+
+The service (and with it the embedding model's libraries) is imported on first use, so
+that ``footnoted.loaders`` and ``footnoted.chunking`` load quickly and lightly in the
+parse worker process (see :mod:`footnoted.parsing`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from .errors import FootnotedError
 from .models import (
@@ -17,10 +26,31 @@ from .models import (
     Span,
     Started,
 )
-from .service import AskResult, Footnoted, answer_payload, refusal_payload
-from .settings import Settings
+
+if TYPE_CHECKING:
+    from .service import AskResult, Footnoted, answer_payload, refusal_payload
+    from .settings import Settings
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "AskResult": "service",
+    "Footnoted": "service",
+    "answer_payload": "service",
+    "refusal_payload": "service",
+    "Settings": "settings",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'footnoted' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AskResult",

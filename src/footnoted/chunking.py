@@ -7,6 +7,10 @@ Rules:
 - a paragraph too long for one chunk is cut between sentences, and the next chunk
   repeats the sentence before the cut, so every pair of neighbouring sentences shares
   a chunk (SQuAD dev: citation hit +1 point);
+- every chunk holds at most ``max_tokens`` tokens and ``max_chars`` characters, whatever
+  the input looks like: a "sentence" longer than ``max_chars`` (one 40 MB line without
+  spaces reads as a single unknown token) is first cut at whitespace, or hard;
+- tokens are counted in bounded batches, so memory follows the text, not its shape;
 - ``chunk.text == document.text[chunk.char_start:chunk.char_end]`` always.
 """
 
@@ -25,6 +29,8 @@ TokenCounter = Callable[[Sequence[str]], list[int]]
 TokenOffsets = Callable[[str], list[tuple[int, int]]]
 
 _WS = re.compile(r"\s+")
+CHARS_PER_TOKEN = 16  # the character cap per token of the limit: far above real text
+COUNT_BATCH = 1024  # sentences tokenised at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,11 +69,13 @@ class Chunker:
         token_offsets: TokenOffsets,
         max_tokens: int = 200,
         min_tokens: int = 64,
+        max_chars: int | None = None,
     ) -> None:
         self.count_tokens = count_tokens
         self.token_offsets = token_offsets
         self.max_tokens = max_tokens
         self.min_tokens = min(min_tokens, max_tokens // 2)
+        self.max_chars = max_chars or max_tokens * CHARS_PER_TOKEN
 
     def chunk(self, document_id: str, parsed: ParsedDocument) -> list[Chunk]:
         segments = parsed.segments or (Segment(0, len(parsed.text)),)
@@ -96,14 +104,17 @@ class Chunker:
     def _pieces(self, text: str, segments: Sequence[Segment]) -> list[Piece]:
         spans: list[tuple[int, int, int]] = []
         for i, seg in enumerate(segments):
-            spans.extend((s, e, i) for s, e in split_sentences(text, seg.start, seg.end))
-        counts = self.count_tokens([text[s:e] for s, e, _ in spans])
+            for s, e in split_sentences(text, seg.start, seg.end):
+                spans.extend((a, b, i) for a, b in cut_chars(text, s, e, self.max_chars))
         pieces: list[Piece] = []
-        for (s, e, i), n in zip(spans, counts, strict=True):
-            if n <= self.max_tokens:
-                pieces.append(Piece(s, e, n, i))
-            else:
-                pieces.extend(self._split_long(text, s, e, i))
+        for first in range(0, len(spans), COUNT_BATCH):
+            batch = spans[first : first + COUNT_BATCH]
+            counts = self.count_tokens([text[s:e] for s, e, _ in batch])
+            for (s, e, i), n in zip(batch, counts, strict=True):
+                if n <= self.max_tokens:
+                    pieces.append(Piece(s, e, n, i))
+                else:
+                    pieces.extend(self._split_long(text, s, e, i))
         return pieces
 
     def _split_long(self, text: str, start: int, end: int, seg: int) -> list[Piece]:
@@ -136,7 +147,10 @@ class Chunker:
                 prev = current[-1]
                 new_section = segments[piece.segment].section != segments[prev.segment].section
                 new_block = piece.segment != prev.segment
-                too_big = tokens + piece.tokens > self.max_tokens
+                too_big = (
+                    tokens + piece.tokens > self.max_tokens
+                    or piece.end - current[0].start > self.max_chars
+                )
                 if (
                     too_big
                     or (new_section and not _heading_only(current, segments))
@@ -154,9 +168,35 @@ class Chunker:
     def _carry(self, prev: Piece, piece: Piece) -> list[Piece]:
         """Overlap: a chunk cut inside a paragraph starts with the sentence before the cut,
         so a sentence and the one that completes it are always together in some chunk."""
-        if prev.segment == piece.segment and prev.tokens + piece.tokens <= self.max_tokens:
+        if (
+            prev.segment == piece.segment
+            and prev.tokens + piece.tokens <= self.max_tokens
+            and piece.end - prev.start <= self.max_chars
+        ):
             return [prev]
         return []
+
+
+def cut_chars(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    """``text[start:end]`` in slices of at most ``limit`` characters, cut after the last
+    whitespace in a slice's second half (or hard, where there is none), trimmed."""
+    out: list[tuple[int, int]] = []
+    while end - start > limit:
+        cut = start + limit
+        space = max(
+            text.rfind(" ", start + limit // 2, cut), text.rfind("\n", start + limit // 2, cut)
+        )
+        e = space if space > start else cut
+        while e > start and text[e - 1].isspace():
+            e -= 1
+        if e > start:
+            out.append((start, e))
+        start = space + 1 if space > start else cut
+        while start < end and text[start].isspace():
+            start += 1
+    if end > start:
+        out.append((start, end))
+    return out
 
 
 def _heading_only(group: list[Piece], segments: Sequence[Segment]) -> bool:

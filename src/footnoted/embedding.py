@@ -122,7 +122,7 @@ class SentenceTransformerEmbedder:
     """The default embedder. Loads lazily; thread-safe; caches recent query vectors."""
 
     def __init__(self, settings: Settings) -> None:
-        self._path = resolve_model_path(settings.embedding_model)
+        self.path = resolve_model_path(settings.embedding_model)
         self._batch_size = settings.embedding_batch_size
         self.precision = resolve_precision(settings.embedding_precision)
         self.bf16 = self.precision == "bf16"
@@ -142,9 +142,9 @@ class SentenceTransformerEmbedder:
     def _load_config(self) -> None:
         import json
 
-        config = json.loads((Path(self._path) / "config.json").read_text())
+        config = json.loads((Path(self.path) / "config.json").read_text())
         self.dim = int(config.get("hidden_size", 384))
-        st_config = Path(self._path) / "sentence_bert_config.json"
+        st_config = Path(self.path) / "sentence_bert_config.json"
         seq = (
             json.loads(st_config.read_text()).get("max_seq_length") if st_config.exists() else None
         )
@@ -167,7 +167,7 @@ class SentenceTransformerEmbedder:
         from sentence_transformers import SentenceTransformer
 
         try:
-            model = SentenceTransformer(self._path, device="cpu", local_files_only=True)
+            model = SentenceTransformer(self.path, device="cpu", local_files_only=True)
         except Exception as exc:
             raise ModelUnavailable(f"Could not load embedding model {self.name!r}: {exc}") from exc
         model.max_seq_length = self.max_tokens
@@ -192,7 +192,7 @@ class SentenceTransformerEmbedder:
 
         onnx = "int8" if self.precision == "int8" else "fp32"
         try:
-            source = exported(model, self._path, self._cache_dir, onnx)
+            source = exported(model, self.path, self._cache_dir, onnx)
             self._single = OnnxEncoder(model, source, threads=1)
             if onnx == "int8":
                 self._onnx = OnnxEncoder(model, source, threads=torch.get_num_threads())

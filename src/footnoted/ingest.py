@@ -1,8 +1,10 @@
 """Ingestion: files -> parsed text -> chunks -> vectors -> one atomic write per document.
 
-Ids are content hashes, so ingesting an unchanged file again is a no-op and a changed
-file replaces its old chunks in one transaction. Chunks of several small files are
-embedded together (sorted by length) so that small files still fill the model's batches.
+Parsing and chunking run in a worker process under a time and a memory limit
+(:mod:`.parsing`); embedding and storing run here. Ids are content hashes, so ingesting
+an unchanged file again is a no-op and a changed file replaces its old chunks in one
+transaction. Chunks of several small files are embedded together (sorted by length) so
+that small files still fill the model's batches.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from . import loaders
-from .chunking import Chunker
 from .embedding import Embedder, Vectors
-from .errors import FootnotedError
+from .errors import FootnotedError, InvalidInput
 from .models import Chunk, Document
+from .parsing import Parser
 from .sentences import chunk_sentences
 from .stores.base import Store
 
@@ -76,6 +79,20 @@ def document_id(collection: str, content_hash: str) -> str:
     return hashlib.sha256(f"{collection}\x00{content_hash}".encode()).hexdigest()[:32]
 
 
+def check_url(url: str | None) -> str | None:
+    """A document's link must be an absolute http(s) URL: anything else (``javascript:``,
+    ``data:``, a relative path) would turn every citation of it into a hostile link."""
+    if url is None:
+        return None
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise InvalidInput(
+            f"The document url must be an absolute http(s) URL, not {url[:80]!r}.",
+            code="invalid_url",
+        )
+    return url.strip()
+
+
 def walk(paths: Iterable[Path]) -> Iterator[Path]:
     """Files under the given paths, directories recursively, hidden entries skipped."""
     for path in paths:
@@ -108,11 +125,11 @@ def embed_chunks(embedder: Embedder, titled: Sequence[tuple[str, Chunk]]) -> Emb
 
 class Ingestor:
     def __init__(
-        self, store: Store, embedder: Embedder, chunker: Chunker, max_bytes: int | None
+        self, store: Store, embedder: Embedder, parser: Parser, max_bytes: int | None
     ) -> None:
         self.store = store
         self.embedder = embedder
-        self.chunker = chunker
+        self.parser = parser
         self.max_bytes = max_bytes
 
     def ingest_paths(
@@ -172,7 +189,9 @@ class Ingestor:
         title: str | None = None,
         url: str | None = None,
     ) -> _Pending | FileResult:
-        """Parse and chunk one file, or say it is unchanged. Raises for bad input."""
+        """Parse and chunk one file (in the bounded worker), or say it is unchanged.
+        Raises for bad input, and past the parse time or memory limit."""
+        url = check_url(url)
         content_hash = hashlib.sha256(data).hexdigest()
         existing = self.store.find_document(collection, source)
         if (
@@ -184,7 +203,8 @@ class Ingestor:
         ):
             return FileResult(source, "unchanged", existing.id, existing.title, 0)
         doc_id = document_id(collection, content_hash)
-        parsed = loaders.load_bytes(data, filename, max_bytes=self.max_bytes)
+        result = self.parser.parse(data, filename, doc_id, self.max_bytes)
+        parsed = result.document
         document = Document(
             id=doc_id,
             collection=collection,
@@ -198,8 +218,7 @@ class Ingestor:
             embedding_model=self.embedder.name,
         )
         self._check_duplicate(document)
-        chunks = self.chunker.chunk(doc_id, parsed)
-        return _Pending(document, parsed.text, chunks, existing is not None)
+        return _Pending(document, parsed.text, result.chunks, existing is not None)
 
     def _check_duplicate(self, document: Document) -> None:
         from .errors import Conflict, NotFound

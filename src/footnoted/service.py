@@ -16,7 +16,6 @@ import httpx
 from . import collection_settings, evidence
 from .answering.extractive import extract
 from .answering.llm import LLMAnswerer, LLMUnavailable
-from .chunking import Chunker
 from .citations import MARKER, Answer, answer_markdown, escape_markdown_html
 from .collection_settings import CollectionSettings
 from .embedding import SentenceTransformerEmbedder, get_embedder
@@ -35,6 +34,7 @@ from .models import (
     Sources,
     Started,
 )
+from .parsing import ChunkSpec, Parser
 from .records import RefusalEntry
 from .retrieval import Retrieval, Retriever
 from .settings import Settings
@@ -98,6 +98,8 @@ class Footnoted:
         self.llm_transport: httpx.BaseTransport | None = None  # tests may inject one
 
     def close(self) -> None:
+        if self._ingestor is not None:
+            self._ingestor.parser.close()
         self.store.close()
 
     def __enter__(self) -> Footnoted:
@@ -111,11 +113,13 @@ class Footnoted:
     def ingestor(self) -> Ingestor:
         if self._ingestor is None:
             limit = min(self.settings.chunk_tokens, self.embedder.max_tokens - TITLE_TOKENS)
-            chunker = Chunker(
-                self.embedder.count_tokens, self.embedder.token_offsets, max_tokens=limit
+            parser = Parser(
+                ChunkSpec.for_model(self.embedder.path, limit),
+                timeout_s=self.settings.parse_timeout_s,
+                memory_mb=self.settings.parse_memory_mb,
             )
             max_bytes = int(self.settings.max_file_mb * 1024 * 1024)
-            self._ingestor = Ingestor(self.store, self.embedder, chunker, max_bytes)
+            self._ingestor = Ingestor(self.store, self.embedder, parser, max_bytes)
         return self._ingestor
 
     def ingest(

@@ -148,7 +148,21 @@ class Settings(BaseSettings):
         default=86400, ge=60, description="How long a signed public document link stays valid."
     )
     parse_timeout_s: float = Field(
-        default=120.0, gt=0, description="Time limit for parsing one uploaded file, in seconds."
+        default=120.0,
+        gt=0,
+        description=(
+            "Time limit for parsing and chunking one file (uploads and footnoted ingest), in "
+            "seconds; the worker process doing it is killed past it."
+        ),
+    )
+    parse_memory_mb: int = Field(
+        default=1024,
+        ge=256,
+        le=1_048_576,
+        description=(
+            "Address space a parse worker process may use, in megabytes; a file that needs "
+            "more (a decompression bomb) fails and the worker is replaced."
+        ),
     )
     sse_keepalive_s: float = Field(
         default=15.0,

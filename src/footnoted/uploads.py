@@ -2,30 +2,27 @@
 
 :meth:`Uploads.begin` checks size and type (by content) and records the file with a
 ``processing`` document in one transaction; :meth:`Uploads.process` (run in a worker
-thread) parses under a time limit and stores the chunks, or marks the document
-``failed`` with a readable error. A server that stops mid-way leaves ``processing``
-rows behind; :meth:`Uploads.recover` marks them failed at the next start.
+thread) parses in the bounded parse worker (:mod:`.parsing`: a time and a memory limit),
+embeds and stores the chunks, or marks the document ``failed`` with a readable error.
+A server that stops mid-way leaves ``processing`` rows behind; :meth:`Uploads.recover`
+marks them failed at the next start.
 """
 
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from . import loaders
 from .errors import DocumentError, FootnotedError, NotFound
-from .ingest import FileResult, document_id, embed_chunks
+from .ingest import FileResult, check_url, document_id, embed_chunks
 from .models import Document
 from .stores.base import StoredFile
 
 if TYPE_CHECKING:
     from .service import Footnoted
-
-T = TypeVar("T")
 
 MEDIA_TYPES = {
     "pdf": "application/pdf",
@@ -35,35 +32,6 @@ MEDIA_TYPES = {
     "text": "text/plain; charset=utf-8",
 }
 INTERRUPTED = "Processing was interrupted because the server stopped; reprocess the document."
-
-
-def run_with_time_limit(work: Callable[[], T], seconds: float, what: str) -> T:
-    """Run ``work`` in a daemon thread; raise ``DocumentError`` if it takes too long.
-
-    A thread cannot be killed: one that overruns finishes in the background and its
-    result is dropped.
-    """
-    box: dict[str, object] = {}
-    done = threading.Event()
-
-    def run() -> None:
-        try:
-            box["value"] = work()
-        except BaseException as exc:
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=run, name="footnoted-parse", daemon=True).start()
-    if not done.wait(seconds):
-        raise DocumentError(
-            f"Parsing {what} took longer than {seconds:g} s; the file may be damaged or "
-            "too complex.",
-            code="parse_timeout",
-        )
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["value"]  # type: ignore[return-value]
 
 
 class Uploads:
@@ -81,6 +49,7 @@ class Uploads:
         url: str | None = None,
     ) -> Document:
         """Check and record an upload; returns the document (``processing`` unless known)."""
+        url = check_url(url)
         max_bytes = int(self.service.settings.max_file_mb * 1024 * 1024)
         loaders.check_size(len(data), max_bytes, filename)
         if not data.strip():
@@ -135,7 +104,7 @@ class Uploads:
         return self.store.set_status(document_id, "processing")
 
     def process(self, document_id: str) -> Document:
-        """Parse (time-limited), chunk, embed and store; never raises for a bad file."""
+        """Parse and chunk (bounded), embed and store; never raises for a bad file."""
         document = self.store.get_document(document_id)
         try:
             return self._process(document)
@@ -146,19 +115,13 @@ class Uploads:
 
     def _process(self, document: Document) -> Document:
         file = self.original(document)
-        ingestor = self.service.ingestor
-        timeout = self.service.settings.parse_timeout_s
-        item = run_with_time_limit(
-            lambda: ingestor.prepare(
-                file.data,
-                file.filename,
-                document.source,
-                document.collection,
-                title=file.title,
-                url=document.url,
-            ),
-            timeout,
+        item = self.service.ingestor.prepare(
+            file.data,
             file.filename,
+            document.source,
+            document.collection,
+            title=file.title,
+            url=document.url,
         )
         if isinstance(item, FileResult):
             return self.store.get_document(item.document_id or document.id)

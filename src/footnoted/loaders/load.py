@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from footnoted import loaders
 from footnoted.errors import DocumentError, FootnotedError, NotFound
 from footnoted.models import ParsedDocument
 
@@ -43,9 +44,10 @@ def load_bytes(data: bytes, filename: str, *, max_bytes: int | None = None) -> P
     kind, text = sniff(data, filename)
     if text is not None and not clean(text):
         raise DocumentError(f"{name} is empty.")
+    _check_text_size(len(text or ""), name)
     try:
         document = _LOADERS[kind](data, text, name)
-    except FootnotedError:
+    except (FootnotedError, MemoryError):
         raise
     except Exception as exc:
         raise DocumentError(
@@ -53,7 +55,20 @@ def load_bytes(data: bytes, filename: str, *, max_bytes: int | None = None) -> P
         ) from exc
     if not document.text:
         raise DocumentError(_no_text_message(name, kind))
+    _check_text_size(len(document.text), name)
     return document
+
+
+def _check_text_size(chars: int, name: str) -> None:
+    """Refuse text past ``loaders.MAX_TEXT_CHARS`` (read when called, so overriding it on
+    ``footnoted.loaders`` takes effect): chunking and embedding it would take hours."""
+    limit = loaders.MAX_TEXT_CHARS
+    if chars > limit:
+        raise DocumentError(
+            f"{name} holds {chars:,} characters of text, over the {limit:,} limit for one "
+            "document; split it into smaller files.",
+            code="text_too_long",
+        )
 
 
 def load_path(path: Path, *, max_bytes: int | None = None) -> ParsedDocument:

@@ -1,0 +1,253 @@
+"""Bounded parsing: a file's bytes -> parsed text and chunks, in a worker process.
+
+The one home for parsing: ``footnoted ingest`` (:class:`~footnoted.ingest.Ingestor`) and
+uploads both call :meth:`Parser.parse`. The work runs in a separate Python process whose
+address space is capped (``setrlimit``) at ``FOOTNOTED_PARSE_MEMORY_MB`` and which is
+killed at ``FOOTNOTED_PARSE_TIMEOUT_S``: a PDF whose content stream inflates to
+gigabytes, or text of a pathological shape, costs the worker, never the caller, and
+holds none of the caller's threads or its GIL. A worker is kept for the next file and
+replaced after it was killed or ran out of memory.
+
+The worker loads only the loaders, the chunker and the embedding model's tokenizer
+(``tokenizer.json``, through ``tokenizers``): tens of megabytes, started in about a
+second. Messages are pickles framed by their length, on the worker's stdin and stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from .chunking import Chunker
+from .errors import DocumentError, FootnotedError, ModelUnavailable
+from .models import Chunk, ParsedDocument
+
+KEEP_IDLE = 2  # workers kept between files
+_HEADER = struct.Struct("<Q")
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSpec:
+    """How the worker chunks: the embedding model's tokenizer and the token limits."""
+
+    tokenizer: str  # path of the model's tokenizer.json
+    max_tokens: int
+    min_tokens: int = 64
+
+    @classmethod
+    def for_model(cls, model_path: str, max_tokens: int) -> ChunkSpec:
+        path = Path(model_path) / "tokenizer.json"
+        if not path.is_file():
+            raise ModelUnavailable(
+                f"The embedding model at {model_path} has no tokenizer.json (a fast "
+                "tokenizer), which chunking needs; save it with a fast tokenizer."
+            )
+        return cls(str(path), max_tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    document: ParsedDocument
+    chunks: list[Chunk]
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    data: bytes
+    filename: str
+    document_id: str
+    max_bytes: int | None
+
+
+class Parser:
+    """Parses and chunks files in worker processes, under a time and a memory limit."""
+
+    def __init__(self, spec: ChunkSpec, *, timeout_s: float, memory_mb: int) -> None:
+        self.spec = spec
+        self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
+        self._idle: list[_Worker] = []
+        self._lock = threading.Lock()
+
+    def parse(
+        self, data: bytes, filename: str, document_id: str, max_bytes: int | None = None
+    ) -> Parsed:
+        """Parse and chunk one file; raises :class:`FootnotedError` for bad input, and
+        :class:`DocumentError` (``parse_timeout``, ``parse_memory_limit``) past a limit."""
+        worker = self._take()
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            worker.process.kill()  # the pending read then ends
+
+        timer = threading.Timer(self.timeout_s, expire)
+        timer.start()
+        try:
+            reply = worker.call(_Job(data, filename, document_id, max_bytes))
+        finally:
+            timer.cancel()
+        if reply is None or reply[0] == "memory":
+            worker.close()
+            raise self._stopped(filename, timed_out=expired.is_set())
+        self._give(worker)
+        if reply[0] == "error":
+            raise reply[1]
+        parsed: Parsed = reply[1]
+        return parsed
+
+    def _stopped(self, filename: str, *, timed_out: bool) -> DocumentError:
+        if timed_out:
+            return DocumentError(
+                f"Parsing {filename} took longer than {self.timeout_s:g} s; the file may be "
+                "damaged or too complex.",
+                code="parse_timeout",
+            )
+        return DocumentError(
+            f"Parsing {filename} needed more than the {self.memory_mb} MB of memory allowed "
+            "(FOOTNOTED_PARSE_MEMORY_MB); the file may be a decompression bomb, or damaged.",
+            code="parse_memory_limit",
+        )
+
+    def _take(self) -> _Worker:
+        with self._lock:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.alive():
+                    return worker
+        return _Worker(self.spec, self.memory_mb)
+
+    def _give(self, worker: _Worker) -> None:
+        with self._lock:
+            if worker.alive() and len(self._idle) < KEEP_IDLE:
+                self._idle.append(worker)
+                return
+        worker.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.close()
+
+
+class _Worker:
+    """One worker process (``python -c 'footnoted.parsing.serve()'``) and its pipes."""
+
+    def __init__(self, spec: ChunkSpec, memory_mb: int) -> None:
+        env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from footnoted.parsing import serve; serve()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=env, close_fds=True,
+        )  # fmt: skip
+        assert self.process.stdin is not None
+        send(self.process.stdin, (spec, memory_mb))  # small: the pipe's buffer holds it
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def call(self, job: _Job) -> tuple[str, Any] | None:
+        """Send a job and wait for the reply; None when the worker died (or was killed)."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            send(self.process.stdin, job)
+            reply: tuple[str, Any] | None = receive(self.process.stdout)
+            return reply
+        except (OSError, EOFError, pickle.UnpicklingError, ValueError):
+            return None
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+
+
+def send(stream: IO[bytes], message: object) -> None:
+    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(payload)))
+    stream.write(payload)
+    stream.flush()
+
+
+def receive(stream: IO[bytes]) -> Any:
+    """The next message, or None at the end of the stream."""
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    (size,) = _HEADER.unpack(header)
+    payload = stream.read(size)
+    if len(payload) < size:
+        return None
+    return pickle.loads(payload)
+
+
+# -- the worker process ------------------------------------------------------------------
+
+
+def serve() -> None:
+    """The worker's loop: a setup message, then one reply per job until stdin closes."""
+    channel_in, channel_out = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing but replies may reach the channel
+    setup = receive(channel_in)
+    if setup is None:
+        return
+    spec, memory_mb = setup
+    limit_memory(memory_mb)
+    chunker = _chunker(spec)
+    while (job := receive(channel_in)) is not None:
+        reply = _work(job, chunker)
+        send(channel_out, reply)
+        if reply[0] == "memory":
+            return  # a heap that ran out is not worth trusting with the next file
+
+
+def limit_memory(megabytes: int) -> None:
+    """Cap this process's address space: allocations past it fail (MemoryError)."""
+    import resource
+
+    limit = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _work(job: _Job, chunker: Chunker) -> tuple[str, Any]:
+    from . import loaders
+
+    try:
+        parsed = loaders.load_bytes(job.data, job.filename, max_bytes=job.max_bytes)
+        chunks = chunker.chunk(job.document_id, parsed)
+        return "ok", Parsed(parsed, chunks)
+    except FootnotedError as exc:
+        return "error", exc
+    except MemoryError:
+        return "memory", None
+    except Exception as exc:  # a parser bug: report it as this file's problem
+        return "error", DocumentError(f"Could not process {job.filename}: {exc}")
+
+
+def _chunker(spec: ChunkSpec) -> Chunker:
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(spec.tokenizer)
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+
+    def count(texts: Sequence[str]) -> list[int]:
+        return [len(e.ids) for e in tokenizer.encode_batch(list(texts), add_special_tokens=False)]
+
+    def offsets(text: str) -> list[tuple[int, int]]:
+        return [
+            (int(a), int(b)) for a, b in tokenizer.encode(text, add_special_tokens=False).offsets
+        ]
+
+    return Chunker(count, offsets, max_tokens=spec.max_tokens, min_tokens=spec.min_tokens)

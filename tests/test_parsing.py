@@ -1,0 +1,92 @@
+"""The bounded parse worker: real worker processes, real loaders, real tokenizer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bombs import deep_html, inflating_pdf, large_text, single_line, zip_bomb_docx
+from conftest import SAMPLES
+from footnoted import Footnoted, Settings
+from footnoted.chunking import Chunker
+from footnoted.embedding import get_embedder
+from footnoted.errors import DocumentError
+from footnoted.parsing import ChunkSpec, Parser
+
+MAX_BYTES = 50 * 1024 * 1024
+
+
+def make_parser(timeout_s: float = 60, memory_mb: int = 1024) -> Parser:
+    embedder = get_embedder(Settings())
+    return Parser(
+        ChunkSpec.for_model(embedder.path, 112), timeout_s=timeout_s, memory_mb=memory_mb
+    )
+
+
+@pytest.fixture
+def parser() -> Iterator[Parser]:
+    p = make_parser()
+    yield p
+    p.close()
+
+
+def test_the_worker_chunks_as_the_embedder_counts(parser: Parser) -> None:
+    embedder = get_embedder(Settings())
+    local = Chunker(embedder.count_tokens, embedder.token_offsets, max_tokens=112)
+    path = SAMPLES / "handbook.md"
+    parsed = parser.parse(path.read_bytes(), path.name, "doc")
+    assert parsed.chunks == local.chunk("doc", parsed.document)
+    assert parsed.chunks and parsed.document.text
+
+
+def test_errors_keep_their_class_code_and_message(parser: Parser) -> None:
+    with pytest.raises(DocumentError, match="nests HTML elements") as info:
+        parser.parse(deep_html(), "deep.html", "d")
+    assert info.value.code == "document_unreadable"
+    with pytest.raises(DocumentError, match="zip bomb"):
+        parser.parse(zip_bomb_docx(250), "bomb.docx", "d")
+    with pytest.raises(DocumentError, match="20,000,000 limit") as info:
+        parser.parse(single_line(21), "line.txt", "d", MAX_BYTES)
+    assert info.value.code == "text_too_long"
+    assert parser.parse(b"Still working.", "ok.txt", "d").chunks  # the same worker
+
+
+def test_a_pdf_bomb_stops_at_the_memory_limit_and_the_worker_is_replaced() -> None:
+    parser = make_parser(memory_mb=512)
+    try:
+        with pytest.raises(DocumentError, match="512 MB of memory") as info:
+            parser.parse(inflating_pdf(512), "bomb.pdf", "d")
+        assert info.value.code == "parse_memory_limit"
+        assert parser.parse(b"After the bomb.", "ok.txt", "d").chunks
+    finally:
+        parser.close()
+
+
+def test_a_parse_past_the_time_limit_is_killed() -> None:
+    parser = make_parser(timeout_s=0.5)
+    try:
+        with pytest.raises(DocumentError, match="took longer than 0.5 s") as info:
+            parser.parse(large_text(4), "slow.txt", "d")
+        assert info.value.code == "parse_timeout"
+        assert parser.parse(b"The next file gets a fresh worker.", "ok.txt", "d").chunks
+    finally:
+        parser.close()
+
+
+def test_cli_ingest_goes_through_the_worker(tmp_path: Path) -> None:
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "deep.html").write_bytes(deep_html())
+    (files / "line.txt").write_bytes(single_line(2))
+    (files / "ok.md").write_text("# Note\n\nThe office opens at nine.\n")
+    with Footnoted(Settings(home=tmp_path / "home", parse_memory_mb=512)) as fn:
+        report = fn.ingest([files])
+        assert fn.ingestor.parser.memory_mb == 512
+        docs = {d.title: d for d in fn.documents()}
+    failed = {Path(r.source).name: r for r in report.failed}
+    assert set(failed) == {"deep.html"} and "nests HTML" in (failed["deep.html"].error or "")
+    line = next(r for r in report.results if r.source.endswith("line.txt"))
+    assert line.outcome == "added" and line.chunks > 1000  # 2 MiB in chunks of <= 1,792 chars
+    assert docs["Note"].chunk_count == 1
