@@ -8,15 +8,24 @@ class FootnotedError(Exception):
 
     status: int = 500
     code: str = "internal_error"
+    param: str | None = None  # the request field at fault, when one is (OpenAI's ``param``)
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
+    def __init__(self, message: str, *, code: str | None = None, param: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
+        self.param = param
 
     def to_dict(self) -> dict[str, dict[str, str]]:
         return {"error": {"code": self.code, "message": self.message}}
+
+
+class BadRequest(FootnotedError):
+    """A request the API understands but does not support (an unsupported parameter)."""
+
+    status = 400
+    code = "unsupported_parameter"
 
 
 class InvalidInput(FootnotedError):

@@ -1,4 +1,8 @@
-"""Every failure as ``{"error": {"code", "message"}}`` with the fitting status."""
+"""Every failure as ``{"error": {"code", "message"}}`` with the fitting status.
+
+Under ``/v1/`` (the OpenAI-compatible API) the body also carries OpenAI's ``type`` and
+``param``, so OpenAI clients raise their own typed errors with ``code`` and ``param`` set.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from ..errors import FootnotedError, RateLimited
-from .responses import error_response, from_error
+from .responses import error_response, openai_error_response
 from .schemas import ErrorBody
 
 log = logging.getLogger("footnoted.api")
@@ -27,6 +31,7 @@ _HTTP_CODES = {
     415: "unsupported_type",
 }
 _DESCRIPTIONS = {
+    400: "Unsupported parameter (named in the error's param).",
     401: "Missing or invalid API token.",
     403: "Only an admin may do this.",
     404: "Not found (or not yours).",
@@ -52,28 +57,48 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "The request is not valid."
 
 
+def _param(exc: RequestValidationError) -> str | None:
+    errors = exc.errors()
+    loc = [str(p) for p in errors[0].get("loc", ()) if p != "body"] if errors else []
+    return ".".join(loc) or None
+
+
+def _error(
+    request: Request,
+    status: int,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    param: str | None = None,
+) -> Response:
+    if request.url.path.startswith("/v1/"):
+        return openai_error_response(status, code, message, headers, param)
+    return error_response(status, code, message, headers)
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(FootnotedError)
-    async def footnoted_error(_: Request, exc: Exception) -> Response:
+    async def footnoted_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, FootnotedError)
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
         if exc.status == 401:
             headers = {"WWW-Authenticate": "Bearer"}
-        return from_error(exc, headers)
+        return _error(request, exc.status, exc.code, exc.message, headers, exc.param)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(_: Request, exc: Exception) -> Response:
+    async def invalid(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        return error_response(422, "invalid_input", _validation_message(exc))
+        message = _validation_message(exc)
+        return _error(request, 422, "invalid_input", message, param=_param(exc))
 
     @app.exception_handler(HTTPException)
-    async def http_error(_: Request, exc: Exception) -> Response:
+    async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         detail = exc.detail if isinstance(exc.detail, str) else "Request failed."
-        return error_response(exc.status_code, code, detail, dict(exc.headers or {}) or None)
+        return _error(request, exc.status_code, code, detail, dict(exc.headers or {}) or None)
 
     @app.exception_handler(Exception)
-    async def unexpected(_: Request, exc: Exception) -> Response:
+    async def unexpected(request: Request, exc: Exception) -> Response:
         log.exception("unexpected error", exc_info=exc)
-        return error_response(500, "internal_error", "Something went wrong on the server.")
+        return _error(request, 500, "internal_error", "Something went wrong on the server.")

@@ -37,5 +37,23 @@ def error_response(
     return SafeJSONResponse(body, status_code=status, headers=headers)
 
 
+def openai_error_type(status: int) -> str:
+    """OpenAI's ``error.type`` for a status."""
+    types = {401: "authentication_error", 403: "permission_error", 429: "rate_limit_error"}
+    return types.get(status, "server_error" if status >= 500 else "invalid_request_error")
+
+
+def openai_error_response(
+    status: int,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    param: str | None = None,
+) -> SafeJSONResponse:
+    """The error body in OpenAI's shape (``code`` and ``message`` plus ``type``, ``param``)."""
+    error = {"code": code, "message": message, "type": openai_error_type(status), "param": param}
+    return SafeJSONResponse({"error": error}, status_code=status, headers=headers)
+
+
 def from_error(exc: FootnotedError, headers: dict[str, str] | None = None) -> SafeJSONResponse:
     return error_response(exc.status, exc.code, exc.message, headers)

@@ -1,0 +1,1 @@
+"""The OpenAI-compatible wire: requests, cited content and annotations, replies, streams."""
