@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import openai
 import pytest
 
+from conftest import ROOT
 from fakellm import Script, words
 from livehelpers import Live, live
 
@@ -22,11 +27,17 @@ def app(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[Live
     with live(tmp_path_factory.mktemp("v1") / "home", rate_limit=0) as a:
         a.llm.script = Script(words(REPLY))
         yield a
+        while CLIENTS:
+            CLIENTS.pop().close()
 
 
-def client(app: Live, who: dict[str, str] | None = None) -> openai.OpenAI:
-    token = (who or app.alice)["Authorization"].removeprefix("Bearer ")
-    return openai.OpenAI(base_url=app.url + "/v1", api_key=token, max_retries=0)
+CLIENTS: list[openai.OpenAI] = []  # closed with the app: no socket is left to the GC
+
+
+def client(app: Live, who: dict[str, str] | None = None, key: str | None = None) -> openai.OpenAI:
+    token = key or (who or app.alice)["Authorization"].removeprefix("Bearer ")
+    CLIENTS.append(openai.OpenAI(base_url=app.url + "/v1", api_key=token, max_retries=0))
+    return CLIENTS[-1]
 
 
 def extra(obj: Any) -> dict[str, Any]:
@@ -40,7 +51,7 @@ def test_models_lists_collections(app: Live) -> None:
 
 
 def test_bad_key_is_refused(app: Live) -> None:
-    bad = openai.OpenAI(base_url=app.url + "/v1", api_key="nope", max_retries=0)
+    bad = client(app, key="nope")
     with pytest.raises(openai.AuthenticationError):
         bad.chat.completions.create(model="default", messages=[{"role": "user", "content": Q}])
 
@@ -342,3 +353,20 @@ def test_responses_refusal_is_shown_and_marked(app: Live, stream: bool) -> None:
     assert kinds == ["output_text", "refusal"]
     assert r.output[0].content[1].refusal == r.output_text  # type: ignore[union-attr]
     assert extra(r)["refusal"]["suggestions"] and "citations" not in extra(r)
+
+
+def test_the_docs_page_example_runs_and_shows_the_sources(app: Live) -> None:
+    doc = (ROOT / "docs" / "openai.md").read_text()
+    script = "\n".join(re.findall(r"```python\n(.*?)```", doc, re.S))
+    token = app.alice["Authorization"].removeprefix("Bearer ")
+    run = subprocess.run(
+        [sys.executable, "-c", script.replace("http://127.0.0.1:8000", app.url)],
+        env={**os.environ, "FOOTNOTED_TOKEN": token}, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    printed = run.stdout
+    assert printed.count(REPLY + SOURCES) == 3, printed  # chat, streamed, responses
+    assert f"[1] Data Retention Policy {app.url}/api/documents/" in printed
+    assert "url_citation Data Retention Policy" in printed
+    assert "Refused: I don't have enough information" in printed
