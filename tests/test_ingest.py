@@ -5,6 +5,7 @@ from pathlib import Path
 
 from conftest import SAMPLES, shared, write
 from footnoted import Footnoted
+from footnoted.pages import page_at, page_in_text
 
 
 def _chunk_ids(fn: Footnoted) -> set[str]:
@@ -107,6 +108,13 @@ def test_pdf_chunks_carry_pages(service: Footnoted) -> None:
     assert all(isinstance(p, int) and p >= 1 for p in pages)
     assert len(set(pages)) > 1
     assert pages == sorted(pages)
+    # the stored text keeps its page breaks: every offset's page is derived from it
+    text = service.document_text(doc.id)
+    for chunk in service.document_chunks(doc.id):
+        assert (
+            page_at(chunk, chunk.char_start) == chunk.page == page_in_text(text, chunk.char_start)
+        )
+        assert page_at(chunk, chunk.char_end) == page_in_text(text, chunk.char_end - 1)
 
 
 def test_disable_enable_and_delete(samples_service: Footnoted) -> None:

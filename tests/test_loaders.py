@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import re
 import zipfile
@@ -45,7 +46,12 @@ def assert_well_formed(doc: ParsedDocument) -> None:
     """The output contract every loader must keep."""
     assert doc.segments
     texts = blocks(doc)
-    assert doc.text == "\n\n".join(texts)  # ordered, non-overlapping, covering every block
+    # ordered, non-overlapping, covering every block; a page break ("\n\f") between pages
+    separators = [doc.text[a.end : b.start] for a, b in itertools.pairwise(doc.segments)]
+    assert all(re.fullmatch(r"\n\n|\n\f+", sep) for sep in separators)
+    assert doc.text[: doc.segments[0].start].strip("\f") == ""
+    assert doc.segments[-1].end == len(doc.text)
+    assert "\f" not in "".join(texts)
     for text in texts:
         assert text and text == text.strip()
         assert " ".join(text.split()) == text  # whitespace inside a block is normalised
@@ -84,7 +90,8 @@ def test_pdf_outline_gives_sections(pdfs: dict[str, ParsedDocument]) -> None:
     assert {("Foo",), ("Bar",), ("Baz",)} <= sections(doc)
     assert section_of(doc, "1 Foo") == ("Foo",)  # the heading's own segment ends with itself
     assert section_of(doc, "5 Bar") == ("Bar",)
-    assert doc.segments[0].section == ()  # the table of contents precedes every bookmark
+    assert "Contents" not in doc.text  # the table of contents is not text to quote
+    assert doc.segments[0].page == 2 and doc.text.startswith("\f1 Foo")
     assert all(seg.section for seg in doc.segments if seg.page and seg.page > 1)
 
 
@@ -121,7 +128,9 @@ def test_pdf_line_joins_and_hyphenation(pdfs: dict[str, ParsedDocument]) -> None
 
 
 def test_pdf_metadata_title_and_pages(pdfs: dict[str, ParsedDocument]) -> None:
-    assert pdfs["haystack__sample_pdf_2.pdf"].title == "sample_pdf_with_headers"
+    # a metadata title that is a file name loses to the first page's largest text
+    assert pdfs["haystack__sample_pdf_1.pdf"].title == "A sample PDF file"
+    assert pdfs["haystack__sample_pdf_2.pdf"].title == "First Page"
     assert "This is a header" not in pdfs["haystack__sample_pdf_2.pdf"].text
     lorem = pdfs["pdfplumber__issue-33-lorem-ipsum.pdf"]
     assert lorem.page_count == 2

@@ -1,7 +1,8 @@
 """The shared output path of every loader: blocks of text -> :class:`ParsedDocument`.
 
 Each loader produces a list of :class:`Block` (one paragraph-like run of text with its
-page and heading path); :func:`assemble` joins the blocks with blank lines into
+page and heading path); :func:`assemble` joins the blocks with blank lines (a page break,
+``"\n\f"``, between pages: see :mod:`footnoted.pages`) into
 :attr:`ParsedDocument.text` and records one :class:`Segment` per block, so
 ``text[segment.start:segment.end]`` is exactly that block.
 """
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from footnoted.models import ParsedDocument, Segment
+from footnoted.pages import PAGE_BREAK, separator
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +50,12 @@ _LIGATURES = str.maketrans(
 _JUNK_TITLE = re.compile(
     r"^(?:untitled.*|title|document\d*|no title|none|null|unknown|slide \d+"
     r"|microsoft (?:word|powerpoint|excel) - .*|.*\.(?:docx?|pdf|rtf|odt|tex|dvi|ps|pptx?"
-    r"|xlsx?|txt|html?|indd|qxd|pages))$",
+    r"|xlsx?|txt|html?|indd|qxd|pages|exe))$"
+    r"|^\S+\.[a-z0-9]{2,4}$"  # any file name
+    r"|^[\d\W_]*$",  # numbers only: an SEC accession number, a date, a job id
     re.IGNORECASE,
 )
+_SLUG = re.compile(r"^(?:\S*_\S*|[a-z0-9-]+)$")  # no spaces, with underscores or all lower case
 
 
 def clean(text: str) -> str:
@@ -60,9 +65,15 @@ def clean(text: str) -> str:
 
 def clean_title(raw: str | None) -> str | None:
     title = clean(raw or "")
-    if not any(ch.isalnum() for ch in title) or _JUNK_TITLE.match(title):
+    if sum(ch.isalpha() for ch in title) < 2 or _JUNK_TITLE.match(title):
         return None
     return title
+
+
+def slug_title(title: str) -> bool:
+    """A title that reads like a file name ("sample_pdf", "graphrag"): a document's own
+    heading, where there is one, is the better title."""
+    return bool(_SLUG.match(title))
 
 
 def describe(exc: BaseException) -> str:
@@ -77,17 +88,22 @@ def assemble(
     parts: list[str] = []
     segments: list[Segment] = []
     offset = 0
+    previous: int | None = None
     for block in blocks:
         text = clean(block.text)
         if not text:
             continue
         if parts:
-            offset += 2
+            parts.append(separator(previous, block.page))
+        elif block.page is not None and block.page > 1:
+            parts.append(PAGE_BREAK * (block.page - 1))
+        offset += len(parts[-1]) if parts else 0
         segments.append(Segment(offset, offset + len(text), block.page, block.section))
         parts.append(text)
         offset += len(text)
+        previous = block.page
     return ParsedDocument(
-        text="\n\n".join(parts),
+        text="".join(parts),
         kind=kind,
         title=title,
         segments=tuple(segments),

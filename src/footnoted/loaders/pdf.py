@@ -3,6 +3,7 @@ into blocks by :mod:`.pdflayout`. The bookmarks (outline) become section paths."
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import re
 import statistics
@@ -23,6 +24,9 @@ from .pdflayout import Bookmark, Line, lay_out
 
 _PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe
 _BOLD_WEIGHT = 600
+_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
+_BULLET = re.compile(r"^(?:[•◦▪▫●○■□‣⁃∙\-–—*]|\(?[0-9a-zA-Z]{1,3}[.)])$")
+Box = tuple[float, float, float, float]  # left, bottom, right, top (as displayed)
 
 
 @dataclass(slots=True)
@@ -82,22 +86,61 @@ def _read_page(pdf: Any, index: int) -> list[Line]:
     try:
         textpage = page.get_textpage()
         try:
-            return _page_lines(textpage)
+            return _page_lines(_Page(textpage, int(page.get_rotation()) % 360))
         finally:
             textpage.close()
     finally:
         page.close()
 
 
-def _page_lines(textpage: Any) -> list[Line]:
-    text = str(textpage.get_text_range())
-    to_char = _char_indexer(textpage, text)
+@dataclass(slots=True)
+class _Page:
+    """A text page and its rotation: boxes are turned so that lines read left to right
+    and run down the page, as the page is displayed."""
+
+    text: Any
+    rotation: int
+
+    def box(self, index: int) -> Box | None:
+        try:
+            left, bottom, right, top = self.text.get_charbox(index, loose=True)
+        except pdfium.PdfiumError:
+            return None
+        return _turn((float(left), float(bottom), float(right), float(top)), self.rotation)
+
+    def runs(self, first: int, last: int) -> list[Box]:
+        """The boxes of the text runs PDFium sees between two characters."""
+        count = int(pdfium_c.FPDFText_CountRects(self.text, first, last - first + 1))
+        boxes = (self.text.get_rect(i) for i in range(count))
+        return [
+            _turn((float(a), float(b), float(c), float(d)), self.rotation) for a, b, c, d in boxes
+        ]
+
+
+def _turn(box: Box, rotation: int) -> Box:
+    left, bottom, right, top = box
+    if rotation == 90:
+        return bottom, -right, top, -left
+    if rotation == 180:
+        return -right, -top, -left, -bottom
+    if rotation == 270:
+        return -top, left, -bottom, right
+    return box
+
+
+def _page_lines(page: _Page) -> list[Line]:
+    text = str(page.text.get_text_range())
+    to_char = _char_indexer(page.text, text)
     lines = []
     for match in re.finditer(r"[^\r\n]+", text):
         raw = match.group()
         positions = [match.start() + i for i, ch in enumerate(raw) if not ch.isspace()]
         if positions:
-            lines.append(_measure(textpage, raw, [to_char(p) for p in positions]))
+            chars = [to_char(p) for p in positions]
+            line = _measure(page, raw, chars)
+            if line.size > 0:
+                _find_cells(page, line, chars)
+            lines.append(line)
     return [line for line in lines if not line.garbled]
 
 
@@ -109,16 +152,15 @@ def _char_indexer(textpage: Any, text: str) -> Callable[[int], int]:
     return lambda index: int(pdfium_c.FPDFText_GetCharIndexFromTextIndex(textpage, units[index]))
 
 
-def _measure(textpage: Any, raw: str, chars: list[int]) -> Line:
+def _measure(page: _Page, raw: str, chars: list[int]) -> Line:
     """Geometry from a few sampled characters: the first four, the middle, the last four."""
     sample = sorted({*chars[:4], chars[len(chars) // 2], *chars[-4:]})
-    boxes = {index: box for index in sample if (box := _char_box(textpage, index)) is not None}
+    boxes = {index: box for index in sample if (box := page.box(index)) is not None}
     if not boxes:
         return Line(raw)
     head = [boxes[i] for i in chars[:4] if i in boxes] or list(boxes.values())
     tail = [boxes[i] for i in chars[-4:] if i in boxes] or list(boxes.values())
-    weights = [int(pdfium_c.FPDFText_GetFontWeight(textpage, i)) for i in sorted(boxes)]
-    garbled = sum(int(pdfium_c.FPDFText_HasUnicodeMapError(textpage, i)) == 1 for i in sample)
+    garbled = sum(int(pdfium_c.FPDFText_HasUnicodeMapError(page.text, i)) == 1 for i in sample)
     return Line(
         raw,
         left=head[0][0],
@@ -126,17 +168,46 @@ def _measure(textpage: Any, raw: str, chars: list[int]) -> Line:
         top=max(box[3] for box in head),
         bottom=min(box[1] for box in tail),
         size=statistics.median(box[3] - box[1] for box in boxes.values()),
-        bold=min(weights) >= _BOLD_WEIGHT,
+        bold=all(_bold(page.text, i) for i in sorted(boxes)),
         garbled=garbled * 2 > len(sample),
     )
 
 
-def _char_box(textpage: Any, index: int) -> tuple[float, float, float, float] | None:
-    try:
-        left, bottom, right, top = textpage.get_charbox(index, loose=True)
-    except pdfium.PdfiumError:
-        return None
-    return float(left), float(bottom), float(right), float(top)
+def _bold(textpage: Any, index: int) -> bool:
+    """A heavy weight or, where the font does not say its weight, a bold font name."""
+    weight = int(pdfium_c.FPDFText_GetFontWeight(textpage, index))
+    if weight > 0:
+        return weight >= _BOLD_WEIGHT
+    name = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int()
+    pdfium_c.FPDFText_GetFontInfo(textpage, index, name, len(name), ctypes.byref(flags))
+    return bool(_BOLD_NAME.search(name.value.decode("latin-1")))
+
+
+def _find_cells(page: _Page, line: Line, chars: list[int]) -> None:
+    """A line whose text runs stand apart by more than a text height, twice or more, is
+    a table row: its cells are joined with " | " (``line.row``)."""
+    runs = page.runs(chars[0], chars[-1])
+    starts = [cur[0] for prev, cur in itertools.pairwise(runs) if cur[0] - prev[2] > line.size]
+    if len(starts) < 2:
+        return
+    cells: list[list[str]] = [[]]
+    offset = 0
+    for word in line.text.split():  # a cell starts at a word that starts a run
+        box = page.box(chars[offset])
+        bullet = len(cells[-1]) == 1 and _BULLET.match(cells[-1][0])
+        if (
+            cells[-1]
+            and not bullet
+            and box is not None
+            and any(abs(box[0] - x) < 1.0 for x in starts)
+        ):
+            cells.append([])
+        cells[-1].append(word)
+        offset += len(word)
+    if len(cells) >= 3:
+        line.text = " | ".join(" ".join(cell) for cell in cells)
+        line.row = True
 
 
 def _read_outline(pdf: Any, page_count: int) -> list[Bookmark]:

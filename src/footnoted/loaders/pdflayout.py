@@ -13,11 +13,9 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .blocks import Block, Sections, clean, clean_title
+from .blocks import Block, Sections, clean, clean_title, slug_title
+from .pdffurniture import drop_furniture
 
-_PAGE_NUMBER = re.compile(
-    r"^\s*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?\s*$", re.IGNORECASE
-)
 _LIST_MARKER = re.compile(r"^\s*(?:[•◦▪▫●○■□‣⁃∙]\s*|\d{1,2}[.)]\s+(?=[A-Z]))")
 _SECTION_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})+)\.?\s+(?=[^\W\d_])")
 _ANY_NUMBER_PREFIX = re.compile(r"^\s*(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*|[IVXLC]+)\.?\s+")
@@ -25,6 +23,16 @@ _LINE_HYPHEN = re.compile(r"([^\W\d_]+)-[ \t]*\n[ \t]*([^\W\d_]+)")
 _SOFT_HYPHEN = re.compile("[\ufffe\x02][ \t\r\n]*")
 _COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*(?:\[\d+\])*\s*$")
+_NOT_HEADING = re.compile(r"[☐☒□■✓✔]|__|\.\.|[a-z]{2}[.!?]\s+\S|^[(\[\"“'‘*•]|https?:|@|\|")
+_LABELLED = re.compile(r"^(?:item|part|section|article|chapter|note)\s+\w{1,4}\.", re.IGNORECASE)
+_DANGLING = frozenset(
+    {"a", "an", "and", "are", "as", "at", "by", "for", "from", "in", "into", "is", "of", "on"}
+    | {"or", "our", "that", "the", "their", "this", "to", "was", "we", "were", "which", "with"}
+)
+_SHORT_WORDS = frozenset(
+    {"a", "i", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me"}
+    | {"my", "no", "of", "oh", "on", "or", "so", "to", "up", "us", "we"}
+)
 _NOT_TITLES = frozenset({"contents", "tableofcontents", "abstract", "introduction"})
 
 
@@ -40,6 +48,7 @@ class Line:
     size: float = 0.0
     bold: bool = False
     garbled: bool = False  # glyphs without a Unicode mapping: unreadable text
+    row: bool = False  # a table row, its cells joined with " | "
     starts: list[tuple[int, str | None]] = field(default_factory=list)  # sections opening here
     heading: bool = False
     heading_cont: bool = False
@@ -57,41 +66,28 @@ def lay_out(
     pages: list[list[Line]], outline: list[Bookmark], meta_title: str | None
 ) -> tuple[list[Block], str | None]:
     """The blocks and the title of a PDF read as ``pages`` of lines (changed in place)."""
-    _drop_furniture(pages)
+    drop_furniture(pages)
     body = _body_size(pages)
     ratio = _gap_ratio(pages)
+    heading = _first_page_heading(pages, body)
     if outline:
         _apply_outline(pages, outline)
     else:
         _detect_headings(pages, body, ratio)
+        for line in heading:  # the title heads the document, not a section of it
+            line.starts.clear()
     vocabulary = _Vocabulary(pages)
     blocks = _pdf_blocks(pages, ratio, vocabulary)
-    title = clean_title(meta_title) or _first_page_title(pages, body, vocabulary)
-    return blocks, title
+    return blocks, _title(meta_title, vocabulary.heading(heading) if heading else None)
 
 
-def _furniture_key(text: str) -> str:
-    return re.sub(r"\d+", "#", " ".join(text.lower().split()))
-
-
-def _drop_furniture(pages: list[list[Line]]) -> None:
-    """Remove page numbers and running headers/footers repeated across pages."""
-
-    def edges(lines: list[Line]) -> set[int]:
-        return {i for i in (0, 1, len(lines) - 2, len(lines) - 1) if 0 <= i < len(lines)}
-
-    seen = Counter(
-        key for lines in pages for key in {_furniture_key(lines[i].text) for i in edges(lines)}
-    )
-    repeated = {key for key, n in seen.items() if n >= 3 and n >= len(pages) / 2 and len(key) > 3}
-    for number, lines in enumerate(pages):
-        drop = {
-            i
-            for i in edges(lines)
-            if _furniture_key(lines[i].text) in repeated
-            or (i in (0, len(lines) - 1) and _PAGE_NUMBER.match(lines[i].text))
-        }
-        pages[number] = [line for i, line in enumerate(lines) if i not in drop]
+def _title(meta_title: str | None, heading: str | None) -> str | None:
+    """The metadata title unless it is junk or a file-name slug; else the first page's
+    heading (a slug is still better than nothing)."""
+    meta = clean_title(meta_title)
+    if meta and not slug_title(meta):
+        return meta
+    return clean_title(heading) or meta
 
 
 def _body_size(pages: list[list[Line]]) -> float:
@@ -203,26 +199,58 @@ def _section_depth(text: str) -> int:
 
 
 def _heading_depth(lines: list[Line], index: int, body: float, ratio: float) -> int | None:
-    """Numbering depth (0 when unnumbered) if the line looks like a heading, else None."""
+    """Numbering depth (0 when unnumbered) if the line looks like a heading, else None:
+    short, no sentence punctuation, larger or bold, on a line of its own."""
     line = lines[index]
     text = line.text.strip()
-    if len(text.split()) > 15 or len(text) > 120 or text[-1] in ".,;:":
-        return None
-    if sum(ch.isalpha() for ch in text) < 2:
+    if line.row or not _heading_text(text):
         return None
     depth = _section_depth(text)
-    if line.size >= body * 1.15:
-        return depth
-    if not line.bold or line.size < body * 0.95:
+    if line.size < body * 1.15 and not (line.bold and line.size >= body * 0.95):
         return None
     prev = lines[index - 1] if index else None
     nxt = lines[index + 1] if index + 1 < len(lines) else None
-    apart = (prev is None or _starts_new_block(prev, line, ratio)) and (
-        nxt is None or _starts_new_block(line, nxt, ratio)
-    )
-    if not apart:
+    if prev is not None and not _apart(prev, line, ratio):
         return None
-    return depth if depth or (len(text.split()) <= 5 and text[0].isupper()) else None
+    if nxt is not None and not _apart(line, nxt, ratio):
+        after = lines[index + 2] if index + 2 < len(lines) else None
+        if not _wraps(line, nxt) or (
+            after is not None and not _starts_new_block(nxt, after, ratio)
+        ):
+            return None
+    if depth or line.size >= body * 1.15 or len(text.split()) <= 8:
+        return depth
+    return None
+
+
+def _apart(prev: Line, cur: Line, ratio: float) -> bool:
+    """A block boundary, or a change of style (a bold heading over plain text)."""
+    return _starts_new_block(prev, cur, ratio) or _style(prev) != _style(cur)
+
+
+def _wraps(line: Line, nxt: Line) -> bool:
+    """The next line continues a heading: the same style, and the heading ends unfinished."""
+    return _style(line) == _style(nxt) and _heading_text(nxt.text.strip(), wrapped=True)
+
+
+def _heading_text(text: str, *, wrapped: bool = False) -> bool:
+    """Text a reader would take for a heading (``wrapped``: its second line)."""
+    words = text.split()
+    letters = [ch for ch in text if ch.isalpha()]
+    body = _ANY_NUMBER_PREFIX.sub("", text, count=1)
+    digits = sum(ch.isdigit() for ch in body)
+    return (
+        0 < len(words) <= 12
+        and len(text) <= 100
+        and len(letters) >= (1 if wrapped else 3)
+        and digits <= len(letters) / 3
+        and (text[-1] not in ".,;:-–—" or (text[-1] == "." and bool(_LABELLED.match(text))))
+        and not ("," in body and digits)
+        and (wrapped or not text[0].islower())
+        and not _NOT_HEADING.search(text)
+        and words[-1].lower() not in _DANGLING
+        and text.count("(") == text.count(")")
+    )
 
 
 def _style(line: Line) -> tuple[float, bool]:
@@ -230,32 +258,32 @@ def _style(line: Line) -> tuple[float, bool]:
 
 
 def _detect_headings(pages: list[list[Line]], body: float, ratio: float) -> None:
-    """Without an outline: headings from size, weight and numbering like "2.1 Method"."""
-    found: list[tuple[Line, int]] = []
-    for lines in pages:
-        previous: Line | None = None
-        for index, line in enumerate(lines):
+    """Without an outline: headings from size, weight and numbering like "2.1 Method".
+    A style used for headings on the first page only (a cover) ranks below every other,
+    so the first heading of the body closes it."""
+    found: list[tuple[Line, int, int]] = []
+    for number, lines in enumerate(pages):
+        index = 0
+        while index < len(lines):
             depth = _heading_depth(lines, index, body, ratio)
-            if depth is None:
-                previous = None
-            elif (
-                previous is not None
-                and depth == 0
-                and _style(previous) == _style(line)
-                and not _starts_new_block(previous, line, ratio)
-            ):
-                line.heading_cont = True  # a heading wrapped onto a second line
-            else:
-                line.heading = True
-                found.append((line, depth))
-                previous = line
+            if depth is not None:
+                lines[index].heading = True
+                found.append((lines[index], depth, number))
+                nxt = lines[index + 1] if index + 1 < len(lines) else None
+                if nxt is not None and not _apart(lines[index], nxt, ratio):
+                    nxt.heading_cont = True  # a heading wrapped onto a second line
+                    index += 1
+            index += 1
     numbered: dict[tuple[float, bool], int] = {}
-    for line, depth in found:
+    for line, depth, _ in found:
         if depth:
             numbered[_style(line)] = min(depth, numbered.get(_style(line), depth))
-    sizes = sorted({_style(line)[0] for line, depth in found if not depth}, reverse=True)
-    for line, depth in found:
+    later = {_style(line) for line, _, number in found if number > 0}
+    sizes = sorted({_style(line)[0] for line, depth, _ in found if not depth}, reverse=True)
+    for line, depth, number in found:
         level = depth or numbered.get(_style(line)) or sizes.index(_style(line)[0]) + 1
+        if number == 0 and later and _style(line) not in later:
+            level = len(sizes) + 10  # a cover page's heading
         line.starts.append((level, None))
 
 
@@ -279,7 +307,7 @@ def _group_lines(lines: list[Line], ratio: float) -> list[list[Line]]:
     groups: list[list[Line]] = []
     for index, line in enumerate(lines):
         prev = lines[index - 1] if index else None
-        if prev is None or line.starts or line.heading:
+        if prev is None or line.starts or line.heading or line.row:
             new = True
         elif line.heading_cont:
             new = False
@@ -298,11 +326,11 @@ class _Vocabulary:
     """Words and hyphenated pairs seen in the document, to judge line-end hyphens."""
 
     def __init__(self, pages: list[list[Line]]) -> None:
-        self.words: set[str] = set()
+        self.counts: Counter[str] = Counter()
         self.pairs: set[str] = set()
         for line in itertools.chain.from_iterable(pages):
             text = line.text.lower()
-            self.words.update(re.findall(r"[^\W\d_]+", text))
+            self.counts.update(re.findall(r"[^\W\d_]+", text))
             for compound in _COMPOUND.findall(text):
                 parts = compound.split("-")
                 self.pairs.update(f"{a}-{b}" for a, b in itertools.pairwise(parts))
@@ -312,8 +340,30 @@ class _Vocabulary:
         hyphenated = f"{left}-{right}"
         if not (left[-1].islower() and right[0].islower()):
             return hyphenated
-        keep = hyphenated.lower() in self.pairs and (left + right).lower() not in self.words
+        keep = hyphenated.lower() in self.pairs and (left + right).lower() not in self.counts
         return hyphenated if keep else left + right
+
+    def heading(self, lines: list[Line]) -> str:
+        """A heading's text, with letter-spaced words ("REAC T:") joined where the joined
+        word is more common in the document than its parts."""
+        words = self.text(lines).split(" ")
+        out = words[:1]
+        for word in words[1:]:
+            left, right = out[-1], re.sub(r"\W+$", "", word)
+            joined = (left + right).lower()
+            short = min(len(left), len(right)) <= 2 and right.lower() not in _SHORT_WORDS
+            if (
+                short
+                and left.isalpha()
+                and right.isalpha()
+                and left.lower() not in _SHORT_WORDS
+                and self.counts[joined] > max(self.counts[left.lower()], self.counts[right.lower()])
+            ):
+                out[-1] = left + word
+            else:
+                out.append(word)
+        text = " ".join(out)
+        return text.rstrip(".") if _LABELLED.match(text) else text  # "Item 1A. Risk Factors."
 
     def text(self, lines: list[Line]) -> str:
         raw = _SOFT_HYPHEN.sub("-\n", "\n".join(line.text for line in lines))
@@ -330,25 +380,42 @@ def _pdf_blocks(pages: list[list[Line]], ratio: float, vocabulary: _Vocabulary) 
             path = sections.path
             for level, title in (entry for line in group for entry in line.starts):
                 if title or text:
-                    path = sections.enter(level, title or text)
+                    path = sections.enter(level, title or vocabulary.heading(group))
             if text:
                 blocks.append(Block(text, path, number))
     return blocks
 
 
-def _first_page_title(pages: list[list[Line]], body: float, vocabulary: _Vocabulary) -> str | None:
-    """The largest text at the top of page one, when it is clearly larger than the body."""
-    lines = pages[0] if pages else []
-    biggest = max((line.size for line in lines), default=0.0)
+def _capitals_heading(lines: list[Line]) -> list[Line]:
+    """Where no text is larger than the body: the first line in capitals that reads like
+    a heading ("IN THE SUPREME COURT OF THE UNITED STATES")."""
+    for line in itertools.takewhile(lambda line: not line.row, lines):
+        text = line.text.strip()
+        letters = [ch for ch in text if ch.isalpha()]
+        if len(text.split()) >= 3 and len(letters) >= 12 and text.isupper():
+            return [line] if _heading_text(text) else []
+    return []
+
+
+def _first_page_heading(pages: list[list[Line]], body: float) -> list[Line]:
+    """The largest text in the upper part of page one, when clearly larger than the body:
+    its first line and the lines of the same size right after it (up to four)."""
+    lines = [line for line in (pages[0] if pages else []) if line.size > 0 and not line.row]
+    if not lines:
+        return []
+    low, high = min(line.bottom for line in lines), max(line.top for line in lines)
+    upper = [line for line in lines if line.top >= high - 0.6 * (high - low)]
+    biggest = max(line.size for line in upper)
     if biggest < body * 1.2:
-        return None
+        return _capitals_heading(lines[:10])
+    if sum(abs(line.size - biggest) < 0.5 for line in lines) > 4:
+        return []  # a style used all over the page is not a title
+    start = next(i for i, line in enumerate(lines) if line in upper and line.size == biggest)
     group = list(
-        itertools.takewhile(
-            lambda line: abs(line.size - biggest) < 0.5,
-            itertools.dropwhile(lambda line: abs(line.size - biggest) >= 0.5, lines[:8]),
-        )
+        itertools.takewhile(lambda line: abs(line.size - biggest) < 0.5, lines[start : start + 4])
     )
-    text = vocabulary.text(group)
-    if not group or _key(text) in _NOT_TITLES or len(text) > 250 or _section_depth(text):
-        return None
-    return clean_title(text)
+    text = " ".join(line.text for line in group)
+    letters = sum(ch.isalpha() for ch in text)
+    if _key(text) in _NOT_TITLES or len(text) > 250 or _section_depth(text) or letters < 3:
+        return []
+    return group

@@ -1,0 +1,126 @@
+"""PDF page furniture: text printed on a page that is not the document's prose.
+
+Running headers and footers (the same short line at the same place on many pages,
+whatever page number or date it carries), page numbers, line-number gutters (a court
+transcript's "1 2 3 … 25") and tables of contents (dot leaders, or a "Contents" page whose
+entries end in ascending page numbers) are removed before the layout, so they are never
+quoted. A guard keeps the heuristic from emptying a document whose lines merely look
+alike: repeated lines are only dropped when they are a small part of the text.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter, defaultdict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .pdflayout import Line
+
+_PAGE_NUMBER = re.compile(
+    r"^\s*[-–—]?\s*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?\s*[-–—]?\s*$",
+    re.IGNORECASE,
+)
+_DOT_LEADER = re.compile(r"(?:\.\s?){4,}|(?:…\s?){2,}|(?:_\s?){6,}\s*\d+\s*$")
+_PAGE_REF = re.compile(r"(?:^|\s|\|\s)(\d{1,4}|[ivxlc]{1,7})\s*$", re.IGNORECASE)
+_CONTENTS = frozenset({"contents", "tableofcontents"})
+MAX_RUNNING_WORDS = 16  # a running header or footer is short
+MAX_DROPPED_SHARE = 0.25  # repeated lines beyond this share of the text are content
+
+
+def furniture_key(text: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(text.lower().split()))
+
+
+def _alnum(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def drop_furniture(pages: list[list[Line]]) -> None:
+    """Remove running headers/footers, page numbers, line-number gutters and tables of
+    contents from ``pages`` (in place)."""
+    drop = [_page_furniture(lines, len(pages)) for lines in pages]
+    running = _running_lines(pages)
+    total = sum(len(line.text) for lines in pages for line in lines)
+    dropped = sum(len(pages[p][i].text) for p, i in running)
+    if dropped <= MAX_DROPPED_SHARE * total:
+        for p, i in running:
+            drop[p].add(i)
+    for number, lines in enumerate(pages):
+        pages[number] = [line for i, line in enumerate(lines) if i not in drop[number]]
+
+
+def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
+    """Lines among a page's first and last three that repeat, digits aside, at about the
+    same height on three or more pages and on at least half of them."""
+    places: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        edges = {i for i in (0, 1, 2, len(lines) - 3, len(lines) - 2, len(lines) - 1)}
+        for i in sorted(i for i in edges if 0 <= i < len(lines)):
+            text = lines[i].text
+            if len(text.split()) <= MAX_RUNNING_WORDS and len(_alnum(text)) > 3:
+                places[furniture_key(text)].append((p, i))
+    found: set[tuple[int, int]] = set()
+    for spots in places.values():
+        heights = Counter(round(pages[p][i].top / 4) for p, i in spots)
+        steady = [
+            (p, i)
+            for p, i in spots
+            if abs(round(pages[p][i].top / 4) - heights.most_common(1)[0][0]) <= 1
+        ]
+        on_pages = {p for p, _ in steady}
+        if len(on_pages) >= 3 and len(on_pages) >= len(pages) / 2:
+            found.update(steady)
+    return found
+
+
+def _page_furniture(lines: list[Line], page_count: int) -> set[int]:
+    drop = {i for i in (0, len(lines) - 1) if lines and _PAGE_NUMBER.match(lines[i].text)}
+    drop.update(i for i, line in enumerate(lines) if _gutter(line.text))
+    drop.update(_number_column(lines))
+    drop.update(i for i, line in enumerate(lines) if _DOT_LEADER.search(line.text))
+    drop.update(_contents_lines(lines, page_count))
+    return drop
+
+
+def _gutter(text: str) -> bool:
+    """A column of line numbers read as one line: "2 3 4 5 … 25"."""
+    words = text.split()
+    if len(words) < 5 or not all(word.isdigit() for word in words):
+        return False
+    numbers = [int(word) for word in words]
+    return all(b == a + 1 for a, b in itertools.pairwise(numbers))
+
+
+def _number_column(lines: list[Line]) -> list[int]:
+    """Line numbers printed down the margin, one per line: five or more consecutive
+    numbers at the same left edge."""
+    numbered = [i for i, line in enumerate(lines) if line.text.strip().isdigit()]
+    by_edge: dict[int, list[int]] = defaultdict(list)
+    for i in numbered:
+        by_edge[round(lines[i].left / 3)].append(i)
+    found: list[int] = []
+    for column in by_edge.values():
+        values = [int(lines[i].text) for i in column]
+        if len(column) >= 5 and all(b == a + 1 for a, b in itertools.pairwise(values)):
+            found.extend(column)
+    return found
+
+
+def _contents_lines(lines: list[Line], page_count: int) -> range:
+    """A table of contents: from a "Contents" line to its last entry, when at least three
+    entries end in ascending page numbers and half the lines are such entries."""
+    start = next((i for i, line in enumerate(lines) if _alnum(line.text) in _CONTENTS), None)
+    if start is None:
+        return range(0)
+    refs: list[tuple[int, int]] = []
+    for i in range(start + 1, len(lines)):
+        match = _PAGE_REF.search(lines[i].text)
+        if match and match[1].isdigit() and int(match[1]) <= page_count:
+            if refs and int(match[1]) < refs[-1][1]:
+                break
+            refs.append((i, int(match[1])))
+    if len(refs) < 3 or 2 * len(refs) < refs[-1][0] - start:
+        return range(0)
+    return range(start, refs[-1][0] + 1)

