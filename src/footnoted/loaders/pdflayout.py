@@ -407,7 +407,7 @@ def _first_page_heading(pages: list[list[Line]], body: float) -> list[Line]:
     upper = [line for line in lines if line.top >= high - 0.6 * (high - low)]
     biggest = max(line.size for line in upper)
     if biggest < body * 1.2:
-        return _capitals_heading(lines[:10])
+        return _capitals_heading(pages[0][:10])
     if sum(abs(line.size - biggest) < 0.5 for line in lines) > 4:
         return []  # a style used all over the page is not a title
     start = next(i for i, line in enumerate(lines) if line in upper and line.size == biggest)
