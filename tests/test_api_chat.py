@@ -107,9 +107,12 @@ def test_empty_knowledge_base_says_so(app: Api) -> None:
 
 
 def test_precomputed_embedding_is_used_and_checked(app: Api) -> None:
-    vector = app.service.embedder.embed([RETENTION])[0].tolist()
-    body = app.chat("anything at all", embedding=vector).json()
+    vector, elsewhere = app.service.embedder.embed([RETENTION, "Volcanoes on Io erupt lava."])
+    body = app.chat(RETENTION, embedding=vector.tolist()).json()
     assert body["type"] == "answer" and "60 days" in body["answer"]
+    # the vector, not the question's text, decides what is retrieved: nothing close
+    off = app.chat(RETENTION, embedding=elsewhere.tolist()).json()
+    assert off["type"] == "refusal" and off["evidence"]["max_score"] < 0.35
     bad = app.chat(RETENTION, embedding=[0.1, 0.2, 0.3])
     assert bad.status_code == 422
     assert bad.json()["error"]["code"] == "embedding_dimension_mismatch"

@@ -36,6 +36,7 @@ def bench(name: str, tmp: Path, *args: str) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.precision
 def test_bench_embed(tmp_path: Path) -> None:
     data = bench("embed", tmp_path, "--precision", "fp32", "--precision", "int8")
     rows = {row["path"]: row for row in data["rows"]}

@@ -55,6 +55,8 @@ def test_ask_prints_answer_then_sources_and_a_summary_on_stderr(home: Path) -> N
     assert result.returncode == 0, result.stderr
     answer, _, sources = result.stdout.partition("Sources")
     assert "[1]" in answer and "refunded in full" in answer
+    exact = re.search(r"^Answer: (.+?)  \((weak evidence: )?confidence \d+%\)$", answer, re.M)
+    assert exact is not None and exact.group(1) in answer.splitlines()[0]
     assert "1. Northwind Cloud Customer Handbook — Section" in sources
     summary = result.stderr.strip().splitlines()[-1]
     assert re.fullmatch(r"answered from \d sources? \(in this process, [\d.]+ s\)", summary)

@@ -10,6 +10,8 @@ import pytest
 from footnoted.embedding import SentenceTransformerEmbedder, embedding_name, resolve_precision
 from footnoted.settings import Settings
 
+pytestmark = pytest.mark.precision
+
 
 def embedders(home: Path, *precisions: str) -> list[SentenceTransformerEmbedder]:
     """One embedder per precision, sharing a model cache under ``home``."""

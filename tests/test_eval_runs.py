@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from footnoted.answering.evidence import passes
 from footnoted.cli import app
 from footnoted.evaluation import runners
 from footnoted.evaluation.datasets import read_beir_corpus, read_beir_queries, read_qrels
-from footnoted.evidence import passes
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SQUAD = DATA / "squad2" / "dev-16-articles.json"
@@ -21,6 +21,7 @@ HOTPOT = DATA / "hotpotqa" / "dev-53.json"
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.precision,
     pytest.mark.skipif(
         not all(p.exists() for p in (SQUAD, NQ, SCIFACT / "corpus.jsonl", HOTPOT)),
         reason=f"shared evaluation data not found under {DATA}",

@@ -1,10 +1,11 @@
-"""Extractive answers: which sentences are quoted, and that none is quoted twice."""
+"""Extractive answers: the sentence holding the reader's span leads, nothing pads it."""
 
 from __future__ import annotations
 
-from footnoted.answering.extractive import extract
-from footnoted.chunking import split_sentences
+from footnoted.answering.evidence import Read
+from footnoted.answering.extractive import SECOND_SCORE, extract
 from footnoted.models import Chunk, RetrievedChunk
+from footnoted.reader import Reading
 
 DOCUMENT = (
     "The harbour commission met every spring in the old customs house. "
@@ -12,116 +13,71 @@ DOCUMENT = (
     "In 1871 the commission finally voted to rebuild the lighthouse in stone. "
     "The new tower was lit for the first time in the winter of 1874."
 )
+Q = "When did the commission vote to rebuild the lighthouse?"
 
 
-def _chunk(doc: str, index: int, text: str, start: int, score: float, title: str) -> RetrievedChunk:
-    chunk = Chunk(f"{doc}-{index}", doc, index, text, start, start + len(text), None, None, 9)
-    return RetrievedChunk(chunk=chunk, document_title=title, document_url=None, score=score)
+def _read(doc: str, text: str, start: int, answer: str, score: float) -> Read:
+    """``text`` as chunk 0 of ``doc`` starting at ``start`` in its document, with the
+    reader's span on ``answer``."""
+    chunk = Chunk(f"{doc}-{start}", doc, 0, text, start, start + len(text), None, None, 9)
+    hit = RetrievedChunk(chunk=chunk, document_title=doc.title(), document_url=None, score=0.5)
+    at = text.index(answer)
+    return Read(hit, Reading(score, at, at + len(answer)))
 
 
-def _whole(doc: str, text: str, score: float, title: str) -> RetrievedChunk:
-    """A document held in one chunk."""
-    return _chunk(doc, 0, text, 0, score, title)
+def test_the_sentence_holding_the_span_leads_and_the_span_is_marked_exactly() -> None:
+    answer = extract(Q, [_read("harbour", DOCUMENT, 100, "1871", 6.0)], 0.0)
+    sentence = "In 1871 the commission finally voted to rebuild the lighthouse in stone."
+    assert answer.text == f"{sentence} [1]"
+    (span,) = answer.spans
+    assert answer.text[span.answer_start : span.answer_end] == sentence
+    assert span.exact_start is not None and span.exact_end is not None
+    assert answer.text[span.exact_start : span.exact_end] == "1871"
+    assert span.exact_doc_start is not None and span.exact_doc_end is not None
+    assert DOCUMENT[span.exact_doc_start - 100 : span.exact_doc_end - 100] == "1871"
+    assert DOCUMENT[span.doc_start - 100 : span.doc_end - 100] == sentence
+    assert [c.index for c in answer.citations] == [1] and answer.referenced == (1,)
 
 
-def _sentences(text: str) -> list[str]:
-    return [text[s:e] for s, e in split_sentences(text)]
+def test_a_span_across_two_sentences_quotes_both() -> None:
+    answer = extract(Q, [_read("harbour", DOCUMENT, 0, "stone. The new tower", 5.0)], 0.0)
+    assert answer.text.startswith("In 1871") and answer.text.endswith("of 1874. [1]")
+
+
+def test_another_passage_is_quoted_only_on_its_own_evidence() -> None:
+    lead = _read("harbour", DOCUMENT, 0, "1871", 7.0)
+    text = "Agnes Marlow, an engineer from Leith, built the stone lighthouse. She died in 1890."
+    weak = _read("builders", text, 0, "Agnes Marlow", SECOND_SCORE - 0.5)
+    strong = _read("builders", text, 0, "Agnes Marlow", SECOND_SCORE + 0.5)
+    alone = extract(Q, [lead, weak], 0.0)
+    assert alone.text.count("[") == 1 and alone.referenced == (1,)  # no padding
+    assert [c.document_id for c in alone.citations] == ["harbour", "builders"]  # listed
+    both = extract(Q, [lead, strong], 0.0)
+    assert both.text.endswith("built the stone lighthouse. [2]")
+    assert [c.document_id for c in both.citations] == ["harbour", "builders"]
+    assert both.spans[1].exact_start is None  # only the leading quote marks an answer
+
+
+def test_a_document_the_leading_quote_names_is_quoted_as_the_second_hop() -> None:
+    lead = _read(
+        "harbour", "The lighthouse was designed by Agnes Marlow in 1871.", 0, "Agnes Marlow", 6.0
+    )
+    text = "Agnes Marlow was an engineer from Leith. She died in 1890."
+    bridge = _read("agnes marlow", text, 0, "Leith", -3.0)  # does not answer on its own
+    other = _read("leith", "Leith is a port north of Edinburgh.", 0, "Edinburgh", -3.0)
+    answer = extract("Where was the designer of the lighthouse from?", [lead, bridge, other], 0.0)
+    assert answer.text.endswith("Agnes Marlow was an engineer from Leith. [2]")
+    assert answer.referenced == (1, 2) and len(answer.citations) == 2  # below 0.0: unlisted
 
 
 def test_a_sentence_that_two_overlapping_chunks_share_is_quoted_once() -> None:
-    # the second chunk repeats the first one's last sentence, as the chunker does
-    # when it cuts a long paragraph between sentences
-    sentences = _sentences(DOCUMENT)
-    first = " ".join(sentences[:3])
-    second_start = DOCUMENT.index(sentences[2])
-    second = DOCUMENT[second_start:]
-    hits = [
-        _chunk("d1", 0, first, 0, 0.62, "Harbour"),
-        _chunk("d1", 1, second, second_start, 0.61, "Harbour"),
-    ]
-    answer = extract("When did the commission vote to rebuild the lighthouse?", hits)
-    quoted = [answer.text[s.answer_start : s.answer_end] for s in answer.spans]
-    assert quoted.count(sentences[2]) == 1
-    assert len({(s.index, s.doc_start) for s in answer.spans}) == len(answer.spans)
-    assert len({s.doc_start for s in answer.spans}) == len(answer.spans)
+    tail = DOCUMENT[DOCUMENT.index("In 1871") :]
+    first = _read("harbour", DOCUMENT, 0, "1871", 7.0)
+    again = _read("harbour", tail, 140, "1871", 6.5)
+    answer = extract(Q, [first, again], 0.0)
+    assert answer.text.count("In 1871") == 1 and answer.referenced == (1,)
 
 
-def test_the_sentence_after_the_best_one_is_quoted_when_it_holds_the_answer() -> None:
-    # The best sentence restates the question; the answer is in the next one. Another
-    # document's sentence covers some of the question too, but adds nothing to it.
-    lead = (
-        "The harbour commission chose a builder for the stone lighthouse after a long vote. "
-        "Agnes Marlow, an engineer from Leith, won the contract with the lowest price."
-    )
-    other = "The harbour commission of another county chose to keep its wooden lighthouse."
-    hits = [
-        _whole("d1", lead, 0.66, "Harbour"),
-        _whole("d2", other, 0.52, "County towers"),
-    ]
-    answer = extract(
-        "Who did the harbour commission choose to build the stone lighthouse?",
-        hits,
-        max_sentences=2,
-    )
-    assert answer.text == (
-        "The harbour commission chose a builder for the stone lighthouse after a long vote. [1] "
-        "Agnes Marlow, an engineer from Leith, won the contract with the lowest price. [1]"
-    )
-
-
-def test_the_document_the_leading_sentence_names_is_the_second_source() -> None:
-    # Both people are named by the leading passage; only one by the sentence that
-    # answers the first half of the question. The other shares more of its words.
-    film = (
-        "Harbour Lights is a 1950 film starring Mara Lind as the keeper's daughter. "
-        "It was shot in Oban, and its music was written by Tomas Bell."
-    )
-    hits = [
-        _whole("d1", film, 0.68, "Harbour Lights (film)"),
-        _whole("d2", "Tomas Bell wrote the music for the film Harbour Lights.", 0.47, "Tomas Bell"),
-        _whole("d3", "Mara Lind was an actress who later served as mayor.", 0.31, "Mara Lind"),
-    ]
-    answer = extract(
-        "What office did the woman who starred in the film Harbour Lights later hold?",
-        hits,
-        max_sentences=2,
-    )
-    assert answer.text == (
-        "Harbour Lights is a 1950 film starring Mara Lind as the keeper's daughter. [1] "
-        "Mara Lind was an actress who later served as mayor. [2]"
-    )
-
-
-def test_a_title_inside_a_longer_named_title_is_not_named() -> None:
-    # The question names the song, whose title ends in an apostrophe; the EP's title
-    # "Lights" lies inside it and is not named. The songwriter the leading sentence
-    # names is the second hop, though the EP's passage repeats more of the question.
-    song = "These Lights Are Made for Sailin' is a song written by Ewan Roy and sung by Isla Kerr."
-    cover = "Lights is an EP by the Drifters, with a cover of These Lights Are Made for Sailin'."
-    hits = [
-        _whole("d1", song, 0.68, "These Lights Are Made for Sailin'"),
-        _whole("d2", cover, 0.64, "Lights (EP)"),
-        _whole("d3", "Ewan Roy (1931 – 1999) was a Scottish songwriter.", 0.30, "Ewan Roy"),
-    ]
-    answer = extract(
-        "Who wrote These Lights Are Made for Sailin' and died in 1999?", hits, max_sentences=2
-    )
-    assert answer.text == f"{song} [1] Ewan Roy (1931 – 1999) was a Scottish songwriter. [2]"
-
-
-def test_a_capitalised_title_is_not_named_by_the_same_words_in_lower_case() -> None:
-    # "science fantasy" in the question is a genre, not the magazine of that name: the
-    # second place goes to the candidate that adds the companion books
-    series = "Starfall is a science fantasy series for young adults, told by a girl from Mars."
-    magazine = "Science Fantasy was a British magazine of science fantasy stories."
-    companions = "The companion books tell of other worlds."
-    lead = _whole("d1", series, 0.61, "Starfall")
-    other = _whole("d2", magazine, 0.47, "Science Fantasy (magazine)")
-    deeper = _whole("d3", companions, 0.30, "Starfall Companions")
-    answer = extract(
-        "Which science fantasy series has companion books about enslaved worlds?",
-        [lead, other],
-        max_sentences=2,
-        candidates=[lead, other, deeper],
-    )
-    assert answer.text == f"{series} [1] {companions} [2]"
+def test_nothing_read_quotes_nothing() -> None:
+    answer = extract(Q, [], 0.0)
+    assert answer.text == "" and answer.citations == () and answer.spans == ()

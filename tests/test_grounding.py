@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from footnoted import Footnoted, evidence
+from footnoted import Footnoted
 from footnoted.answering.prompt import MAX_SOURCES, SOURCE_CHARS, build_messages
 from footnoted.citations import MARKER, marker_numbers, referenced_indices
 from footnoted.grounding import StreamCleaner, answer_sentences, check_support, dedupe_hits
@@ -47,6 +47,14 @@ def test_links_images_and_urls_are_removed_unless_they_point_at_a_source() -> No
     )  # fmt: skip
     assert "evil" not in text
     assert "See x and" in text and "[doc](https://docs.example/ok)" in text
+
+
+def test_script_links_are_removed_however_they_arrive() -> None:
+    pieces = ["Open [j](javascript:", "alert(1)) or [k](JavaScript:alert(document.cookie)) ",
+              "or [d](data:text/html,x) [1]."]  # fmt: skip
+    _, text = run(pieces, urls=("javascript:alert(1)",))  # never allowed, even as a "source"
+    assert "javascript" not in text.lower() and "data:" not in text and "](" not in text
+    assert text.startswith("Open j or k or d [1].")
 
 
 def test_answer_sentences_attach_trailing_markers() -> None:
@@ -97,7 +105,7 @@ UNSUPPORTED = [
 def test_support_threshold_separates_the_calibration_set(samples_service: Footnoted) -> None:
     """The README's calibration: every sentence cites the annual-plan refund chunk."""
     question = "How are annual plans refunded?"
-    hits = evidence.check(question, samples_service.retrieve(question), 0.35).qualifying
+    hits = samples_service.retrieve(question).hits
     assert "refunded in full" in hits[0].chunk.text
     for sentence, expected in [(s, True) for s in SUPPORTED] + [(s, False) for s in UNSUPPORTED]:
         answer = check_support(sentence[:-1] + " [1].", [1], hits, samples_service.embedder)

@@ -3,8 +3,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from conftest import SAMPLES, shared, write
 from footnoted import Footnoted
+from footnoted.errors import InvalidInput
 from footnoted.pages import page_at, page_in_text
 
 
@@ -133,3 +136,27 @@ def test_disable_enable_and_delete(samples_service: Footnoted) -> None:
     assert doc.id not in {d.id for d in samples_service.documents()}
     result = samples_service.answer(question)
     assert doc.id not in {c.document_id for c in (result.answer.citations if result.answer else ())}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["javascript:alert(1)", " JavaScript:alert(1)", "data:text/html,x", "/docs/a", "ftp://x/y"],
+)
+def test_a_document_link_must_be_an_absolute_http_url(service: Footnoted, url: str) -> None:
+    with pytest.raises(InvalidInput) as info:
+        service.ingest_bytes(b"The office opens at nine.", "note.txt", url=url)
+    assert info.value.code == "invalid_url"
+    assert service.documents() == []
+    ok = service.ingest_bytes(b"The office opens at nine.", "note.txt", url="https://example.org/n")
+    assert service.document(ok.document_id or "").url == "https://example.org/n"
+
+
+def test_the_same_text_twice_in_one_ingest_is_a_duplicate_not_a_crash(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    write(tmp_path / "docs" / "a.txt", "The office opens at nine.")
+    write(tmp_path / "docs" / "b.txt", "The office opens at nine.")
+    report = service.ingest([tmp_path / "docs"])
+    outcomes = sorted((Path(r.source).name, r.outcome, r.code) for r in report.results)
+    assert outcomes == [("a.txt", "added", None), ("b.txt", "failed", "duplicate_document")]
+    assert len(service.documents()) == 1

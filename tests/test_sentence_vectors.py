@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from footnoted import Footnoted, Settings
-from footnoted.answering.extractive import extract
 from footnoted.embedding import SentenceTransformerEmbedder, get_embedder, pool_spans
 from footnoted.ingest import embedding_text
-from footnoted.models import Chunk, RetrievedChunk
 from footnoted.sentences import chunk_sentences
+
+pytestmark = pytest.mark.precision
 
 HANDBOOK = (
     "# Handbook\n\n"
@@ -23,7 +23,8 @@ HANDBOOK = (
 
 @pytest.fixture(scope="module")
 def embedder() -> SentenceTransformerEmbedder:
-    return get_embedder(Settings())
+    """fp32, whatever the CPU: the library check below compares against fp32 encode."""
+    return get_embedder(Settings(embedding_precision="fp32"))
 
 
 def test_span_pooling_averages_the_tokens_inside_and_skips_special_ones() -> None:
@@ -60,7 +61,7 @@ def test_one_pass_gives_the_library_vector_and_a_vector_per_sentence(
 
 
 def test_ingest_stores_them_retrieval_scores_them_and_reindex_fills_old_chunks(
-    tmp_path: Path, embedder: SentenceTransformerEmbedder
+    tmp_path: Path,
 ) -> None:
     (tmp_path / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
     with Footnoted(Settings(home=tmp_path / "home")) as fn:
@@ -77,7 +78,7 @@ def test_ingest_stores_them_retrieval_scores_them_and_reindex_fills_old_chunks(
         backups = next(i for i, (s, e, _) in enumerate(spans) if "Backups" in text_of(s, e))
         text = embedding_text(doc.title, stored.chunk)
         shift = len(text) - len(stored.chunk.text)
-        _, (fresh,) = embedder.embed_passages(
+        _, (fresh,) = fn.embedder.embed_passages(  # the service's own precision
             [text], [[(shift + s, shift + e) for s, e, _ in spans]]
         )
         assert float(np.min(np.sum(fresh * stored.sentences, axis=1))) > 0.999  # float16
@@ -98,18 +99,3 @@ def test_ingest_stores_them_retrieval_scores_them_and_reindex_fills_old_chunks(
         assert fn.store.without_sentence_vectors() == set()
         (again,) = fn.retriever.retrieve("How long are backups kept?", "default", 3).hits
         np.testing.assert_allclose(again.sentence_scores, hit.sentence_scores, atol=1e-6)
-
-
-def test_the_sentence_closest_in_meaning_leads_when_the_words_tie() -> None:
-    # both sentences hold the same question words; only their own vectors tell them apart
-    text = "The east gate opens at dawn for carts. The east gate opens at dawn for pilgrims."
-    chunk = Chunk("d-0", "d", 0, text, 0, len(text), None, None, 20)
-
-    def hit(scores: tuple[float, ...]) -> RetrievedChunk:
-        return RetrievedChunk(chunk, "Gates", None, 0.6, sentence_scores=scores)
-
-    question = "When does the east gate open?"
-    first = extract(question, [hit((0.7, 0.4))], max_sentences=1)
-    second = extract(question, [hit((0.4, 0.7))], max_sentences=1)
-    assert first.text.startswith("The east gate opens at dawn for carts.")
-    assert second.text.startswith("The east gate opens at dawn for pilgrims.")

@@ -16,13 +16,17 @@ EXCERPT_CHARS = 200
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """An answer with its citations; ``referenced`` lists the indices used in ``text``."""
+    """An answer with its citations; ``referenced`` lists the indices used in ``text``.
+
+    ``grounding`` says how well the documents back it: the reader's ``confidence`` (a
+    calibrated probability) and ``answer_score``; LLM answers add the support check's
+    ``cited_sentences``, ``supported``, ``unsupported`` and ``added``."""
 
     text: str
     citations: tuple[Citation, ...]
     referenced: tuple[int, ...]
     spans: tuple[Span, ...]
-    grounding: dict[str, int] | None = None
+    grounding: dict[str, float] | None = None
 
 
 def marker_numbers(inner: str) -> list[int]:

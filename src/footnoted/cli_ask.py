@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from .cli_errors import failure
 from .cli_remote import ask_server, cli_token, running_server
@@ -144,6 +145,7 @@ def _local(
             _print(payload, as_json)
             return payload
         payload = {"type": "answer", "referenced_indices": []}
+        streamed: list[str] = []
         for event in fn.ask(question, collection):
             if isinstance(event, Refusal):
                 fn.log_refusal(question, collection, event)
@@ -155,11 +157,14 @@ def _local(
                 out.print()
                 raise FootnotedError(event.message, code=event.code)
             elif isinstance(event, Delta):
+                streamed.append(event.text)
                 out.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
                 sys.stdout.flush()
             elif isinstance(event, Sources):
                 out.print()
                 payload["referenced_indices"] = list(event.referenced_indices)
+                spans = [x.to_dict() for x in event.spans]
+                _exact("".join(streamed), spans, event.grounding)
                 if event.referenced_indices:
                     out.print("\n[bold]Sources[/bold]")
                     block = sources_block(event.citations, event.referenced_indices)
@@ -181,13 +186,43 @@ def _print(payload: dict[str, Any], as_json: bool) -> None:
     for key in ("warning", "notice"):
         if payload.get(key):
             err.print(f"[dim]{escape(payload[key])}[/dim]", highlight=False)
-    out.print(payload["answer"], markup=False, highlight=False, soft_wrap=True)
+    out.print(_marked(payload["answer"], payload.get("spans") or []), soft_wrap=True)
+    _exact(payload["answer"], payload.get("spans") or [], payload.get("grounding"))
     referenced = payload.get("referenced_indices") or []
     if referenced:
         citations = [Citation.from_dict(c) for c in payload["citations"]]
         out.print("\n[bold]Sources[/bold]")
         block = sources_block(citations, referenced)
         out.print(block, markup=False, highlight=False, soft_wrap=True)
+
+
+def _exact_range(spans: list[dict[str, Any]]) -> tuple[int, int] | None:
+    lead = next((s for s in spans if s.get("exact_start") is not None), None)
+    return None if lead is None else (lead["exact_start"], lead["exact_end"])
+
+
+def _marked(text: str, spans: list[dict[str, Any]]) -> Text:
+    """The answer with the exact answer the reader found in bold."""
+    shown = Text(text)
+    where = _exact_range(spans)
+    if where is not None:
+        shown.stylize("bold underline", *where)
+    return shown
+
+
+def _exact(text: str, spans: list[dict[str, Any]], grounding: Mapping[str, float] | None) -> None:
+    """``Answer: …`` with the reader's confidence, or a warning when it is weak."""
+    where = _exact_range(spans)
+    confidence = None if grounding is None else grounding.get("confidence")
+    if where is None or confidence is None:
+        return
+    line = Text("\nAnswer: ", style="bold")
+    line.append(text[where[0] : where[1]])
+    if confidence < 0.5:
+        line.append(f"  (weak evidence: confidence {confidence:.0%})", style="yellow")
+    else:
+        line.append(f"  (confidence {confidence:.0%})", style="dim")
+    out.print(line, soft_wrap=True)
 
 
 def _summary(payload: dict[str, Any], where: str, seconds: float) -> None:

@@ -36,7 +36,10 @@ ADD_MARGIN = 0.1
 COSINE_WEIGHT = 0.5
 HOLD_LIMIT = 400  # never hold back more than this many characters
 
-_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(\s*<?([^()\s<>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+# a link's target may hold one level of parentheses: "javascript:alert(1)", "Foo_(bar)"
+_LINK = re.compile(
+    r"(!?)\[([^\[\]\n]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s<>]*\))*)>?(?:\s+\"[^\"]*\")?\s*\)"
+)
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^>\s]*)>", re.IGNORECASE)
 _URL = re.compile(r"(?:https?://|ftp://|www\.)[^\s<>()\[\]]+", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?]+(?:\s*\[[^\]\n]*\])*(?=\s|$)|\n+")
@@ -47,7 +50,8 @@ class StreamCleaner:
 
     def __init__(self, source_count: int, allowed_urls: Sequence[str] = ()) -> None:
         self.source_count = source_count
-        self.allowed = {u for u in allowed_urls if u}
+        # only the sources' own web links, and only http(s) ones
+        self.allowed = {u for u in allowed_urls if u.lower().startswith(("http://", "https://"))}
         self.order: list[int] = []  # original source numbers, in order of first use
         self._buffer = ""
         self.text = ""  # everything sent so far
@@ -250,7 +254,8 @@ def _assemble(
         c = make_citation(number[k], ordered[k])
         citations.append(replace(c, added=True) if k in added else c)
     spans = [replace(s, index=number[s.index - 1]) for s in spans]
-    grounding = dict(zip(("cited_sentences", "supported", "unsupported"), counts, strict=True))
+    names = ("cited_sentences", "supported", "unsupported")
+    grounding: dict[str, float] = dict(zip(names, counts, strict=True))
     grounding["added"] = len(added)
     referenced = tuple(range(1, used + 1))
     return Answer(text, tuple(citations), referenced, tuple(spans), grounding)

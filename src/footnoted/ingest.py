@@ -153,6 +153,11 @@ class Ingestor:
             if isinstance(item, FileResult):
                 done(item)
                 continue
+            twin = next((p for p in pending if p.document.id == item.document.id), None)
+            if twin is not None:  # the same content twice in one batch: keep the first
+                message = f"Same content as {twin.document.source!r}, in this ingest; skipped."
+                done(FileResult(str(path), "failed", error=message, code="duplicate_document"))
+                continue
             pending.append(item)
             if sum(len(p.chunks) for p in pending) >= BATCH_CHUNKS:
                 self._flush(pending, done)

@@ -7,7 +7,7 @@ rendered unchanged.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 DocumentStatus = Literal["processing", "ready", "failed"]
@@ -139,30 +139,39 @@ class Span:
     doc_start: int
     doc_end: int
     supported: bool | None = None  # LLM mode: the support check's verdict
+    # the exact answer the reader found inside this quote: offsets in the answer text
+    # and in the document (extractive answers' leading sentence only)
+    exact_start: int | None = None
+    exact_end: int | None = None
+    exact_doc_start: int | None = None
+    exact_doc_end: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        if self.supported is None:
-            del data["supported"]
-        return data
+        return {k: v for k, v in asdict(self).items() if v is not None}
 
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """Why the evidence check passed or refused."""
 
-    max_score: float | None
+    max_score: float | None  # the best chunk's cosine to the question
     threshold: float
-    reason: str = "ok"  # ok | empty | below_threshold | not_covered
-    features: dict[str, float] = field(default_factory=dict)
-    answerability: float | None = None  # the calibrated model's probability, when it ran
+    reason: str = "ok"  # ok | empty | below_threshold | no_answer
+    answer_score: float | None = None  # the reader's best span score, when it read
+    confidence: float | None = None  # that score as a calibrated probability
+
+    @property
+    def weak(self) -> bool:
+        """An answer the reader believes less than even odds."""
+        return self.confidence is not None and self.confidence < 0.5
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"max_score": self.max_score, "threshold": self.threshold}
         if self.reason != "ok":
             data["reason"] = self.reason
-        if self.answerability is not None:
-            data["answerability"] = round(self.answerability, 4)
+        if self.answer_score is not None:
+            data["answer_score"] = self.answer_score
+            data["confidence"] = self.confidence
         return data
 
 
@@ -172,7 +181,7 @@ class Evidence:
 @dataclass(frozen=True, slots=True)
 class Started:
     warning: str | None = None
-    retrieval: dict[str, Any] | None = None  # {collection, duration_ms, chunks_returned}
+    retrieval: dict[str, Any] | None = None  # {collection, duration_ms, chunks_returned, reader_ms}
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +194,7 @@ class Sources:
     citations: tuple[Citation, ...]
     referenced_indices: tuple[int, ...]
     spans: tuple[Span, ...]
-    grounding: dict[str, int] | None = None  # LLM mode: {cited_sentences, supported, unsupported}
+    grounding: dict[str, float] | None = None  # see citations.Answer
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,35 +5,24 @@ The HTTP API, the CLI and the evaluation commands all go through this one object
 
 from __future__ import annotations
 
-import re
-import time
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
-
-from . import collection_settings, evidence
-from .answering.extractive import extract
-from .answering.llm import LLMAnswerer, LLMUnavailable
-from .citations import MARKER, Answer, answer_markdown, escape_markdown_html
+from . import collection_settings
+from .answering.pipeline import (
+    MAX_QUESTION_CHARS,
+    AskResult,
+    Pipeline,
+    answer_events,
+    plain_text,
+    rag_off,
+    split_deltas,
+)
+from .citations import Answer, answer_markdown, escape_markdown_html
 from .collection_settings import CollectionSettings
 from .embedding import SentenceTransformerEmbedder, get_embedder
-from .errors import FootnotedError, InvalidInput
 from .ingest import FileResult, Ingestor, IngestReport, ProgressFn
-from .models import (
-    Chunk,
-    Delta,
-    Document,
-    Done,
-    Event,
-    Evidence,
-    Failed,
-    Notice,
-    Refusal,
-    Sources,
-    Started,
-)
+from .models import Chunk, Document, Event, Evidence, Refusal, Started
 from .parsing import ChunkSpec, Parser
 from .records import RefusalEntry
 from .retrieval import Retrieval, Retriever
@@ -42,48 +31,7 @@ from .stores.base import Store
 from .stores.factory import open_store
 from .uploads import Uploads
 
-MAX_QUESTION_CHARS = 4000
 TITLE_TOKENS = 16  # room kept for the title and section embedded with each chunk
-_DELTA = re.compile(r"\S+\s*")
-RAG_OFF_MESSAGE = (
-    "Document search is turned off for this knowledge base, so no documents were "
-    "consulted and this reply cites nothing. An admin can turn it back on in the "
-    "collection settings."
-)
-
-
-class GenerationUnavailable(FootnotedError):
-    status = 503
-    code = "generation_unavailable"
-
-
-@dataclass(frozen=True, slots=True)
-class AskResult:
-    """Everything one question produced: an answer, or a refusal."""
-
-    question: str
-    answer: Answer | None
-    refusal: Refusal | None
-    retrieval: Retrieval
-    warning: str | None = None
-    cite: bool = True  # the collection sends citation fields with its answers
-    notice: str | None = None  # e.g. the LLM was unavailable: an extractive answer instead
-    info: dict[str, object] = field(default_factory=dict)  # collection, duration_ms, chunks
-    failed: Failed | None = None  # generation broke off; ``answer`` holds the partial text
-
-    @property
-    def refused(self) -> bool:
-        return self.refusal is not None
-
-
-def split_deltas(text: str) -> list[str]:
-    """The pieces an answer streams in: each word with the whitespace after it."""
-    return _DELTA.findall(text) or [text]
-
-
-def plain_text(answer: Answer) -> str:
-    """The answer without its ``[N]`` markers."""
-    return MARKER.sub("", answer.text).replace("  ", " ").strip()
 
 
 class Footnoted:
@@ -93,9 +41,9 @@ class Footnoted:
         self.settings.home.mkdir(parents=True, exist_ok=True)
         self.store: Store = store or open_store(self.settings, self.embedder.dim)
         self.retriever = Retriever(self.store, self.embedder)
+        self.pipeline = Pipeline(self.settings, self.retriever, self.embedder)
         self._ingestor: Ingestor | None = None
         self.uploads = Uploads(self)
-        self.llm_transport: httpx.BaseTransport | None = None  # tests may inject one
 
     def close(self) -> None:
         if self._ingestor is not None:
@@ -196,75 +144,23 @@ class Footnoted:
         """Yield ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Done``.
 
         Without citations (asked for, or the collection's ``enable_citations`` off) the
-        deltas carry no ``[N]`` markers and no ``Sources`` event is sent. In ``llm`` mode
-        the deltas stream as the model writes; a model that is down before its first
-        token gives ``Notice`` and the extractive answer, a later failure ``Failed``.
+        deltas carry no ``[N]`` markers and no ``Sources`` event is sent. Everything up to
+        the first event (retrieval, reading, the evidence check) happens on the first
+        ``next()``; see ``answering/pipeline.py``.
         """
         coll = collection or self.settings.collection
         cfg = config or self.collection_settings(coll)
-        if cfg.generation_mode == "llm" and cfg.enable_rag:
-            yield from self._ask_llm(
-                question, coll, cfg, top_k, threshold, embedding, include_citations
-            )
+        if not cfg.enable_rag:
+            result = rag_off(question)
+            assert result.answer is not None
+            yield Started()
+            yield from answer_events(result.answer, False)
             return
-        result = self.answer(
-            question, collection, top_k=top_k, threshold=threshold, embedding=embedding,
-            config=config,
+        prepared = self.pipeline.prepare(
+            question, coll, cfg, top_k=top_k, threshold=threshold, embedding=embedding,
+            include_citations=include_citations,
         )  # fmt: skip
-        if result.refusal is not None:
-            yield result.refusal
-            return
-        assert result.answer is not None
-        yield Started(warning=result.warning, retrieval=result.info)
-        yield from answer_events(result.answer, include_citations and result.cite)
-
-    def _ask_llm(
-        self,
-        question: str,
-        coll: str,
-        cfg: CollectionSettings,
-        top_k: int | None,
-        threshold: float | None,
-        embedding: list[float] | None,
-        include_citations: bool,
-    ) -> Generator[Event, None, None]:
-        question = validate_question(question)
-        limit = threshold if threshold is not None else cfg.evidence_threshold
-        warning = self._length_warning(question) if embedding is None else None
-        k = top_k or cfg.top_k
-        retrieval, info = self._retrieve(question, coll, k, embedding)
-        verdict = evidence.check(question, retrieval, limit, self.settings.answerability_check)
-        if not verdict.ok:
-            yield Refusal(verdict.message, evidence.SUGGESTIONS, verdict.evidence)
-            return
-        cite = include_citations and cfg.enable_citations
-        yield Started(warning=warning, retrieval=info)  # before the model's first token
-        answerer = LLMAnswerer(self.settings, self.embedder, self.llm_transport)
-        try:
-            sources, first, tokens = answerer.open(question, verdict.qualifying)
-        except LLMUnavailable as exc:
-            answer = extract(
-                question, verdict.qualifying, candidates=retrieval.candidates, max_sources=k
-            )
-            message = (
-                f"Generation was unavailable ({exc.message}); this answer quotes the documents."
-            )
-            yield Notice(exc.code, message)
-            yield from answer_events(answer, cite)
-            return
-        yield from answerer.events(sources, first, tokens, verdict.evidence, cite)
-
-    def _retrieve(
-        self, question: str, coll: str, k: int, embedding: list[float] | None
-    ) -> tuple[Retrieval, dict[str, object]]:
-        began = time.perf_counter()
-        retrieval = self.retriever.retrieve(question, coll, k, embedding)
-        info: dict[str, object] = {
-            "collection": coll,
-            "duration_ms": round((time.perf_counter() - began) * 1000, 1),
-            "chunks_returned": len(retrieval.hits),
-        }
-        return retrieval, info
+        yield from self.pipeline.stream(prepared)
 
     def answer(
         self,
@@ -276,28 +172,15 @@ class Footnoted:
         embedding: list[float] | None = None,
         config: CollectionSettings | None = None,
     ) -> AskResult:
-        question = validate_question(question)
+        """The whole answer (or refusal) at once: the same events as ``ask``, collected."""
         coll = collection or self.settings.collection
         cfg = config or self.collection_settings(coll)
-        if cfg.generation_mode == "llm" and cfg.enable_rag:
-            events = self._ask_llm(question, coll, cfg, top_k, threshold, embedding, True)
-            return collect(question, events, cfg.enable_citations)
         if not cfg.enable_rag:
-            empty = Retrieval((), (), None, 0)
-            return AskResult(question, Answer(RAG_OFF_MESSAGE, (), (), ()), None, empty, cite=False)
-        limit = threshold if threshold is not None else cfg.evidence_threshold
-        k = top_k or cfg.top_k
-        warning = self._length_warning(question) if embedding is None else None
-        retrieval, info = self._retrieve(question, coll, k, embedding)
-        verdict = evidence.check(question, retrieval, limit, self.settings.answerability_check)
-        cite = cfg.enable_citations
-        if not verdict.ok:
-            refusal = Refusal(verdict.message, evidence.SUGGESTIONS, verdict.evidence)
-            return AskResult(question, None, refusal, retrieval, warning, cite, info=info)
-        answer = extract(
-            question, verdict.qualifying, candidates=retrieval.candidates, max_sources=k
+            return rag_off(question)
+        prepared = self.pipeline.prepare(
+            question, coll, cfg, top_k=top_k, threshold=threshold, embedding=embedding
         )
-        return AskResult(question, answer, None, retrieval, warning, cite, info=info)
+        return self.pipeline.answer(prepared)
 
     # -- collection settings and the refusal log ---------------------------------------
     def collection_settings(self, collection: str | None = None) -> CollectionSettings:
@@ -329,84 +212,6 @@ class Footnoted:
         self, question: str, collection: str | None, refusal: Refusal, user_id: str | None = None
     ) -> None:
         self.store.log_refusal(self.refusal_entry(question, collection, refusal), user_id)
-
-    def _length_warning(self, question: str) -> str | None:
-        tokens = self.embedder.count_tokens([question])[0]
-        limit = self.embedder.max_tokens - 2
-        if tokens <= limit:
-            return None
-        return (
-            f"The question is {tokens} tokens long; only the first {limit} were used to "
-            "search the documents."
-        )
-
-
-def check_generation(collection: str, config: CollectionSettings) -> None:
-    """Raise ``GenerationUnavailable`` unless the collection's generation mode can run.
-
-    Both modes run: ``llm`` falls back to an extractive answer when the model is down.
-    """
-    if config.generation_mode not in ("extractive", "llm"):
-        raise GenerationUnavailable(
-            f"Collection {collection!r} asks for {config.generation_mode!r} generation, "
-            "which this version cannot do."
-        )
-
-
-def answer_events(a: Answer, cite: bool) -> Generator[Event, None, None]:
-    """``Delta``…, ``Sources`` (when citing), ``Done`` for a finished answer."""
-    text = a.text if cite else plain_text(a)
-    for piece in split_deltas(text):
-        yield Delta(piece)
-    if cite:
-        yield Sources(a.citations, a.referenced, a.spans, a.grounding)
-    yield Done(text)
-
-
-def collect(question: str, events: Generator[Event, None, None], cite: bool) -> AskResult:
-    """Gather ``ask()`` events into one ``AskResult`` (the JSON answer)."""
-    empty = Retrieval((), (), None, 0)
-    start = Started()
-    notice: str | None = None
-    parts: list[str] = []
-    sources: Sources | None = None
-    for event in events:
-        if isinstance(event, Refusal):
-            return AskResult(
-                question, None, event, empty, start.warning, cite, info=start.retrieval or {}
-            )
-        if isinstance(event, Started):
-            start = event
-        elif isinstance(event, Notice):
-            notice = event.message
-        elif isinstance(event, Delta):
-            parts.append(event.text)
-        elif isinstance(event, Sources):
-            sources = event
-        elif isinstance(event, Failed):
-            answer = Answer("".join(parts), (), (), ())
-            return AskResult(question, answer, None, empty, start.warning, False,
-                             notice, start.retrieval or {}, event)  # fmt: skip
-    text = "".join(parts)
-    if sources is None:
-        answer = Answer(text, (), (), ())
-    else:
-        answer = Answer(text, sources.citations, sources.referenced_indices, sources.spans,
-                        sources.grounding)  # fmt: skip
-    return AskResult(question, answer, None, empty, start.warning, cite and sources is not None,
-                     notice, start.retrieval or {})  # fmt: skip
-
-
-def validate_question(question: str) -> str:
-    text = question.strip()
-    if not text:
-        raise InvalidInput("The question is empty.", code="empty_question")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise InvalidInput(
-            f"The question is {len(question)} characters long; the limit is {MAX_QUESTION_CHARS}.",
-            code="question_too_long",
-        )
-    return text
 
 
 def refusal_payload(refusal: Refusal) -> dict[str, object]:
@@ -463,12 +268,11 @@ def answer_payload(
 
 
 __all__ = [
+    "MAX_QUESTION_CHARS",
     "AskResult",
     "Evidence",
     "Footnoted",
-    "GenerationUnavailable",
     "answer_payload",
-    "check_generation",
     "plain_text",
     "refusal_payload",
     "split_deltas",

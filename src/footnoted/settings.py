@@ -93,12 +93,12 @@ class Settings(BaseSettings):
             "(also read from CHAT_EVIDENCE_THRESHOLD)."
         ),
     )
-    answerability_check: bool = Field(
-        default=True,
+    reader_threshold: float | None = Field(
+        default=None,
         description=(
-            "Above the evidence threshold, also refuse questions whose terms the retrieved "
-            "text does not cover (a calibrated model; see README), or that hold a number no "
-            "retrieved chunk holds."
+            "Lowest reader score (best answer span against no answer) that lets an answer "
+            "through; unset: the calibrated value shipped with the reader (README, quality). "
+            "Lower answers more and refuses less."
         ),
     )
     top_k: int = Field(default=5, ge=1, le=50, description="Chunks retrieved per question.")

@@ -18,10 +18,10 @@ import httpx
 
 from ..embedding import Embedder
 from ..errors import FootnotedError
-from ..evidence import REFUSAL_MESSAGE, SUGGESTIONS
 from ..grounding import StreamCleaner, check_support, dedupe_hits
 from ..models import Delta, Done, Event, Evidence, Failed, Refusal, RetrievedChunk, Sources
 from ..settings import Settings
+from .evidence import REFUSAL_MESSAGE, SUGGESTIONS
 from .prompt import MAX_SOURCES, REFUSAL_PHRASE, build_messages
 
 
@@ -128,8 +128,10 @@ class LLMAnswerer:
         tokens: Iterator[str],
         evidence: Evidence,
         cite: bool,
+        reader: dict[str, float],
     ) -> Generator[Event, None, None]:
-        """``Delta``…, ``Sources`` (when citing), ``Done``; or ``Refusal``; or ``Failed``."""
+        """``Delta``…, ``Sources`` (when citing), ``Done``; or ``Refusal``; or ``Failed``.
+        ``reader`` (the reader's confidence) joins the support check's grounding."""
         urls = [h.document_url or "" for h in sources]
         cleaner = StreamCleaner(len(sources) if cite else 0, urls)
         try:
@@ -154,7 +156,7 @@ class LLMAnswerer:
             yield Delta(tail)
         if cite:
             a = check_support(cleaner.text, cleaner.order, sources, self.embedder)
-            yield Sources(a.citations, a.referenced, a.spans, a.grounding)
+            yield Sources(a.citations, a.referenced, a.spans, {**(a.grounding or {}), **reader})
         yield Done(cleaner.text)
 
 

@@ -38,7 +38,6 @@ from ..records import Claim, NewMessage, RefusalEntry, User
 from ..service import (
     Footnoted,
     answer_payload,
-    check_generation,
     refusal_payload,
     split_deltas,
 )
@@ -105,7 +104,6 @@ class ChatService:
         """Validate, then claim the message id (raises 404/409/422 as the contract says)."""
         collection = request.collection or self.service.settings.collection
         config = self.service.collection_settings(collection)
-        check_generation(collection, config)
         dim = self.service.embedder.dim
         if request.embedding is not None and len(request.embedding) != dim:
             raise InvalidInput(

@@ -48,8 +48,10 @@ def profile(settings: Settings, asked: list[str], progress: Progress) -> list[Ro
             with clock("rerank"):
                 rerank(question, scored)
             with clock("retrieve (all of the above)"):
-                retriever.retrieve(question + "?", coll, settings.top_k)
-            with clock("answer (retrieve + evidence + extractive)"):
+                hits = retriever.retrieve(question + "?", coll, settings.top_k).hits
+            with clock(f"read (the reader over the top {settings.top_k} chunks)"):
+                fn.pipeline.reader.read(question, [h.chunk.text for h in hits])
+            with clock("answer (retrieve + read + evidence + extractive)"):
                 fn.answer(question + "??")
             progress("questions", i + 1, len(asked))
     times = clock.times

@@ -164,12 +164,19 @@ def offtopic(
             help="First N SQuAD articles, or HotpotQA questions' paragraphs (default all).",
         ),
     ] = None,
+    paragraphs: Annotated[
+        bool,
+        typer.Option(
+            "--paragraphs",
+            help="Each SQuAD paragraph its own document: a broad KB of short passages.",
+        ),
+    ] = False,
     json_path: JsonOpt = None,
 ) -> None:
     """Off-topic questions (NQ-open) against SQuAD or HotpotQA passages: all should refuse."""
     _run(
         "offtopic",
-        lambda p: runners.run_offtopic(kb, questions, limit, articles, p),
+        lambda p: runners.run_offtopic(kb, questions, limit, articles, p, paragraphs),
         json_path,
     )
 

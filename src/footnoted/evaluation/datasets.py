@@ -196,15 +196,19 @@ def hotpot_paragraphs(questions: Sequence[HotpotQuestion]) -> tuple[dict[str, st
 # -- any of them as a knowledge base -----------------------------------------------------
 
 
-def read_passages(path: Path, limit: int | None = None) -> dict[str, str]:
+def read_passages(path: Path, limit: int | None = None, paragraphs: bool = False) -> dict[str, str]:
     """A knowledge base's passages, ``{title: text}``, from either question file.
 
-    SQuAD 2.0 gives one passage per article (its first ``limit`` articles); HotpotQA
-    gives the context paragraphs of its first ``limit`` questions.
+    SQuAD gives one passage per article (its first ``limit`` articles), or with
+    ``paragraphs`` one per paragraph ("Normans 3": a broad KB of short passages);
+    HotpotQA gives the context paragraphs of its first ``limit`` questions.
     """
     data = _load_json(path)
     if _expect(path, data, "squad", "hotpot") == "squad":
-        return {a.name: a.text for a in _squad_articles(data, limit, None)}
+        articles = _squad_articles(data, limit, None)
+        if paragraphs:
+            return {f"{a.name} {i}": p for a in articles for i, p in enumerate(a.paragraphs, 1)}
+        return {a.name: a.text for a in articles}
     return hotpot_paragraphs(_hotpot_questions(data, limit))[0]
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 import re
+import string
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..citations import MARKER
@@ -153,3 +155,38 @@ def title_coverage(cited: Iterable[str], supporting: Iterable[str]) -> tuple[boo
 
 def is_yes_no(answer: str) -> bool:
     return answer.strip().lower() in YES_NO
+
+
+# -- the official SQuAD answer metrics -----------------------------------------------------
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = frozenset(string.punctuation)
+
+
+def squad_normalize(text: str) -> str:
+    """SQuAD's answer normalisation: lower case, no punctuation, articles or extra spaces."""
+    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def exact_match(prediction: str, golds: Iterable[str]) -> float:
+    """1.0 when the normalised prediction equals some normalised gold answer."""
+    return float(any(squad_normalize(prediction) == squad_normalize(g) for g in golds))
+
+
+def f1(prediction: str, golds: Iterable[str]) -> float:
+    """The best token-overlap F1 against the gold answers (SQuAD's definition)."""
+    best = 0.0
+    predicted = squad_normalize(prediction).split()
+    for gold in golds:
+        truth = squad_normalize(gold).split()
+        common = sum((Counter(predicted) & Counter(truth)).values())
+        if common:
+            precision, recall = common / len(predicted), common / len(truth)
+            best = max(best, 2 * precision * recall / (precision + recall))
+    return best
+
+
+def quoted_from(quotes: Sequence[str], passages: Sequence[str]) -> int:
+    """How many quotes lie inside one of ``passages`` (whitespace-insensitive)."""
+    flat = [collapse(p) for p in passages]
+    return sum(1 for q in quotes if any(collapse(q) in p for p in flat))

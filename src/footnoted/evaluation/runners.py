@@ -16,9 +16,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..answering.evidence import passes
 from ..errors import FootnotedError
-from ..evidence import passes
 from ..ingest import FileResult
+from ..reader import calibration
 from ..service import AskResult, Footnoted
 from ..settings import Settings
 from . import metrics as m
@@ -56,6 +57,7 @@ class RunInfo:
 
     model: str
     threshold: float
+    reader_threshold: float
     top_k: int
     chunk_tokens: int
     bf16: bool
@@ -69,6 +71,59 @@ class RunInfo:
     @property
     def seconds(self) -> float:
         return self.model_seconds + self.ingest_seconds + self.ask_seconds
+
+
+@dataclass(slots=True)
+class Quotes:
+    """What the answers quoted: sentences from the right passages, other documents, and
+    the exact span the reader marked (SQuAD's EM and F1 against the gold answers)."""
+
+    answers: int = 0  # answered questions the counts below are over
+    quoted: int = 0  # quoted sentences
+    right: int = 0  # of them, inside a gold passage
+    other_document: int = 0  # answers quoting a document that holds no gold passage
+    spans: int = 0  # answers with an exact span (and gold answer strings)
+    em: float = 0.0  # summed over ``spans``
+    f1: float = 0.0
+
+    def add(
+        self, result: AskResult, passages: Sequence[str], golds: Sequence[str], foreign: bool
+    ) -> dict[str, Any]:
+        """Count one answered question; returns its per-question record fields."""
+        assert result.answer is not None
+        text = result.answer.text
+        quotes = [text[s.answer_start : s.answer_end] for s in result.answer.spans]
+        right = m.quoted_from(quotes, passages)
+        self.answers += 1
+        self.quoted += len(quotes)
+        self.right += right
+        self.other_document += foreign
+        item: dict[str, Any] = {
+            "quotes": len(quotes),
+            "quotes_right": right,
+            "other_document": foreign,
+        }
+        exact = next((s for s in result.answer.spans if s.exact_start is not None), None)
+        if exact is not None and golds:
+            span = text[exact.exact_start : exact.exact_end]
+            em, f1 = m.exact_match(span, golds), m.f1(span, golds)
+            self.spans += 1
+            self.em += em
+            self.f1 += f1
+            item.update(span=span, em=em, f1=round(f1, 4))
+        return item
+
+    def metrics(self, passage: str) -> list[Metric]:
+        return [
+            Metric(f"quote precision (sentences from the {passage})",
+                   m.rate(self.right, self.quoted), self.quoted),
+            Metric("answers quoting another document", m.rate(self.other_document, self.answers),
+                   self.answers),
+            Metric("exact span EM (answered)", self.em / self.spans if self.spans else None,
+                   self.spans),
+            Metric("exact span F1 (answered)", self.f1 / self.spans if self.spans else None,
+                   self.spans),
+        ]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,13 +143,18 @@ class SquadResult:
     # {k: answerable questions with a chunk among the first k candidates that would be a
     # citation hit}: how much a better choice among the candidates could reach
     within: dict[int, int]
+    quotes: Quotes = field(default_factory=lambda: Quotes())
     items: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     def metrics(self) -> list[Metric]:
-        a, u = self.answerable, self.unanswerable
+        a, u, q = self.answerable, self.unanswerable, self.quotes
         return [
             Metric("answered (answerable)", m.rate(self.answered, a), a),
             Metric("citation hit (answerable)", m.rate(self.citation_hits, a), a),
+            Metric(
+                "citation hit (answered)", m.rate(self.citation_hits, self.answered), self.answered
+            ),
+            *q.metrics("gold paragraph"),
             Metric("answer contains gold (answerable)", m.rate(self.contains_gold, a), a),
             Metric("refused (unanswerable)", m.rate(self.refused_unanswerable, u), u),
             Metric(
@@ -153,6 +213,7 @@ class HotpotResult:
     yes_no_skipped: int
     conflicting_titles: int  # same title, different paragraph text (first one kept)
     errors: int
+    quotes: Quotes = field(default_factory=lambda: Quotes())
     items: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     def metrics(self) -> list[Metric]:
@@ -160,6 +221,7 @@ class HotpotResult:
         return [
             Metric("answered", m.rate(self.answered, q), q),
             Metric("both supporting titles cited", m.rate(self.both_cited, q), q),
+            *self.quotes.metrics("supporting paragraphs")[:1],
             Metric("at least one supporting title cited", m.rate(self.one_cited, q), q),
             Metric("answer contains gold (not yes/no)", m.rate(self.contains_gold, c), c),
         ]
@@ -197,6 +259,9 @@ class KnowledgeBase:
         return RunInfo(
             model=self.fn.embedder.name,
             threshold=s.evidence_threshold,
+            reader_threshold=(
+                calibration().threshold if s.reader_threshold is None else s.reader_threshold
+            ),
             top_k=s.top_k,
             chunk_tokens=s.chunk_tokens,
             bf16=bool(getattr(self.fn.embedder, "bf16", False)),
@@ -289,6 +354,13 @@ def passage_documents(passages: Mapping[str, str]) -> dict[str, tuple[str, str]]
     return {t: (f"{safe_stem(t)}.txt", text) for t, text in passages.items()}
 
 
+def answer_score(result: AskResult | None) -> float | None:
+    """The reader's best score over the passages it read (None: it read none)."""
+    if result is None or not result.read:
+        return None
+    return round(max(r.reading.score for r in result.read), 4)
+
+
 def _ask(kb: KnowledgeBase, question: str) -> AskResult | None:
     try:
         return kb.fn.answer(question, embedding=kb.vectors.get(question))
@@ -309,6 +381,8 @@ def run_squad(
     qs = [q for a in data for q in a.questions]
     answerable = answered = hits = contains = unanswerable = refused_u = errors = above = 0
     within = dict.fromkeys(SQUAD_RANKS, 0)
+    quotes = Quotes()
+    article_of = {q.id: a.name for a in data for q in a.questions}
     items: list[dict[str, Any]] = []
     with knowledge_base(squad_documents(data), progress) as kb:
         started = time.perf_counter()
@@ -322,6 +396,7 @@ def run_squad(
                 "id": q.id,
                 "answerable": not q.is_impossible,
                 "refused": refused,
+                "answer_score": answer_score(result),
             }
             if q.is_impossible:
                 unanswerable += 1
@@ -343,13 +418,17 @@ def run_squad(
                 for k in within:
                     within[k] += rank is not None and rank <= k
                 item.update(hit=hit, contains_gold=got, best_score=best, hit_rank=rank)
+                if result is not None and result.answer is not None:
+                    keys = {key for key, _ in kb.referenced(result)}
+                    foreign = bool(keys - {article_of[q.id]})
+                    item.update(quotes.add(result, [q.paragraph], q.answers, foreign))
             items.append(item)
             if progress is not None:
                 progress("questions", i + 1, len(qs))
         info = kb.info(time.perf_counter() - started)
     return SquadResult(
         info, len(data), answerable, answered, hits, contains, unanswerable, refused_u,
-        errors, above, within, items,
+        errors, above, within, quotes, items,
     )  # fmt: skip
 
 
@@ -359,8 +438,9 @@ def run_offtopic(
     limit: int | None = None,
     articles: int | None = None,
     progress: ProgressFn | None = None,
+    paragraphs: bool = False,
 ) -> OfftopicResult:
-    passages = read_passages(kb_path, articles)
+    passages = read_passages(kb_path, articles, paragraphs)
     text = m.kb_text(passages.values())
     qs = read_nq_open(questions_path, limit)
     keep = [q for q in qs if not m.answer_in_text(q.answers, text)]
@@ -374,7 +454,13 @@ def run_offtopic(
             errors += result is None
             was_refused = result is None or result.refused
             refused += was_refused
-            items.append({"question": q.question, "refused": was_refused})
+            items.append(
+                {
+                    "question": q.question,
+                    "refused": was_refused,
+                    "answer_score": answer_score(result),
+                }
+            )
             if progress is not None:
                 progress("questions", i + 1, len(keep))
         info = kb.info(time.perf_counter() - started)
@@ -441,6 +527,7 @@ def run_hotpot(
     paragraphs, conflicts = hotpot_paragraphs(qs)
     documents = passage_documents(paragraphs)
     answered = both = one = contains = evaluated = yes_no = errors = 0
+    quotes = Quotes()
     items: list[dict[str, Any]] = []
     with knowledge_base(documents, progress) as kb:
         started = time.perf_counter()
@@ -452,6 +539,9 @@ def run_hotpot(
             cited = [key for key, _ in kb.referenced(result)] if result else []
             all_found, any_found = m.title_coverage(cited, q.supporting_titles)
             answered += not refused
+            if result is not None and result.answer is not None:
+                support = [paragraphs[t] for t in q.supporting_titles if t in paragraphs]
+                quotes.add(result, support, (), False)
             both += all_found
             one += any_found
             item: dict[str, Any] = {
@@ -474,7 +564,7 @@ def run_hotpot(
         info = kb.info(time.perf_counter() - started)
     return HotpotResult(
         info, len(qs), answered, both, one, contains, evaluated, yes_no, conflicts, errors,
-        items,
+        quotes, items,
     )  # fmt: skip
 
 

@@ -52,6 +52,7 @@ class AnswerView {
     this.citations = null;
     this.referenced = [];
     this.spans = [];
+    this.grounding = null;
     this.body = el("div", { class: "answer-text" });
     this.typing = el("span", { class: "typing", "aria-label": "Writing" },
       el("i"), el("i"), el("i"));
@@ -72,6 +73,7 @@ class AnswerView {
     this.citations = data.citations || [];
     this.referenced = data.referenced_indices || [];
     this.spans = data.spans || [];
+    this.grounding = data.grounding || null;
     this.render();
   }
 
@@ -81,7 +83,7 @@ class AnswerView {
     clear(this.footerSlot);
     this.footer = null;
     if (this.citations && this.citations.length) {
-      this.footer = renderFooter(this.citations, this.referenced, this.spans, actions);
+      this.footer = renderFooter(this.citations, this.referenced, this.spans, actions, this.grounding);
       this.footerSlot.append(this.footer);
     }
   }
@@ -128,9 +130,14 @@ export function plainText(text) {
 
 function renderRefusal(body) {
   const suggestions = body.suggestions && body.suggestions.length ? body.suggestions : ["Rephrase your question"];
-  const evidence = body.evidence && body.evidence.max_score !== null && body.evidence.max_score !== undefined
-    ? `Closest passage matched ${body.evidence.max_score.toFixed(2)}; answers need ${body.evidence.threshold.toFixed(2)}.`
-    : null;
+  const ev = body.evidence;
+  let evidence = null;
+  if (ev && ev.reason === "no_answer" && typeof ev.answer_score === "number") {
+    evidence = `Passages matched the topic (${ev.max_score.toFixed(2)}), but none answers the question ` +
+      `(reader score ${ev.answer_score.toFixed(2)}, confidence ${Math.round((ev.confidence || 0) * 100)}%).`;
+  } else if (ev && ev.max_score !== null && ev.max_score !== undefined) {
+    evidence = `Closest passage matched ${ev.max_score.toFixed(2)}; answers need ${ev.threshold.toFixed(2)}.`;
+  }
   const buttons = suggestions.map((s) => el("button", { type: "button", class: "btn btn-small suggestion", text: s,
     onclick: () => suggestion(s, note) }));
   const note = el("p", { class: "refusal-note muted", role: "status" });
@@ -163,7 +170,8 @@ export function renderStored(message) {
   const view = new AnswerView();
   view.text = message.content;
   addRow(view.row);
-  view.sources({ citations: message.citations, referenced_indices: message.referenced_indices, spans: message.spans });
+  view.sources({ citations: message.citations, referenced_indices: message.referenced_indices,
+    spans: message.spans, grounding: message.grounding });
   view.finish();
   return view.row;
 }

@@ -24,13 +24,19 @@ export function describe(citation) {
   return parts.join(" · ");
 }
 
-// The answer as nodes: text, citation badges, and (LLM mode) unsupported claims flagged.
-// A marker inside a verbatim quote of a document is the document's own, not a citation.
+// The answer as nodes: text, citation badges, the exact answer the reader found marked,
+// and (LLM mode) unsupported claims flagged. A marker inside a verbatim quote of a
+// document is the document's own, not a citation.
 export function renderAnswer(text, citations, spans, actions) {
   const byIndex = new Map((citations || []).map((c) => [c.index, c]));
   const at = unitOffsets(text);
   const ranges = (spans || []).map((s) => ({ ...s, answer_start: at(s.answer_start), answer_end: at(s.answer_end) }));
   const flagged = ranges.filter((s) => s.supported === false);
+  for (const s of spans || []) {
+    if (Number.isInteger(s.exact_start) && s.exact_end > s.exact_start) {
+      flagged.push({ answer_start: at(s.exact_start), answer_end: at(s.exact_end), exact: true });
+    }
+  }
   const quotes = ranges.filter((s) => isVerbatim(text, s, byIndex.get(s.index)));
   const inQuote = (i) => quotes.some((s) => s.answer_start <= i && i < s.answer_end);
   const nodes = [];
@@ -69,10 +75,13 @@ function flagText(text, start, end, flagged) {
   const nodes = [];
   for (let i = 0; i < points.length - 1; i++) {
     const piece = text.slice(points[i], points[i + 1]);
-    const bad = flagged.some((s) => s.answer_start <= points[i] && points[i + 1] <= s.answer_end);
-    nodes.push(bad
-      ? el("span", { class: "unsupported", title: "Not supported by the cited source" }, piece)
-      : document.createTextNode(piece));
+    const inside = flagged.filter((s) => s.answer_start <= points[i] && points[i + 1] <= s.answer_end);
+    let node = document.createTextNode(piece);
+    if (inside.some((s) => s.exact)) node = el("mark", { class: "answer-span", title: "The answer" }, piece);
+    if (inside.some((s) => !s.exact)) {
+      node = el("span", { class: "unsupported", title: "Not supported by the cited source" }, node);
+    }
+    nodes.push(node);
   }
   return nodes;
 }
@@ -122,8 +131,9 @@ export function hideCard() {
   if (card) card.hidden = true;
 }
 
-// "Grounded in N sources · Sources: A, B" collapsed; the full list when expanded.
-export function renderFooter(citations, referenced, spans, actions) {
+// "Grounded in N sources · Sources: A, B" collapsed (or "Weak evidence" when the reader's
+// confidence is below even odds); the full list when expanded.
+export function renderFooter(citations, referenced, spans, actions, grounding) {
   const used = new Set(referenced || []);
   const ordered = [...citations].sort((a, b) => (used.has(b.index) - used.has(a.index)) || a.index - b.index);
   const titles = [...new Set(ordered.filter((c) => used.has(c.index)).map((c) => c.document_title))];
@@ -145,11 +155,22 @@ export function renderFooter(citations, referenced, spans, actions) {
   }
   const details = el("details", { class: "sources" },
     el("summary", {},
-      el("span", { class: "grounded", text: `Grounded in ${used.size || citations.length} source${(used.size || citations.length) === 1 ? "" : "s"}` }),
+      groundedLabel(used.size || citations.length, grounding),
       unsupported ? el("span", { class: "flag", text: `${unsupported} unsupported claim${unsupported === 1 ? "" : "s"}` }) : null,
       el("span", { class: "summary-text", text: `Sources: ${titles.join(", ") || ordered.map((c) => c.document_title).join(", ")}` })),
     list, more);
   return details;
+}
+
+function groundedLabel(count, grounding) {
+  const sources = `${count} source${count === 1 ? "" : "s"}`;
+  const confidence = grounding && typeof grounding.confidence === "number" ? grounding.confidence : null;
+  if (confidence !== null && confidence < 0.5) {
+    return el("span", { class: "grounded weak", title: `Reader confidence ${Math.round(confidence * 100)}%`,
+      text: `Weak evidence · ${sources}` });
+  }
+  const title = confidence === null ? null : `Reader confidence ${Math.round(confidence * 100)}%`;
+  return el("span", { class: "grounded", ...(title ? { title } : {}), text: `Grounded in ${sources}` });
 }
 
 function sourceItem(citation, referenced, actions) {

@@ -53,7 +53,9 @@ export async function openViewer(citation, spans) {
   clear(body);
   const at = unitOffsets(doc.text);
   const ranges = (spans || []).map((s) => [at(s.doc_start), at(s.doc_end)]);
-  body.append(...highlighted(doc.text, [at(citation.char_start), at(citation.char_end)], ranges));
+  const answers = (spans || []).filter((s) => Number.isInteger(s.exact_doc_start))
+    .map((s) => [at(s.exact_doc_start), at(s.exact_doc_end)]);
+  body.append(...highlighted(doc.text, [at(citation.char_start), at(citation.char_end)], ranges, answers));
   const target = body.querySelector("mark.exact") || body.querySelector(".passage");
   if (target) {
     target.scrollIntoView({ block: "center" });
@@ -71,14 +73,16 @@ function safeUrl(url) {
   }
 }
 
-// Text nodes for the whole document: the cited chunk as a passage, the quoted spans marked.
-function highlighted(text, chunk, exact) {
+// Text nodes for the whole document: the cited chunk as a passage, the quoted spans
+// marked, and inside them the exact answer the reader found.
+function highlighted(text, chunk, exact, answers = []) {
   const clamp = (n) => Math.max(0, Math.min(text.length, n));
   const [cs, ce] = [clamp(chunk[0]), clamp(chunk[1])];
   const marks = exact.map(([a, b]) => [clamp(a), clamp(b)]).filter(([a, b]) => b > a)
     .sort((x, y) => x[0] - y[0]);
   const cuts = new Set([0, text.length, cs, ce]);
-  for (const [a, b] of marks) { cuts.add(a); cuts.add(b); }
+  const found = answers.map(([a, b]) => [clamp(a), clamp(b)]).filter(([a, b]) => b > a);
+  for (const [a, b] of [...marks, ...found]) { cuts.add(a); cuts.add(b); }
   const points = [...cuts].sort((a, b) => a - b);
   const nodes = [];
   let passage = null;
@@ -87,7 +91,10 @@ function highlighted(text, chunk, exact) {
     if (a === b) continue;
     const piece = text.slice(a, b);
     const inExact = marks.some(([x, y]) => x <= a && b <= y);
-    const node = inExact ? el("mark", { class: "exact", text: piece }) : document.createTextNode(piece);
+    const inAnswer = found.some(([x, y]) => x <= a && b <= y);
+    const node = inExact
+      ? el("mark", { class: inAnswer ? "exact answer-span" : "exact", text: piece })
+      : document.createTextNode(piece);
     if (a >= cs && b <= ce && ce > cs) {
       if (!passage) {
         passage = el("span", { class: "passage" });

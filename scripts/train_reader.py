@@ -1,0 +1,282 @@
+"""Train the reader shipped as src/footnoted/data/reader.safetensors (+ reader.json).
+
+    .venv/bin/python scripts/train_reader.py --data ../shared/data --questions 30000
+
+The reader is the packaged all-MiniLM-L6-v2 encoder with a span head (start and end
+logits per token; the [CLS] position is "no answer"), fine-tuned as SQuAD 2.0 readers
+are. Its word, position and type embeddings stay frozen, so only the six transformer
+layers and the head are shipped (float16) and loaded over the packaged encoder.
+
+Training examples, all from SQuAD 1.1 train (the three paragraphs that near-duplicate
+SQuAD 2.0 dev paragraphs are dropped) and SQuAD 2.0 train's first 10 articles:
+- each sampled question against a window of its own paragraph that holds the answer;
+- against the paragraph of the same article that the packaged encoder ranks closest
+  to it among those without the answer text (a hard unanswerable pair);
+- against the closest paragraph of another article (what a broad collection retrieves
+  for a question it cannot answer), and for a quarter of questions a random one;
+- SQuAD 2.0 train's questions against their own paragraph, real unanswerables included.
+Passages are cut into windows of at most ``MAX_LEN`` tokens (question included), the
+size of the product's chunks. Nothing from SQuAD 2.0 dev or NQ-open is trained on: the
+calibration (scripts/calibrate_reader.py) uses them.
+
+On one 2-core AVX512-BF16 CPU, bf16 autocast trains 10 to 35 windows of up to 192
+tokens a second (depending on what else runs); the defaults (14,000 questions, about
+48,000 windows, one epoch) take one to one and a half hours, the paragraph and question
+vectors for the negatives a few minutes more (cached under ``--cache``). The seed and
+hyperparameters are written into reader.json; scripts/calibrate_reader.py adds the
+threshold and the measured scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from safetensors.torch import save_file
+
+from footnoted.embedding import resolve_model_path
+from footnoted.evaluation import metrics
+from footnoted.reader import MAX_LEN, QUESTION_TOKENS, ReaderModel, load_tokenizer
+from footnoted.settings import DEFAULT_MODEL
+
+OUT = Path(__file__).resolve().parents[1] / "src" / "footnoted" / "data"
+# SQuAD 1.1 train paragraphs that near-duplicate SQuAD 2.0 dev paragraphs (data README)
+DROP = {("Immunology", 13), ("Immunology", 14), ("Ottoman_Empire", 1)}
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    question: str
+    context: str
+    answer_start: int  # -1: no answer in this context
+    answer_text: str
+
+
+def squad_rows(path: Path) -> list[tuple[str, int, str, list[dict[str, Any]]]]:
+    """(article title, paragraph index, context, qas) for each paragraph."""
+    data = json.loads(path.read_text())["data"]
+    return [
+        (a["title"], i, p["context"], p["qas"])
+        for a in data
+        for i, p in enumerate(a["paragraphs"])
+        if (a["title"], i) not in DROP
+    ]
+
+
+def embed(texts: list[str], cache: Path) -> np.ndarray:
+    """The packaged encoder's vectors (bf16), kept in ``cache`` for the next run."""
+    key = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+    path = cache / f"vectors-{key}.npy"
+    if path.exists():
+        return np.load(path)
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(resolve_model_path(DEFAULT_MODEL), device="cpu")
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        vectors = model.encode(texts, batch_size=64, normalize_embeddings=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    np.save(path, np.asarray(vectors, dtype=np.float32))
+    return np.load(path)
+
+
+def squad11_pairs(path: Path, count: int, rng: random.Random, cache: Path) -> list[Pair]:
+    rows = squad_rows(path)
+    contexts = [r[2] for r in rows]
+    article = np.array([hash(r[0]) for r in rows])
+    questions = [(pi, qa) for pi, r in enumerate(rows) for qa in r[3]]
+    rng.shuffle(questions)
+    questions = questions[:count]
+    print(f"embedding {len(contexts)} paragraphs and {len(questions)} questions", flush=True)
+    para_vecs = embed(contexts, cache)
+    q_vecs = embed([qa["question"] for _, qa in questions], cache)
+    pairs: list[Pair] = []
+    for start in range(0, len(questions), 2048):
+        block = questions[start : start + 2048]
+        scores = q_vecs[start : start + 2048] @ para_vecs.T
+        for (pi, qa), row in zip(block, scores, strict=True):
+            answer = qa["answers"][0]
+            pairs.append(Pair(qa["question"], contexts[pi], answer["answer_start"], answer["text"]))
+            same = article == article[pi]
+            for other_article in (False, True):
+                mask = (~same) if other_article else same.copy()
+                mask[pi] = False
+                order = np.argsort(-np.where(mask, row, -np.inf))[:5]
+                for ni in order:
+                    if mask[ni] and not metrics.answer_in_text(
+                        [a["text"] for a in qa["answers"]], metrics.kb_text([contexts[ni]])
+                    ):
+                        pairs.append(Pair(qa["question"], contexts[ni], -1, ""))
+                        break
+            if rng.random() < 0.25:
+                ni = rng.randrange(len(contexts))
+                if article[ni] != article[pi]:
+                    pairs.append(Pair(qa["question"], contexts[ni], -1, ""))
+    return pairs
+
+
+def squad2_pairs(path: Path) -> list[Pair]:
+    pairs = []
+    for _, _, context, qas in squad_rows(path):
+        for qa in qas:
+            if qa.get("is_impossible"):
+                pairs.append(Pair(qa["question"], context, -1, ""))
+            else:
+                a = qa["answers"][0]
+                pairs.append(Pair(qa["question"], context, a["answer_start"], a["text"]))
+    return pairs
+
+
+def encode(
+    tokenizer: Any, pairs: list[Pair], rng: random.Random
+) -> list[tuple[list[int], int, int]]:
+    """One window per pair: (token ids, start, end); start = end = 0 for no answer. A
+    pair with an answer takes a random window holding it whole."""
+    out = []
+    for pair in pairs:
+        enc = tokenizer(
+            pair.question[:300],
+            pair.context,
+            truncation="only_second",
+            max_length=MAX_LEN,
+            stride=64,
+            return_overflowing_tokens=True,
+            return_offsets_mapping=True,
+        )
+        windows = []
+        for w, offsets in enumerate(enc["offset_mapping"]):
+            seq = enc.sequence_ids(w)
+            if pair.answer_start < 0:
+                windows.append((w, 0, 0))
+                continue
+            a0, a1 = pair.answer_start, pair.answer_start + len(pair.answer_text)
+            ctx = [i for i, s in enumerate(seq) if s == 1]
+            if offsets[ctx[0]][0] > a0 or offsets[ctx[-1]][1] < a1:
+                continue
+            s = next(i for i in ctx if offsets[i][1] > a0)
+            e = next(i for i in reversed(ctx) if offsets[i][0] < a1)
+            windows.append((w, s, e))
+        if windows:
+            w, s, e = rng.choice(windows)
+            out.append((enc["input_ids"][w], s, e))
+    return out
+
+
+def batches(
+    examples: list[tuple[list[int], int, int]], size: int, rng: random.Random
+) -> list[list[tuple[list[int], int, int]]]:
+    """Batches of similar length (less padding), in random order."""
+    order = sorted(range(len(examples)), key=lambda i: len(examples[i][0]) + rng.random())
+    chunks = [[examples[i] for i in order[j : j + size]] for j in range(0, len(order), size)]
+    rng.shuffle(chunks)
+    return chunks
+
+
+def tensors(batch: list[tuple[list[int], int, int]]) -> tuple[torch.Tensor, ...]:
+    width = max(len(ids) for ids, _, _ in batch)
+    ids = torch.zeros(len(batch), width, dtype=torch.long)
+    mask = torch.zeros(len(batch), width, dtype=torch.long)
+    for i, (row, _, _) in enumerate(batch):
+        ids[i, : len(row)] = torch.tensor(row)
+        mask[i, : len(row)] = 1
+    starts = torch.tensor([s for _, s, _ in batch])
+    ends = torch.tensor([e for _, _, e in batch])
+    return ids, mask, starts, ends
+
+
+def save(model: ReaderModel, meta: dict[str, Any]) -> None:
+    state = {
+        k: v.detach().to(torch.float16).contiguous() for k, v in model.trainable_state().items()
+    }
+    save_file(state, str(OUT / "reader.safetensors"))
+    (OUT / "reader.safetensors").chmod(0o644)  # safetensors writes a private temporary file
+    (OUT / "reader.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--questions", type=int, default=14000)
+    parser.add_argument("--cache", type=Path, default=Path(".cache/reader"))
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--lr", type=float, default=1e-4)
+    parser.add_argument("--warmup", type=float, default=0.06)
+    parser.add_argument("--seed", type=int, default=13)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    torch.manual_seed(args.seed)
+    tokenizer = load_tokenizer()
+    squad11 = args.data / "squad1.1-train" / "train-v1.1.json"
+    pairs = squad11_pairs(squad11, args.questions, rng, args.cache)
+    pairs += squad2_pairs(args.data / "squad2-train-10" / "train-v2.0-first-10-articles.json")
+    examples = encode(tokenizer, pairs, rng)
+    positives = sum(1 for _, s, _ in examples if s > 0)
+    print(f"{len(examples)} windows ({positives} with an answer)", flush=True)
+    model = ReaderModel.from_encoder()
+    model.freeze_embeddings()
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
+    plan = batches(examples, args.batch, rng)
+    warm = max(1, int(len(plan) * args.warmup))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer,
+        lambda step: min((step + 1) / warm, max(0.0, (len(plan) - step) / (len(plan) - warm))),
+    )
+    meta: dict[str, Any] = {
+        "base": DEFAULT_MODEL,
+        "max_len": MAX_LEN,
+        "question_tokens": QUESTION_TOKENS,
+        "training": {
+            "seed": args.seed,
+            "squad11_questions": args.questions,
+            "windows": len(examples),
+            "windows_with_answer": positives,
+            "batch": args.batch,
+            "lr": args.lr,
+            "warmup": args.warmup,
+            "epochs": 1,
+            "precision": "bf16 autocast",
+        },
+    }
+    began = time.time()
+    loss_avg = 0.0
+    for step, batch in enumerate(plan):
+        ids, mask, starts, ends = tensors(batch)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            start_logits, end_logits = model(ids, mask)
+        loss = (
+            torch.nn.functional.cross_entropy(start_logits.float(), starts)
+            + torch.nn.functional.cross_entropy(end_logits.float(), ends)
+        ) / 2
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimizer.step()
+        schedule.step()
+        optimizer.zero_grad()
+        loss_avg = 0.98 * loss_avg + 0.02 * loss.item() if step else loss.item()
+        if step % 50 == 0 or step == len(plan) - 1:
+            rate = (step + 1) / (time.time() - began)
+            left = (len(plan) - step - 1) / rate
+            print(
+                f"step {step + 1}/{len(plan)} loss {loss_avg:.3f} "
+                f"{rate * args.batch:.1f} windows/s, {math.ceil(left / 60)} min left",
+                flush=True,
+            )
+        if step % 500 == 499:
+            save(model, meta | {"partial_step": step + 1})
+    meta["training"]["minutes"] = round((time.time() - began) / 60, 1)
+    save(model, meta)
+    print("saved", OUT / "reader.safetensors", flush=True)
+
+
+if __name__ == "__main__":
+    main()

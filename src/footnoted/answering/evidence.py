@@ -1,0 +1,69 @@
+"""Evidence: is there enough in the documents to answer, and what may be quoted?
+
+Two rules, in order:
+- the specification's: the best cosine similarity below ``threshold`` refuses (0.35
+  passes, 0.34 refuses); an empty collection refuses with its own message;
+- the reader's: above it, a question is answered only when some retrieved passage holds
+  a span the reader believes (its score at or above the shipped calibrated threshold).
+  Topical similarity alone never answers.
+
+``judge`` decides whether to answer; what an answer quotes is the answerer's choice
+(``extractive.choose``; in ``llm`` mode the model reads the passages in the reader's
+order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..models import Evidence, RetrievedChunk
+from ..reader import Calibration, Reading
+from ..retrieval import Retrieval
+
+EMPTY_MESSAGE = "The knowledge base is empty. Please contact an admin."
+REFUSAL_MESSAGE = (
+    "I don't have enough information to answer that question. "
+    "You might try contacting support or rephrasing your question."
+)
+SUGGESTIONS = ("Contact support", "Rephrase your question")
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A retrieved passage with what the reader found in it."""
+
+    hit: RetrievedChunk
+    reading: Reading
+
+
+def passes(score: float, threshold: float) -> bool:
+    """``score >= threshold`` with both rounded to 6 places, so 0.35 passes at 0.35."""
+    return round(score, 6) >= round(threshold, 6)
+
+
+def message(evidence: Evidence) -> str:
+    return EMPTY_MESSAGE if evidence.reason == "empty" else REFUSAL_MESSAGE
+
+
+def judge(
+    retrieval: Retrieval, threshold: float, read: Sequence[Read], calibration: Calibration
+) -> Evidence:
+    """Why to answer or refuse, by the best reader score in ``read`` (empty: nothing was
+    read)."""
+    if retrieval.total_chunks == 0:
+        return Evidence(None, threshold, "empty")
+    best = retrieval.max_score
+    if best is None or not passes(best, threshold):
+        return Evidence(best, threshold, "below_threshold")
+    if not read:
+        return Evidence(round(best, 4), threshold, "no_answer")
+    top = max(r.reading.score for r in read)
+    evidence = Evidence(
+        round(best, 4), threshold, "ok", round(top, 4), round(calibration.confidence(top), 4)
+    )
+    if top < calibration.threshold:
+        return Evidence(
+            round(best, 4), threshold, "no_answer", evidence.answer_score, evidence.confidence
+        )
+    return evidence

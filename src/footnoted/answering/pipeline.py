@@ -1,0 +1,283 @@
+"""The question path: one driver from a question to its events, in both modes.
+
+``prepare`` validates, retrieves, lets the reader read the top passages and judges
+(``evidence.judge``), all before a word is sent; ``stream`` turns a prepared question
+into events: ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Done``. In
+``extractive`` mode the answer quotes what the reader found; in ``llm`` mode the model
+gets the passages read, in the reader's order, and is never called when none answers.
+``collect`` gathers the events into one ``AskResult``, so ``answer()`` is
+``collect(ask())`` and both forms say the same.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field, replace
+
+from ..citations import MARKER, Answer
+from ..collection_settings import CollectionSettings
+from ..embedding import SentenceTransformerEmbedder
+from ..errors import InvalidInput
+from ..models import (
+    Delta,
+    Done,
+    Event,
+    Evidence,
+    Failed,
+    Notice,
+    Refusal,
+    RetrievedChunk,
+    Sources,
+    Started,
+)
+from ..reader import Reader, Reading, calibration, get_reader
+from ..retrieval import Retrieval, Retriever
+from ..settings import Settings
+from . import evidence
+from .evidence import Read
+from .extractive import bridge_candidates, extract
+from .llm import LLMAnswerer, LLMUnavailable
+
+MAX_QUESTION_CHARS = 4000
+_DELTA = re.compile(r"\S+\s*")
+RAG_OFF_MESSAGE = (
+    "Document search is turned off for this knowledge base, so no documents were "
+    "consulted and this reply cites nothing. An admin can turn it back on in the "
+    "collection settings."
+)
+NO_RETRIEVAL = Retrieval((), (), None, 0)
+RANK_PRIOR = 1.0  # reader score a passage gives up per place lower in the retrieval order
+
+
+@dataclass(frozen=True, slots=True)
+class AskResult:
+    """Everything one question produced: an answer, or a refusal."""
+
+    question: str
+    answer: Answer | None
+    refusal: Refusal | None
+    retrieval: Retrieval
+    warning: str | None = None
+    cite: bool = True  # the collection sends citation fields with its answers
+    notice: str | None = None  # e.g. the LLM was unavailable: an extractive answer instead
+    info: dict[str, object] = field(default_factory=dict)  # collection, duration_ms, chunks
+    failed: Failed | None = None  # generation broke off; ``answer`` holds the partial text
+    read: tuple[Read, ...] = ()  # the passages the reader read, best first
+
+    @property
+    def refused(self) -> bool:
+        return self.refusal is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A question after retrieval, reading and judgement, before any answer text."""
+
+    question: str
+    config: CollectionSettings
+    cite: bool
+    retrieval: Retrieval
+    info: dict[str, object]
+    warning: str | None
+    evidence: Evidence
+    read: tuple[Read, ...]  # every passage read, best first
+    reader_threshold: float  # the reader score an answer needs
+
+
+class Pipeline:
+    """Prepares and streams questions for one ``Footnoted``."""
+
+    def __init__(
+        self, settings: Settings, retriever: Retriever, embedder: SentenceTransformerEmbedder
+    ) -> None:
+        self.settings = settings
+        self.retriever = retriever
+        self.embedder = embedder
+
+    @property
+    def reader(self) -> Reader:
+        return get_reader(self.settings.embedding_precision)
+
+    def prepare(
+        self,
+        question: str,
+        collection: str,
+        config: CollectionSettings,
+        *,
+        top_k: int | None = None,
+        threshold: float | None = None,
+        embedding: list[float] | None = None,
+        include_citations: bool = True,
+    ) -> Prepared:
+        question = validate_question(question)
+        limit = threshold if threshold is not None else config.evidence_threshold
+        k = top_k or config.top_k
+        warning = self._length_warning(question) if embedding is None else None
+        began = time.perf_counter()
+        retrieval = self.retriever.retrieve(question, collection, k, embedding)
+        info: dict[str, object] = {
+            "collection": collection,
+            "duration_ms": round((time.perf_counter() - began) * 1000, 1),
+            "chunks_returned": len(retrieval.hits),
+        }
+        cal = calibration()
+        if self.settings.reader_threshold is not None:
+            cal = replace(cal, threshold=self.settings.reader_threshold)
+        read: tuple[Read, ...] = ()
+        best = retrieval.max_score
+        if best is not None and evidence.passes(best, limit):
+            began = time.perf_counter()
+            readings = self.reader.read(question, [h.chunk.text for h in retrieval.hits])
+            read = ranked(retrieval.hits, readings, cal.threshold)
+            if read[0].reading.score >= cal.threshold:
+                read += self._bridges(question, read, retrieval)
+            info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
+        judged = evidence.judge(retrieval, limit, read, cal)
+        return Prepared(
+            question, config, include_citations and config.enable_citations, retrieval, info,
+            warning, judged, read, cal.threshold,
+        )  # fmt: skip
+
+    def _bridges(
+        self, question: str, read: tuple[Read, ...], retrieval: Retrieval
+    ) -> tuple[Read, ...]:
+        """The named second-hop passages (``extractive.bridge_candidates``), read."""
+        seen = {r.hit.chunk.id for r in read}
+        extra = bridge_candidates(question, read[0], retrieval.candidates, seen)
+        if not extra:
+            return ()
+        readings = self.reader.read(question, [h.chunk.text for h in extra])
+        return tuple(Read(h, r) for h, r in zip(extra, readings, strict=True))
+
+    def stream(self, p: Prepared) -> Generator[Event, None, None]:
+        """``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources`` (when citing), ``Done``.
+
+        In ``llm`` mode a model that is down before its first token gives ``Notice`` and
+        the extractive answer; a later failure ``Failed``."""
+        if p.evidence.reason != "ok":
+            yield Refusal(evidence.message(p.evidence), evidence.SUGGESTIONS, p.evidence)
+            return
+        yield Started(warning=p.warning, retrieval=p.info)  # before the model's first token
+        grounding = {"confidence": p.evidence.confidence or 0.0,
+                     "answer_score": p.evidence.answer_score or 0.0}  # fmt: skip
+        if p.config.generation_mode != "llm":
+            yield from answer_events(
+                extract(p.question, p.read, p.reader_threshold, grounding), p.cite
+            )
+            return
+        answerer = LLMAnswerer(self.settings, self.embedder)
+        try:
+            sources, first, tokens = answerer.open(p.question, [r.hit for r in p.read])
+        except LLMUnavailable as exc:
+            message = (
+                f"Generation was unavailable ({exc.message}); this answer quotes the documents."
+            )
+            yield Notice(exc.code, message)
+            yield from answer_events(
+                extract(p.question, p.read, p.reader_threshold, grounding), p.cite
+            )
+            return
+        yield from answerer.events(sources, first, tokens, p.evidence, p.cite, grounding)
+
+    def answer(self, p: Prepared) -> AskResult:
+        return collect(p, self.stream(p))
+
+    def _length_warning(self, question: str) -> str | None:
+        tokens = self.embedder.count_tokens([question])[0]
+        limit = self.embedder.max_tokens - 2
+        if tokens <= limit:
+            return None
+        return (
+            f"The question is {tokens} tokens long; only the first {limit} were used to "
+            "search the documents."
+        )
+
+
+def ranked(
+    hits: Sequence[RetrievedChunk], readings: Sequence[Reading], threshold: float
+) -> tuple[Read, ...]:
+    """The passages read, the ones the reader believes first, each group by reader score
+    less ``RANK_PRIOR`` per place in the retrieval order (SQuAD dev: citation hits 78.9%
+    -> 80.4% of answerable questions, span EM 59.4% -> 60.7% over ranking by the reader
+    score alone)."""
+    pairs = [(i, Read(h, r)) for i, (h, r) in enumerate(zip(hits, readings, strict=True))]
+    pairs.sort(
+        key=lambda p: (p[1].reading.score >= threshold, p[1].reading.score - RANK_PRIOR * p[0]),
+        reverse=True,
+    )
+    return tuple(r for _, r in pairs)
+
+
+def rag_off(question: str) -> AskResult:
+    """The reply of a collection whose document search is turned off."""
+    return AskResult(question, Answer(RAG_OFF_MESSAGE, (), (), ()), None, NO_RETRIEVAL, cite=False)
+
+
+def split_deltas(text: str) -> list[str]:
+    """The pieces an answer streams in: each word with the whitespace after it."""
+    return _DELTA.findall(text) or [text]
+
+
+def plain_text(answer: Answer) -> str:
+    """The answer without its ``[N]`` markers."""
+    return MARKER.sub("", answer.text).replace("  ", " ").strip()
+
+
+def answer_events(a: Answer, cite: bool) -> Generator[Event, None, None]:
+    """``Delta``…, ``Sources`` (when citing), ``Done`` for a finished answer."""
+    text = a.text if cite else plain_text(a)
+    for piece in split_deltas(text):
+        yield Delta(piece)
+    if cite:
+        yield Sources(a.citations, a.referenced, a.spans, a.grounding)
+    yield Done(text)
+
+
+def collect(p: Prepared, events: Generator[Event, None, None]) -> AskResult:
+    """Gather a prepared question's events into one ``AskResult`` (the JSON answer)."""
+    start = Started()
+    notice: str | None = None
+    parts: list[str] = []
+    sources: Sources | None = None
+
+    def result(answer: Answer | None, refusal: Refusal | None, **extra: object) -> AskResult:
+        return AskResult(
+            p.question, answer, refusal, p.retrieval, start.warning or p.warning,
+            info=dict(start.retrieval or p.info), read=p.read, **extra,  # type: ignore[arg-type]
+        )  # fmt: skip
+
+    for event in events:
+        if isinstance(event, Refusal):
+            return result(None, event, cite=p.cite)
+        if isinstance(event, Started):
+            start = event
+        elif isinstance(event, Notice):
+            notice = event.message
+        elif isinstance(event, Delta):
+            parts.append(event.text)
+        elif isinstance(event, Sources):
+            sources = event
+        elif isinstance(event, Failed):
+            partial = Answer("".join(parts), (), (), ())
+            return result(partial, None, cite=False, notice=notice, failed=event)
+    text = "".join(parts)
+    if sources is None:
+        answer = Answer(text, (), (), ())
+    else:
+        answer = Answer(text, sources.citations, sources.referenced_indices, sources.spans,
+                        sources.grounding)  # fmt: skip
+    return result(answer, None, cite=p.cite and sources is not None, notice=notice)
+
+
+def validate_question(question: str) -> str:
+    text = question.strip()
+    if not text:
+        raise InvalidInput("The question is empty.", code="empty_question")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidInput(
+            f"The question is {len(question)} characters long; the limit is {MAX_QUESTION_CHARS}.",
+            code="question_too_long",
+        )
+    return text

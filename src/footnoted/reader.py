@@ -1,0 +1,186 @@
+"""The reader: does a passage answer the question, and with which span?
+
+An extractive question-answering model (the packaged all-MiniLM-L6-v2 encoder with a
+span head, trained by ``scripts/train_reader.py`` on SQuAD) reads the question with
+each retrieved passage and scores every span of the passage against "no answer" (the
+[CLS] position), as SQuAD 2.0 readers do. Its trained layers ship in the package
+(``data/reader.safetensors``); the frozen embeddings come from the packaged encoder.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors.torch import load_file
+
+from .embedding import resolve_model_path, resolve_precision
+from .errors import ModelUnavailable
+from .settings import DEFAULT_MODEL
+
+MAX_LEN = 192  # question and passage window, in tokens
+QUESTION_TOKENS = 48  # a longer question is cut to this many tokens
+
+
+@cache
+def load_tokenizer() -> Any:
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(resolve_model_path(DEFAULT_MODEL))
+
+
+class ReaderModel(torch.nn.Module):
+    """Encoder + a linear head giving each token a start and an end logit."""
+
+    def __init__(self, encoder: Any) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.qa = torch.nn.Linear(encoder.config.hidden_size, 2)
+        torch.nn.init.normal_(self.qa.weight, std=0.02)
+        torch.nn.init.zeros_(self.qa.bias)
+
+    @classmethod
+    def from_encoder(cls) -> ReaderModel:
+        from transformers import AutoModel
+
+        encoder = AutoModel.from_pretrained(resolve_model_path(DEFAULT_MODEL))
+        return cls(encoder)
+
+    def freeze_embeddings(self) -> None:
+        for p in self.encoder.embeddings.parameters():
+            p.requires_grad = False
+
+    def trainable_state(self) -> dict[str, torch.Tensor]:
+        """The weights the reader ships: everything but the frozen embeddings."""
+        return {k: v for k, v in self.state_dict().items() if ".embeddings." not in f".{k}"}
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
+        logits = self.qa(hidden).float().masked_fill((mask == 0).unsqueeze(-1), -1e4)
+        return logits[..., 0], logits[..., 1]
+
+
+MAX_SPAN = 30  # longest answer span, in tokens
+WEIGHTS = Path(__file__).with_name("data") / "reader.safetensors"
+CONFIG = Path(__file__).with_name("data") / "reader.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What the reader found in one passage.
+
+    ``score`` is the best span's start + end logit less the no-answer logits (above the
+    calibrated threshold: the reader believes the passage answers); ``start``/``end``
+    are the span's character offsets in the passage (end exclusive)."""
+
+    score: float
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """The shipped threshold on ``Reading.score`` and the logistic map to a probability."""
+
+    threshold: float
+    slope: float
+    intercept: float
+
+    def confidence(self, score: float) -> float:
+        return 1.0 / (1.0 + math.exp(-(self.slope * score + self.intercept)))
+
+
+@cache
+def calibration() -> Calibration:
+    data = json.loads(CONFIG.read_text()).get("calibration")
+    if data is None:
+        raise ModelUnavailable(f"{CONFIG} has no calibration: run scripts/calibrate_reader.py")
+    return Calibration(data["threshold"], data["slope"], data["intercept"])
+
+
+class Reader:
+    """The shipped reader, run at the embedder's precision (bf16 weights or fp32)."""
+
+    def __init__(self, precision: str) -> None:
+        if not WEIGHTS.exists():
+            raise ModelUnavailable(f"The reader's weights are missing: {WEIGHTS}")
+        model = ReaderModel.from_encoder()
+        missing, unexpected = model.load_state_dict(load_file(str(WEIGHTS)), strict=False)
+        if unexpected or any(".embeddings." not in f".{k}" for k in missing):
+            raise ModelUnavailable(f"{WEIGHTS} does not fit the packaged encoder")
+        model.eval()
+        self.dtype = torch.bfloat16 if resolve_precision(precision) == "bf16" else torch.float32
+        self.model = model.to(self.dtype)
+        self.tokenizer = load_tokenizer()
+        self._lock = threading.Lock()
+
+    def _question(self, question: str) -> str:
+        """The question cut to ``QUESTION_TOKENS`` tokens."""
+        tokens = self.tokenizer(question, add_special_tokens=False, return_offsets_mapping=True)
+        offsets = tokens["offset_mapping"]
+        if len(offsets) <= QUESTION_TOKENS:
+            return question
+        return question[: offsets[QUESTION_TOKENS - 1][1]]
+
+    def read(self, question: str, passages: Sequence[str]) -> list[Reading]:
+        """One reading per passage, all windows of all passages in one batch."""
+        if not passages:
+            return []
+        enc = self.tokenizer(
+            [self._question(question)] * len(passages),
+            list(passages),
+            truncation="only_second",
+            max_length=MAX_LEN,
+            stride=64,
+            return_overflowing_tokens=True,
+            return_offsets_mapping=True,
+            padding=True,
+            return_tensors="pt",
+        )
+        with self._lock, torch.inference_mode():
+            start_logits, end_logits = self.model(enc["input_ids"], enc["attention_mask"])
+        best: dict[int, Reading] = {}
+        owners = enc["overflow_to_sample_mapping"].tolist()
+        for w, owner in enumerate(owners):
+            reading = _best_span(
+                start_logits[w], end_logits[w], enc.sequence_ids(w), enc["offset_mapping"][w]
+            )
+            if owner not in best or reading.score > best[owner].score:
+                best[owner] = reading
+        return [best[i] for i in range(len(passages))]
+
+
+def _best_span(
+    start: torch.Tensor, end: torch.Tensor, sequence: list[int | None], offsets: torch.Tensor
+) -> Reading:
+    context = torch.tensor([s == 1 for s in sequence])
+    if not context.any():
+        return Reading(-math.inf, 0, 0)
+    s = start.masked_fill(~context, -1e4)
+    e = end.masked_fill(~context, -1e4)
+    pair = s[:, None] + e[None, :]
+    band = torch.ones_like(pair, dtype=torch.bool).triu().tril(MAX_SPAN - 1)
+    pair = pair.masked_fill(~band, -1e4)
+    flat = int(torch.argmax(pair))
+    i, j = divmod(flat, pair.shape[1])
+    null = float(start[0] + end[0])
+    return Reading(float(pair[i, j]) - null, int(offsets[i][0]), int(offsets[j][1]))
+
+
+_shared: dict[str, Reader] = {}
+_shared_lock = threading.Lock()
+
+
+def get_reader(precision: str) -> Reader:
+    """One reader per precision per process: the model is loaded once."""
+    with _shared_lock:
+        if precision not in _shared:
+            _shared[precision] = Reader(precision)
+        return _shared[precision]

@@ -1,0 +1,70 @@
+"""The shipped reader: its stated scores, its spans, and the answers it decides."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import shared
+from footnoted import Footnoted, Settings
+from footnoted.embedding import resolve_precision
+from footnoted.evaluation.datasets import read_squad
+from footnoted.evaluation.reader_eval import score_reader
+from footnoted.reader import CONFIG, WEIGHTS, calibration, get_reader
+
+pytestmark = pytest.mark.precision
+
+
+@pytest.fixture(scope="module")
+def precision() -> str:
+    return resolve_precision(Settings().embedding_precision)
+
+
+def test_the_shipped_file_reproduces_its_stated_scores_on_the_fixed_slice(precision: str) -> None:
+    """SQuAD 2.0 dev's first article, each question against its own paragraph; stated
+    at both precisions by scripts/calibrate_reader.py, checked at this run's."""
+    stated = json.loads(CONFIG.read_text())["scores"]["slice"][precision]
+    questions = [
+        q for a in read_squad(shared("squad2", "dev-16-articles.json"), 1) for q in a.questions
+    ]
+    got = score_reader(get_reader(precision), questions, calibration().threshold)
+    assert got.questions == stated["questions"] == len(questions) > 200
+    for name in ("exact_match", "f1", "has_answer_f1", "no_answer_accuracy"):
+        assert getattr(got, name) == pytest.approx(stated[name], abs=0.005), name
+
+
+def test_the_weights_ship_small_and_hold_no_embeddings() -> None:
+    assert WEIGHTS.stat().st_size < 25 * 1024 * 1024
+    training = json.loads(CONFIG.read_text())["training"]
+    assert training["windows"] > training["windows_with_answer"] > 10_000
+
+
+def test_it_finds_the_span_that_answers_and_nothing_where_none_does(precision: str) -> None:
+    reader = get_reader(precision)
+    passage = "The office opens at nine in the morning. Backups are kept for thirty days."
+    unrelated = "Refunds are paid to the original payment method within ten business days."
+    hit, miss = reader.read("When does the office open?", [passage, unrelated])
+    assert "nine in the morning" in passage[hit.start : hit.end]
+    assert len(passage[hit.start : hit.end]) < 30
+    assert hit.score >= calibration().threshold > miss.score
+
+
+def test_an_answer_leads_with_the_span_and_is_not_padded(samples_service: Footnoted) -> None:
+    """The annual plan rule, without the monthly one that sits next to it."""
+    result = samples_service.answer("How are annual plans refunded?")
+    assert result.answer is not None
+    text = result.answer.text
+    assert text.startswith("Annual plans are refunded in full")
+    assert "Monthly" not in text and "month is not refunded" not in text
+    lead = result.answer.spans[0]
+    assert lead.exact_start is not None and lead.exact_end is not None
+    assert lead.answer_start <= lead.exact_start < lead.exact_end <= lead.answer_end
+    assert result.answer.grounding is not None
+    assert 0.0 <= result.answer.grounding["confidence"] <= 1.0
+
+
+def test_an_off_topic_question_is_refused_without_quoting(samples_service: Footnoted) -> None:
+    result = samples_service.answer("Who wrote the novel War and Peace?")
+    assert result.refusal is not None
+    assert result.refusal.evidence.reason in ("below_threshold", "no_answer")
