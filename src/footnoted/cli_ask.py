@@ -112,10 +112,10 @@ def _remote(
 
 @contextmanager
 def _service(settings: Settings) -> Iterator[Footnoted]:
-    with err.status("Loading the embedding model (footnoted serve keeps it loaded)…"):
+    with err.status("Loading the models (footnoted serve keeps them loaded)…"):
         fn = Footnoted(settings)
         try:
-            fn.embedder.warm_up()
+            fn.warm_up()
         except BaseException:
             fn.close()
             raise

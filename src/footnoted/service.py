@@ -50,6 +50,11 @@ class Footnoted:
             self._ingestor.parser.close()
         self.store.close()
 
+    def warm_up(self) -> None:
+        """Load the models a question needs (the embedder, then the reader) ahead of it."""
+        self.embedder.warm_up()
+        _ = self.pipeline.reader
+
     def __enter__(self) -> Footnoted:
         return self
 

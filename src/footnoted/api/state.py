@@ -40,7 +40,7 @@ class AppState:
             chat_pool=ThreadPoolExecutor(32, thread_name_prefix="footnoted-chat"),
             ingest_pool=ThreadPoolExecutor(2, thread_name_prefix="footnoted-ingest"),
             owns_service=owns_service,
-            warmup=Warmup(service.embedder.warm_up),
+            warmup=Warmup(service.warm_up),
         )
 
     def close(self) -> None:

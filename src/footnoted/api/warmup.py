@@ -30,7 +30,7 @@ class Warmup:
         try:
             self._load()
         except Exception:
-            log.exception("loading the embedding model failed")
+            log.exception("loading the models failed")
             self.state = "failed"
         else:
             # What exists now (modules, the model) lives as long as the process. A full

@@ -325,7 +325,7 @@ def knowledge_base(
                     progress("ingest", done, total)
 
             started = time.perf_counter()
-            fn.embedder.warm_up()
+            fn.warm_up()
             loaded = time.perf_counter() - started
             if progress is not None:
                 progress("ingest", 0, total)
