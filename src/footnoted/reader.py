@@ -98,11 +98,14 @@ class Calibration:
 
 
 @cache
-def calibration() -> Calibration:
+def calibration(threshold: float | None = None) -> Calibration:
+    """The shipped calibration; ``threshold`` (``FOOTNOTED_READER_THRESHOLD``) replaces
+    its threshold when set."""
     data = json.loads(CONFIG.read_text()).get("calibration")
     if data is None:
         raise ModelUnavailable(f"{CONFIG} has no calibration: run scripts/calibrate_reader.py")
-    return Calibration(data["threshold"], data["slope"], data["intercept"])
+    chosen = data["threshold"] if threshold is None else threshold
+    return Calibration(chosen, data["slope"], data["intercept"])
 
 
 class Reader:

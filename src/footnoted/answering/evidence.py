@@ -59,11 +59,7 @@ def judge(
     if not read:
         return Evidence(round(best, 4), threshold, "no_answer")
     top = max(r.reading.score for r in read)
-    evidence = Evidence(
-        round(best, 4), threshold, "ok", round(top, 4), round(calibration.confidence(top), 4)
+    reason = "ok" if top >= calibration.threshold else "no_answer"
+    return Evidence(
+        round(best, 4), threshold, reason, round(top, 4), round(calibration.confidence(top), 4)
     )
-    if top < calibration.threshold:
-        return Evidence(
-            round(best, 4), threshold, "no_answer", evidence.answer_score, evidence.confidence
-        )
-    return evidence

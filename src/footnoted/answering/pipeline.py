@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ..citations import MARKER, Answer
 from ..collection_settings import CollectionSettings
@@ -122,9 +122,7 @@ class Pipeline:
             "duration_ms": round((time.perf_counter() - began) * 1000, 1),
             "chunks_returned": len(retrieval.hits),
         }
-        cal = calibration()
-        if self.settings.reader_threshold is not None:
-            cal = replace(cal, threshold=self.settings.reader_threshold)
+        cal = calibration(self.settings.reader_threshold)
         read: tuple[Read, ...] = ()
         best = retrieval.max_score
         if best is not None and evidence.passes(best, limit):

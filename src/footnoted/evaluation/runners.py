@@ -259,9 +259,7 @@ class KnowledgeBase:
         return RunInfo(
             model=self.fn.embedder.name,
             threshold=s.evidence_threshold,
-            reader_threshold=(
-                calibration().threshold if s.reader_threshold is None else s.reader_threshold
-            ),
+            reader_threshold=calibration(s.reader_threshold).threshold,
             top_k=s.top_k,
             chunk_tokens=s.chunk_tokens,
             bf16=bool(getattr(self.fn.embedder, "bf16", False)),
