@@ -1,13 +1,15 @@
 """A small OpenAI-compatible chat server on 127.0.0.1 that stands in for the LLM.
 
 Tests set :attr:`FakeLLM.script` to say what the next replies are: the tokens to stream,
-a delay between them, an HTTP status, or a drop after some tokens. Every request body
+a delay between them, an HTTP status, a drop after some tokens, or an endless stream
+(:attr:`FakeLLM.sent` counts the bytes it wrote). Every request body
 is kept in :attr:`FakeLLM.requests`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import threading
 import time
@@ -25,6 +27,7 @@ class Script:
     status: int = 200
     drop_after: int | None = None  # close the connection after this many tokens
     garbage: bool = False  # send a line that is not JSON instead of tokens
+    endless: bool = False  # repeat the tokens until the client hangs up, never finishing
 
 
 def words(text: str) -> list[str]:
@@ -45,6 +48,7 @@ class FakeLLM:
     def __init__(self) -> None:
         self.script = Script(words("Annual plans are refunded in full [1]."))
         self.requests: list[dict[str, Any]] = []
+        self.sent = 0  # bytes of the latest reply
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -79,14 +83,18 @@ class FakeLLM:
         if script.garbage:
             h.wfile.write(b"data: {not json\n\n")
             return
-        for n, token in enumerate(script.tokens):
+        self.sent = 0
+        tokens = itertools.cycle(script.tokens) if script.endless else script.tokens
+        for n, token in enumerate(tokens):
             if script.drop_after is not None and n == script.drop_after:
                 h.wfile.flush()
                 return  # the connection closes without finish_reason or [DONE]
             if script.delay_s:
                 time.sleep(script.delay_s)
-            h.wfile.write(_chunk({"content": token}, None))
+            frame = _chunk({"content": token}, None)
+            h.wfile.write(frame)
             h.wfile.flush()
+            self.sent += len(frame)
         h.wfile.write(_chunk({}, "stop"))
         h.wfile.write(b"data: [DONE]\n\n")
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from footnoted import Settings
-from footnoted.answering.llm import ChatClient, LLMUnavailable
+from footnoted.answering.llm import ChatClient, GenerationLimit, LLMUnavailable
 
 
 def sse(*contents: str, done: bool = True) -> bytes:
@@ -60,3 +60,17 @@ def test_connection_errors_raise_llm_unavailable() -> None:
 
     with pytest.raises(LLMUnavailable, match="could not be reached"):
         list(client(httpx.MockTransport(refuse)).stream([]))
+
+
+def test_lines_split_across_reads_and_crlf_are_parsed() -> None:
+    whole = sse("Hé", "llo").replace(b"\n", b"\r\n")
+    pieces = [whole[i : i + 7] for i in range(0, len(whole), 7)]  # splits lines and UTF-8
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=iter(pieces)))
+    assert list(client(transport).stream([])) == ["Hé", "llo"]
+
+
+def test_a_stream_past_the_token_cap_raises_generation_limit() -> None:
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=sse(*"abcd")))
+    assert list(client(transport, llm_max_tokens=4).stream([])) == list("abcd")
+    with pytest.raises(GenerationLimit, match="limit of 3 tokens"):
+        list(client(transport, llm_max_tokens=3).stream([]))

@@ -187,7 +187,24 @@ class Settings(BaseSettings):
         gt=0,
         description="Seconds to wait for the LLM server (to connect, and between tokens).",
     )
-    llm_max_tokens: int = Field(default=800, ge=1, description="Most tokens the LLM may write.")
+    llm_max_tokens: int = Field(
+        default=800,
+        ge=1,
+        description=(
+            "Most tokens the LLM may write; sent to the server and enforced here too (a "
+            "stream that goes on is cut off and its answer kept as incomplete)."
+        ),
+    )
+    llm_max_bytes: int = Field(
+        default=4 * 1024 * 1024,
+        ge=1024,
+        description="Most bytes footnoted reads from one LLM stream (framing included).",
+    )
+    llm_max_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="Most seconds one LLM answer may stream, from the request on.",
+    )
     llm_temperature: float = Field(
         default=0.0, ge=0.0, le=2.0, description="Sampling temperature sent to the LLM."
     )

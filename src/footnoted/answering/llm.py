@@ -7,12 +7,20 @@ token stream into ``Footnoted.ask()`` events: markers cleaned while streaming, t
 support check after. A failure before the first token raises :class:`LLMUnavailable`
 from :meth:`LLMAnswerer.open` so the caller can fall back; one after it ends the events
 with ``Failed``.
+
+A stream is read within footnoted's own caps whatever the server does: at most
+``llm_max_tokens`` content deltas (a server sends at most one delta per token, so one
+that honours ``max_tokens`` never meets this cap), ``llm_max_bytes`` bytes and
+``llm_max_seconds`` seconds. Past one, :class:`GenerationLimit` closes the connection
+and the answer ends ``Failed("generation_limit")``: the text so far is kept, incomplete.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass
 
 import httpx
 
@@ -37,6 +45,24 @@ class GenerationInterrupted(FootnotedError):
     code = "generation_interrupted"
 
 
+class GenerationLimit(LLMUnavailable):
+    """The stream passed one of footnoted's caps (tokens, bytes or seconds)."""
+
+    status = 502
+    code = "generation_limit"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamCaps:
+    tokens: int
+    bytes: int
+    seconds: float
+
+    @classmethod
+    def of(cls, settings: Settings) -> StreamCaps:
+        return cls(settings.llm_max_tokens, settings.llm_max_bytes, settings.llm_max_seconds)
+
+
 class ChatClient:
     """A streaming client for an OpenAI-compatible ``/chat/completions``."""
 
@@ -52,10 +78,13 @@ class ChatClient:
             "temperature": settings.llm_temperature,
         }
         self.transport = transport
+        self.caps = StreamCaps.of(settings)
 
     def stream(self, messages: list[dict[str, str]]) -> Iterator[str]:
-        """Content tokens as they arrive; raises ``LLMUnavailable`` on any failure."""
+        """Content tokens as they arrive; raises ``LLMUnavailable`` on any failure and
+        ``GenerationLimit`` past a cap (which closes the connection)."""
         body = {"model": self.model, "messages": messages, "stream": True, **self.options}
+        deadline = time.monotonic() + self.caps.seconds
         try:
             with (
                 httpx.Client(transport=self.transport, timeout=self.timeout) as client,
@@ -63,15 +92,40 @@ class ChatClient:
             ):
                 if response.status_code >= 400:
                     raise LLMUnavailable(f"The LLM server answered HTTP {response.status_code}.")
-                yield from _tokens(response.iter_lines())
+                lines = _lines(response.iter_bytes(), self.caps, deadline)
+                yield from _tokens(lines, self.caps.tokens)
         except httpx.TimeoutException as exc:
             raise LLMUnavailable("The LLM server did not answer in time.") from exc
         except httpx.HTTPError as exc:
             raise LLMUnavailable(f"The LLM server could not be reached ({exc}).") from exc
 
 
-def _tokens(lines: Iterator[str]) -> Iterator[str]:
+def _lines(chunks: Iterator[bytes], caps: StreamCaps, deadline: float) -> Iterator[str]:
+    """The stream's lines, split here (no line is buffered past the byte cap)."""
+    seen = 0
+    pending = b""
+    for chunk in chunks:
+        seen += len(chunk)
+        if seen > caps.bytes:
+            raise GenerationLimit(
+                f"The LLM stream passed footnoted's limit of {caps.bytes} bytes "
+                "(FOOTNOTED_LLM_MAX_BYTES)."
+            )
+        if time.monotonic() > deadline:
+            raise GenerationLimit(
+                f"The LLM stream passed footnoted's limit of {caps.seconds:g} s "
+                "(FOOTNOTED_LLM_MAX_SECONDS)."
+            )
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            yield line.rstrip(b"\r").decode("utf-8", "replace")
+    if pending:
+        yield pending.decode("utf-8", "replace")
+
+
+def _tokens(lines: Iterator[str], max_tokens: int) -> Iterator[str]:
     finished = False
+    count = 0
     for line in lines:
         if not line.startswith("data:"):
             continue
@@ -86,6 +140,12 @@ def _tokens(lines: Iterator[str]) -> Iterator[str]:
         if not isinstance(content, str):
             raise LLMUnavailable("The LLM server sent a malformed stream.")
         if content:
+            count += 1
+            if count > max_tokens:
+                raise GenerationLimit(
+                    f"The LLM wrote past footnoted's limit of {max_tokens} tokens "
+                    "(FOOTNOTED_LLM_MAX_TOKENS)."
+                )
             yield content
         finished = finished or bool(choice.get("finish_reason"))
     if not finished:
@@ -137,8 +197,7 @@ class LLMAnswerer:
         try:
             head = _head(first, tokens)
             if _norm(head).startswith(PHRASE):
-                for _ in tokens:
-                    pass
+                _close(tokens)  # nothing more is read: the connection closes
                 yield Refusal(REFUSAL_MESSAGE, SUGGESTIONS, evidence)
                 return
             for piece in _chain(head, tokens):
@@ -149,7 +208,7 @@ class LLMAnswerer:
             tail = cleaner.flush()
             if tail:
                 yield Delta(tail)
-            yield Failed("generation_interrupted", f"The answer stopped part-way: {exc.message}")
+            yield _failed(exc)
             return
         tail = cleaner.flush()
         if tail:
@@ -158,6 +217,18 @@ class LLMAnswerer:
             a = check_support(cleaner.text, cleaner.order, sources, self.embedder)
             yield Sources(a.citations, a.referenced, a.spans, {**(a.grounding or {}), **reader})
         yield Done(cleaner.text)
+
+
+def _failed(exc: LLMUnavailable) -> Failed:
+    if isinstance(exc, GenerationLimit):
+        return Failed(exc.code, f"The answer is incomplete: {exc.message}")
+    return Failed("generation_interrupted", f"The answer stopped part-way: {exc.message}")
+
+
+def _close(tokens: Iterator[str]) -> None:
+    close = getattr(tokens, "close", None)
+    if close is not None:
+        close()
 
 
 def _head(first: str, tokens: Iterator[str]) -> str:
