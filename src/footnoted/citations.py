@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .models import Citation, RetrievedChunk, Span
+from .pages import page_at
 
 MARKER = re.compile(r"\[(\d+(?:\s*[,\-–]\s*\d+)*)\]")
 """``[1]``, ``[1, 3]`` or ``[1-3]``; ``[1][3]`` is two matches. The only marker pattern."""
@@ -66,6 +67,25 @@ def make_citation(index: int, hit: RetrievedChunk) -> Citation:
         char_end=chunk.char_end,
         score=round(hit.score, 4),
     )
+
+
+def pin_pages(answer: Answer) -> Answer:
+    """Each span's page is the page its quoted text starts on, and each quoted citation's
+    page the page of its first quote: a sentence on page 39 of a chunk that starts on
+    page 38 is cited "Page 39". Citations nothing quotes keep their chunk's first page."""
+    by_index = {c.index: c for c in answer.citations}
+    spans = tuple(
+        replace(s, page=page_at(by_index[s.index], s.doc_start)) if s.index in by_index else s
+        for s in answer.spans
+    )
+    first: dict[int, int] = {}
+    for span in spans:
+        if span.page is not None:
+            first.setdefault(span.index, span.page)
+    citations = tuple(
+        replace(c, page=first[c.index]) if c.index in first else c for c in answer.citations
+    )
+    return replace(answer, citations=citations, spans=spans)
 
 
 def referenced_indices(text: str) -> list[int]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .chunking import split_sentences
-from .citations import MARKER, Answer, make_citation, marker_numbers
+from .citations import MARKER, Answer, make_citation, marker_numbers, pin_pages
 from .embedding import Embedder
 from .models import Citation, RetrievedChunk, Span
 from .text import content_stems
@@ -258,7 +258,7 @@ def _assemble(
     grounding: dict[str, float] = dict(zip(names, counts, strict=True))
     grounding["added"] = len(added)
     referenced = tuple(range(1, used + 1))
-    return Answer(text, tuple(citations), referenced, tuple(spans), grounding)
+    return pin_pages(Answer(text, tuple(citations), referenced, tuple(spans), grounding))
 
 
 def dedupe_hits(hits: Sequence[RetrievedChunk], cap: int = 20) -> list[RetrievedChunk]:

@@ -130,7 +130,8 @@ class Citation:
 class Span:
     """Ties answer text ``[answer_start, answer_end)`` to source text of citation ``index``.
 
-    ``doc_start``/``doc_end`` are offsets into the cited document's extracted text.
+    ``doc_start``/``doc_end`` are offsets into the cited document's extracted text;
+    ``page`` is the page that text starts on (None where the document has no pages).
     """
 
     answer_start: int
@@ -145,9 +146,12 @@ class Span:
     exact_end: int | None = None
     exact_doc_start: int | None = None
     exact_doc_end: int | None = None
+    page: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        """The contract's fields (``page`` null where the document has no pages) and
+        whichever optional ones are set."""
+        return {k: v for k, v in asdict(self).items() if v is not None or k == "page"}
 
 
 @dataclass(frozen=True, slots=True)

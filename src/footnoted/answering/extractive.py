@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import groupby
 
-from ..citations import Answer, make_citation
+from ..citations import Answer, make_citation, pin_pages
 from ..models import RetrievedChunk, Span
 from ..sentences import chunk_sentences
 from .evidence import Read
@@ -175,4 +175,4 @@ def extract(
         parts.append(piece)
         cursor += len(piece)
     referenced = tuple(range(1, quoted + 1))
-    return Answer(" ".join(parts), citations, referenced, tuple(spans), grounding)
+    return pin_pages(Answer(" ".join(parts), citations, referenced, tuple(spans), grounding))

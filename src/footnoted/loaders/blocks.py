@@ -4,7 +4,9 @@ Each loader produces a list of :class:`Block` (one paragraph-like run of text wi
 page and heading path); :func:`assemble` joins the blocks with blank lines (a page break,
 ``"\n\f"``, between pages: see :mod:`footnoted.pages`) into
 :attr:`ParsedDocument.text` and records one :class:`Segment` per block, so
-``text[segment.start:segment.end]`` is exactly that block.
+``text[segment.start:segment.end]`` is exactly that block. A block that ``continues`` the
+one before it on a later page (a paragraph cut by a page break) joins it with a bare
+form feed and extends its segment, so chunking never cuts that paragraph in two.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ class Block:
     text: str
     section: tuple[str, ...] = ()
     page: int | None = None
+    continues: bool = False  # the rest of the previous block's paragraph, on a later page
 
 
 class Sections:
@@ -82,6 +85,13 @@ def describe(exc: BaseException) -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
+def _turns(block: Block, previous: int | None) -> int:
+    """The pages turned where ``block`` continues the paragraph before it (else 0)."""
+    if not block.continues or previous is None or block.page is None:
+        return 0
+    return max(block.page - previous, 0)
+
+
 def assemble(
     blocks: Sequence[Block], *, kind: str, title: str | None, page_count: int | None = None
 ) -> ParsedDocument:
@@ -93,12 +103,19 @@ def assemble(
         text = clean(block.text)
         if not text:
             continue
-        if parts:
+        turns = _turns(block, previous) if segments else 0
+        if turns:
+            parts.append(PAGE_BREAK * turns)
+        elif parts:
             parts.append(separator(previous, block.page))
         elif block.page is not None and block.page > 1:
             parts.append(PAGE_BREAK * (block.page - 1))
         offset += len(parts[-1]) if parts else 0
-        segments.append(Segment(offset, offset + len(text), block.page, block.section))
+        if turns:
+            last = segments.pop()
+            segments.append(Segment(last.start, offset + len(text), last.page, last.section))
+        else:
+            segments.append(Segment(offset, offset + len(text), block.page, block.section))
         parts.append(text)
         offset += len(text)
         previous = block.page

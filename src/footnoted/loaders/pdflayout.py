@@ -374,6 +374,7 @@ class _Vocabulary:
 def _pdf_blocks(pages: list[list[Line]], ratio: float, vocabulary: _Vocabulary) -> list[Block]:
     sections = Sections()
     blocks: list[Block] = []
+    last: list[Line] = []  # the lines of the last block with text
     for number, lines in enumerate(pages, start=1):
         for group in _group_lines(lines, ratio):
             text = vocabulary.text(group)
@@ -382,8 +383,27 @@ def _pdf_blocks(pages: list[list[Line]], ratio: float, vocabulary: _Vocabulary) 
                 if title or text:
                     path = sections.enter(level, title or vocabulary.heading(group))
             if text:
-                blocks.append(Block(text, path, number))
+                turned = bool(blocks) and blocks[-1].page != number
+                continues = turned and _continues(last, group, blocks[-1].text, text)
+                blocks.append(Block(text, path, number, continues))
+                last = group
     return blocks
+
+
+def _continues(prev: list[Line], cur: list[Line], prev_text: str, text: str) -> bool:
+    """Does the first block of a page go on with the paragraph that ended the page before
+    (cut by the page break mid-sentence)? Body text of one size on both sides, and the
+    text before stops unfinished: before a lower-case word, or on a comma or a word like
+    "the" that cannot end a sentence."""
+    before, after = prev[-1], cur[0]
+    if any(line.heading or line.heading_cont or line.row for line in (before, after)):
+        return False
+    if after.starts or abs(before.size - after.size) > 0.1 * max(before.size, after.size):
+        return False
+    if _SENTENCE_END.search(prev_text) or not text[:1].isalnum():
+        return False
+    last_word = prev_text.rsplit(" ", 1)[-1].lower()
+    return text[0].islower() or prev_text[-1] in ",;" or last_word in _DANGLING
 
 
 def _capitals_heading(lines: list[Line]) -> list[Line]:
