@@ -19,7 +19,9 @@ from .bench.cli import bench_app
 from .cli_ask import ask
 from .cli_db import db_app
 from .cli_errors import failure
-from .cli_server import refusals, serve, user_app
+from .cli_mcp import mcp
+from .cli_server import refusals, serve
+from .cli_users import user_app
 from .errors import FootnotedError
 from .evaluation.cli import eval_app
 from .ingest import FileResult, walk
@@ -40,6 +42,7 @@ app.add_typer(db_app, name="db")
 app.command()(ask)
 app.command()(serve)
 app.command()(refusals)
+app.command()(mcp)
 cli_help.install()
 
 out = Console()

@@ -21,7 +21,7 @@ from rich.text import Text
 from .cli_errors import failure
 from .cli_remote import ask_server, cli_token, running_server
 from .errors import FootnotedError
-from .service import Footnoted, answer_payload, refusal_payload
+from .service import Footnoted, refusal_payload
 from .settings import Settings
 
 REFUSED = 3  # exit status of a refusal: the documents do not hold the answer
@@ -132,16 +132,7 @@ def _local(
 
     with _service(settings) as fn:
         if as_json:
-            result = fn.answer(question, collection)
-            if result.refusal is not None:
-                fn.log_refusal(question, collection, result.refusal)
-                payload = refusal_payload(result.refusal)
-            else:
-                assert result.answer is not None
-                payload = answer_payload(
-                    result.answer, include_citations=result.cite, warning=result.warning,
-                    notice=result.notice,
-                )  # fmt: skip
+            payload = fn.answer_json(question, collection)
             _print(payload, as_json)
             return payload
         payload = {"type": "answer", "referenced_indices": []}

@@ -187,6 +187,18 @@ class Footnoted:
         )
         return self.pipeline.answer(prepared)
 
+    def answer_json(self, question: str, collection: str | None = None) -> dict[str, object]:
+        """``/api/chat``'s JSON answer or refusal, answered here (a refusal is logged)."""
+        result = self.answer(question, collection)
+        if result.refusal is not None:
+            self.log_refusal(question, collection, result.refusal)
+            return refusal_payload(result.refusal)
+        assert result.answer is not None
+        return answer_payload(
+            result.answer, include_citations=result.cite, warning=result.warning,
+            notice=result.notice,
+        )  # fmt: skip
+
     # -- collection settings and the refusal log ---------------------------------------
     def collection_settings(self, collection: str | None = None) -> CollectionSettings:
         coll = collection or self.settings.collection

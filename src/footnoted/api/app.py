@@ -13,10 +13,10 @@ from .. import __version__
 from ..embedding import set_threads
 from ..service import Footnoted
 from ..settings import Settings
-from . import errors
+from . import errors, mcp_http
 from .limits import BodyLimit
 from .responses import SafeJSONResponse
-from .routes import admin, chat, collections, documents, public, sessions, v1
+from .routes import admin, chat, collections, documents, pages, public, sessions, v1
 from .state import AppState
 from .web import DOCS_ASSETS, SecurityHeaders, static_files
 from .web import router as web_router
@@ -35,7 +35,8 @@ def create_app(settings: Settings | None = None, service: Footnoted | None = Non
         await anyio.to_thread.run_sync(fn.uploads.recover)  # before any request is served
         state.warmup.start()  # the model loads meanwhile; /api/health says when it is ready
         try:
-            yield
+            async with mcp_http.running(app):
+                yield
         finally:
             state.close()
             set_threads(threads)
@@ -51,9 +52,10 @@ def create_app(settings: Settings | None = None, service: Footnoted | None = Non
         lifespan=lifespan,
     )
     errors.install(app)
-    for module in (public, chat, sessions, documents, collections, admin, v1):
+    for module in (public, chat, sessions, documents, pages, collections, admin, v1):
         app.include_router(module.router)
     app.include_router(web_router)
+    mcp_http.install(app)  # MCP over streamable HTTP at /mcp
     app.mount("/ui", static_files(), name="ui")
     max_bytes = int(fn.settings.max_file_mb * 1024 * 1024)
     app.add_middleware(BodyLimit, max_file_bytes=max_bytes)
