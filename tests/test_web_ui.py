@@ -690,12 +690,15 @@ def test_pdf_citation_shows_its_page(site: Site) -> None:
     assert cited["page"] == 4  # the backlink passage is on the PDF's last page
     badge.hover()
     assert "Page 4" in page.locator("#tooltip").inner_text()
-    badge.click()
-    page.wait_for_selector("#viewer mark.exact")
+    badge.click()  # a PDF opens at its real page, the quote highlighted on it
+    page.wait_for_selector("#viewer .pdf-mark-quote")
     assert page.locator("#viewer-meta").inner_text().startswith("Page 4")
+    assert page.locator("#viewer .page-label").inner_text() == "Page 4 of 4"
+    screenshot(page, "20-pdf-page")
+    page.click("#viewer .view-switch[data-view=text]")  # the extracted text, one click away
+    page.wait_for_selector("#viewer mark.exact")
     marks = page.locator("#viewer mark.exact").all_inner_texts()
     assert any("backlink feature" in m for m in marks)
-    screenshot(page, "20-pdf-page")
     page.context.close()
 
 

@@ -68,6 +68,9 @@ class SpanOut(BaseModel):
     index: int
     doc_start: int
     doc_end: int
+    page: int | None = Field(
+        default=None, description="The page the quoted text starts on (PDFs; else absent)."
+    )
 
 
 class CitationMapEntry(BaseModel):
@@ -228,3 +231,24 @@ class HealthOut(BaseModel):
         description="The embedding model: loading in the background, loaded, or failed to "
         "load. Chat requests made while it warms up wait for it."
     )
+
+
+class BoxOut(BaseModel):
+    """A rectangle on the displayed page, in fractions of its width and height."""
+
+    left: float
+    top: float
+    width: float
+    height: float
+
+
+class HighlightOut(BaseModel):
+    start: int = Field(description="The range of the document's extracted text asked for.")
+    end: int
+    boxes: list[BoxOut] = Field(description="Where its part on this page is printed.")
+
+
+class PageHighlightsOut(BaseModel):
+    page: int
+    page_count: int
+    highlights: list[HighlightOut]

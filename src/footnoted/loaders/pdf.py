@@ -22,7 +22,7 @@ from footnoted.models import ParsedDocument
 from .blocks import assemble, clean, describe
 from .pdflayout import Bookmark, Line, lay_out
 
-_PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe
+PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe
 _BOLD_WEIGHT = 600
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[•◦▪▫●○■□‣⁃∙\-–—*]|\(?[0-9a-zA-Z]{1,3}[.)])$")
@@ -37,7 +37,7 @@ class _RawPdf:
 
 
 def load_pdf(data: bytes, _text: str | None, name: str) -> ParsedDocument:
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         raw = _read_pdf(data, name)
     blocks, title = lay_out(raw.pages, raw.outline, raw.meta_title)
     return assemble(blocks, kind="pdf", title=title, page_count=len(raw.pages))

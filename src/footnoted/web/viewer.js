@@ -1,10 +1,13 @@
-// The document viewer: the extracted text, with the cited passage highlighted exactly.
+// The document viewer: a PDF's real page with the quoted passage highlighted on it (the
+// extracted text one click away), or the extracted text with the passage marked exactly.
 import { el, clear, $, unitOffsets } from "./dom.js";
 import { get } from "./api.js";
 import { describe } from "./citations.js";
+import { showPage } from "./pdfpage.js";
 
 const cache = new Map();
 let opener = null; // what had the focus when the viewer opened: it gets it back on close
+let shown = null; // {citation, spans, page, count, view, turn}: what the viewer shows now
 
 async function documentText(id) {
   if (!cache.has(id)) cache.set(id, get(`/api/documents/${encodeURIComponent(id)}/text`));
@@ -27,33 +30,94 @@ export function closeViewer() {
 }
 
 // citation: {document_id, char_start, char_end, page, section, download_url}
-// spans: the answer's spans for this citation (doc_start/doc_end), exact quoted text.
+// spans: the answer's spans for this citation (doc_start/doc_end, page), exact quoted text.
 export async function openViewer(citation, spans) {
   const viewer = $("#viewer");
-  const body = $("#viewer-text");
   if (viewer.hidden) opener = document.activeElement;
   viewer.hidden = false;
   document.body.classList.add("viewer-open");
   $("#viewer-title").textContent = citation.document_title;
   $("#viewer-meta").textContent = describe(citation);
+  const paged = Number.isInteger(citation.page); // only PDFs have pages
+  const first = (spans || []).find((s) => Number.isInteger(s.page));
+  shown = { citation, spans: spans || [], page: first ? first.page : citation.page, count: null,
+    view: paged ? "page" : "text", turn: (shown?.turn || 0) + 1 };
   const actions = clear($("#viewer-actions"));
+  if (paged) actions.append(viewSwitch());
   if (citation.download_url) {
     actions.append(el("a", { class: "btn btn-small", href: safeUrl(citation.download_url),
       rel: "noopener noreferrer", download: "" },
     el("span", { "aria-hidden": "true", text: "↓" }), "Download original"));
   }
+  await (paged ? showPdfPage() : showText());
+}
+
+function viewSwitch() {
+  const button = (view, label) => el("button", { type: "button", class: "btn btn-small view-switch",
+    dataset: { view }, "aria-pressed": String(shown.view === view), text: label,
+    onclick: () => switchView(view) });
+  return el("span", { class: "view-switches", role: "group", "aria-label": "Show" },
+    button("page", "Page"), button("text", "Text"));
+}
+
+function switchView(view) {
+  if (!shown || shown.view === view) return Promise.resolve();
+  shown = { ...shown, view, turn: shown.turn + 1 };
+  for (const b of document.querySelectorAll("#viewer .view-switch")) {
+    b.setAttribute("aria-pressed", String(b.dataset.view === view));
+  }
+  return view === "page" ? showPdfPage() : showText();
+}
+
+// The quotes, the exact answer in the first one, or (nothing quoted) the whole passage.
+function pageRanges({ citation, spans }) {
+  const ranges = spans.map((s) => ({ start: s.doc_start, end: s.doc_end, kind: "quote" }));
+  for (const s of spans) {
+    if (Number.isInteger(s.exact_doc_start)) {
+      ranges.push({ start: s.exact_doc_start, end: s.exact_doc_end, kind: "answer" });
+    }
+  }
+  return ranges.length ? ranges : [{ start: citation.char_start, end: citation.char_end, kind: "passage" }];
+}
+
+async function showPdfPage() {
+  const body = $("#viewer-text");
+  const { turn } = shown;
+  body.classList.add("viewer-page");
+  const move = (page) => {
+    shown = { ...shown, page, turn: shown.turn + 1 };
+    showPdfPage();
+  };
+  try {
+    const count = await showPage(body, shown.citation.document_id, shown.page, pageRanges(shown),
+      shown.count, move);
+    if (shown.turn === turn) shown.count = count;
+  } catch (error) {
+    if (shown.turn !== turn) return;
+    await switchView("text");
+    body.prepend(el("p", { class: "form-error", text: `${error.message} The text is shown instead.` }));
+    return;
+  }
+  body.focus({ preventScroll: true });
+}
+
+async function showText() {
+  const body = $("#viewer-text");
+  const { citation, spans, turn } = shown;
+  body.classList.remove("viewer-page");
   clear(body).append(el("p", { class: "muted", text: "Loading the document…" }));
   let doc;
   try {
     doc = await documentText(citation.document_id);
   } catch (error) {
-    clear(body).append(el("p", { class: "form-error", text: error.message }));
+    if (shown.turn === turn) clear(body).append(el("p", { class: "form-error", text: error.message }));
     return;
   }
+  if (shown.turn !== turn) return;
   clear(body);
   const at = unitOffsets(doc.text);
-  const ranges = (spans || []).map((s) => [at(s.doc_start), at(s.doc_end)]);
-  const answers = (spans || []).filter((s) => Number.isInteger(s.exact_doc_start))
+  const ranges = spans.map((s) => [at(s.doc_start), at(s.doc_end)]);
+  const answers = spans.filter((s) => Number.isInteger(s.exact_doc_start))
     .map((s) => [at(s.exact_doc_start), at(s.exact_doc_end)]);
   body.append(...highlighted(doc.text, [at(citation.char_start), at(citation.char_end)], ranges, answers));
   const target = body.querySelector("mark.exact") || body.querySelector(".passage");
