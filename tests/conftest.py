@@ -16,6 +16,7 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 # HTTP test modules that run twice: on SQLite and on PostgreSQL.
 BOTH_BACKENDS = {
+    "test_accounts_live",
     "test_api_chat",
     "test_api_cli",
     "test_api_documents",

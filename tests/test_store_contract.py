@@ -18,7 +18,7 @@ from footnoted import Settings
 from footnoted.embedding import SentenceTransformerEmbedder, get_embedder
 from footnoted.errors import Conflict, NotFound
 from footnoted.models import Chunk, Document
-from footnoted.records import NewMessage, RefusalEntry
+from footnoted.records import Actor, NewMessage, RefusalEntry
 from footnoted.stores.base import Store, StoredFile, Vector
 from footnoted.stores.factory import open_store
 from pghelpers import Postgres
@@ -556,3 +556,117 @@ def test_secrets_are_made_once_and_shared(open_new: OpenStore) -> None:
     assert two.secret("link", make) == "secret-1"
     assert one.secret("other", make) == "secret-2"
     assert len(made) == 2
+
+
+# -- account management and its audit log -------------------------------------------------
+
+ADMIN = Actor("api", "root")
+
+
+def test_tokens_have_ids_kinds_and_a_last_use(store: Store) -> None:
+    alice = store.create_user("alice")
+    api = store.add_token(alice.id, "hash-api")
+    web = store.add_token(alice.id, "hash-web", kind="session")
+    assert (api.kind, web.kind) == ("api", "session") and api.id != web.id
+    assert api.user_id == alice.id and api.last_used_at is None
+    assert [t.id for t in store.list_tokens(alice.id)] == [api.id, web.id]
+    assert store.user_for_token("hash-api") == alice
+    used = {t.id: t.last_used_at for t in store.list_tokens(alice.id)}
+    assert used[api.id] is not None and used[web.id] is None
+    store.user_for_token("hash-api")  # within the minute: not written again
+    assert store.list_tokens(alice.id)[0].last_used_at == used[api.id]
+    bob = store.create_user("bob")
+    store.add_token(bob.id, "hash-bob")
+    assert {t.user_id for t in store.list_tokens()} == {alice.id, bob.id}
+
+
+def test_revoke_and_rotate_take_effect_at_once_in_another_store(open_new: OpenStore) -> None:
+    store, other = open_new(), open_new()
+    alice, bob = store.create_user("alice"), store.create_user("bob")
+    first = store.add_token(alice.id, "h1")
+    second = store.add_token(alice.id, "h2")
+    with pytest.raises(NotFound) as theirs:
+        store.revoke_token(bob.id, first.id, ADMIN)  # not bob's token
+    assert theirs.value.code == "token_not_found"
+    store.revoke_token(alice.id, first.id, ADMIN)
+    assert other.user_for_token("h1") is None and other.user_for_token("h2") == alice
+    new = store.rotate_token(alice.id, second.id, "h3", ADMIN)
+    assert new.kind == "api" and new.id != second.id
+    assert other.user_for_token("h2") is None and other.user_for_token("h3") == alice
+    web = store.add_token(alice.id, "h4", kind="session")
+    with pytest.raises(Conflict) as session:
+        store.rotate_token(alice.id, web.id, "h5", ADMIN)
+    assert session.value.code == "session_token"
+    assert [t.id for t in store.list_tokens(alice.id)] == [new.id, web.id]
+
+
+def test_promote_demote_and_the_last_admin(store: Store) -> None:
+    root = store.create_user("root", is_admin=True)
+    alice = store.create_user("alice")
+    with pytest.raises(Conflict) as last:
+        store.set_admin(root.id, False, ADMIN)
+    assert last.value.code == "last_admin"
+    with pytest.raises(Conflict):
+        store.delete_user(root.id, ADMIN)
+    assert store.set_admin(alice.id, True, ADMIN).is_admin
+    assert not store.set_admin(root.id, False, ADMIN).is_admin
+    assert store.get_user(root.id).is_admin is False
+    with pytest.raises(NotFound) as missing:
+        store.get_user("nope")
+    assert missing.value.code == "user_not_found"
+
+
+def test_deleting_a_user_deletes_their_data_and_nobody_elses(store: Store) -> None:
+    alice, bob = store.create_user("alice"), store.create_user("bob")
+    sessions = {}
+    for user in (alice, bob):
+        store.add_token(user.id, f"hash-{user.name}")
+        claim = store.claim_chat(user.id, "m1", "Refund?", None, "Refund?", "w:1", never_stale)
+        store.complete_chat(user.id, "m1", claim.session_id, reply(), {"type": "answer"}, None)
+        store.claim_chat(user.id, "m2", "Other?", None, "Other?", "w:1", never_stale)
+        store.log_refusal(RefusalEntry("Who?", "default", 0.1, 0.35, "no_evidence"), user.id)
+        store.take_rate_slot(user.id, 10, 60.0, 1000.0)
+        sessions[user.name] = claim.session_id
+    gone = store.delete_user(alice.id, ADMIN)
+    assert gone["sessions"] == 2 and gone["messages"] == 2 and gone["tokens"] == 1
+    assert gone["refusals"] == 1 and gone["chat_requests"] == 2
+    assert store.find_user("alice") is None and store.user_for_token("hash-alice") is None
+    assert store.list_sessions(alice.id) == [] and store.list_tokens(alice.id) == []
+    with pytest.raises(NotFound):
+        store.session_messages(alice.id, sessions["alice"])
+    assert [r.user_name for r in store.list_refusals()] == ["bob"]
+    assert len(store.session_messages(bob.id, sessions["bob"])) == 2  # bob keeps his
+    assert store.user_for_token("hash-bob") == bob
+    # the name is free again, with nothing of the old alice
+    again = store.create_user("alice")
+    assert store.list_sessions(again.id) == [] and again.id != alice.id
+
+
+def test_every_account_change_is_in_the_audit_log(store: Store) -> None:
+    root = store.create_user("root", is_admin=True)  # from the command line
+    alice = store.create_user("alice", actor=ADMIN)
+    token = store.add_token(alice.id, "h1", actor=ADMIN)
+    store.add_token(alice.id, "h-web", kind="session")  # a web sign-in: not logged
+    store.user_for_token("h1")  # a use: not logged
+    rotated = store.rotate_token(alice.id, token.id, "h2", ADMIN)
+    store.set_admin(alice.id, True, ADMIN)
+    store.set_admin(alice.id, True, ADMIN)  # no change: not logged
+    store.set_admin(root.id, False, Actor("api", "alice"))
+    store.revoke_token(alice.id, rotated.id, ADMIN)
+    store.delete_user(root.id, Actor("api", "alice"))
+    log = store.list_audit()
+    assert [(e.action, e.user_name, e.via, e.actor) for e in reversed(log)] == [
+        ("user_created", "root", "cli", None),
+        ("user_created", "alice", "api", "root"),
+        ("token_issued", "alice", "api", "root"),
+        ("token_rotated", "alice", "api", "root"),
+        ("admin_granted", "alice", "api", "root"),
+        ("admin_revoked", "root", "api", "alice"),
+        ("token_revoked", "alice", "api", "root"),
+        ("user_deleted", "root", "api", "alice"),
+    ]
+    assert log[0].detail["tokens"] == 0 and log[0].user_id == root.id
+    assert log[-1].detail == {"is_admin": True}
+    assert log[4].detail == {"token_id": token.id, "new_token_id": rotated.id}
+    assert [e.action for e in store.list_audit(2)] == ["user_deleted", "token_revoked"]
+    assert len(store.list_audit(user_id=alice.id)) == 5

@@ -102,7 +102,7 @@ def cli_token(settings: Settings, renew: bool = False) -> str:
 
 
 def _issue(settings: Settings) -> str:
-    from .api.auth import issue_token
+    from .accounts import issue_token
     from .embedding import get_embedder
     from .stores.factory import open_store
 

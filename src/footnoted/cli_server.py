@@ -1,4 +1,4 @@
-"""Commands for the HTTP service: ``serve``, ``user add|list``, ``refusals``."""
+"""Commands for the HTTP service: ``serve`` and ``refusals`` (``user …``: ``cli_users``)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .cli_errors import failure
 from .cli_remote import advertised, connect_url
-from .errors import FootnotedError
 from .settings import Settings
 
 if TYPE_CHECKING:
     from .stores.base import Store
 
-user_app = typer.Typer(help="Create users and issue API tokens.", no_args_is_help=True)
 out = Console()
 err = Console(stderr=True)
 
@@ -66,53 +63,6 @@ def serve(
             Multiprocess(config, sockets=[config.bind_socket()]).run()
         else:
             uvicorn.Server(config).run()
-
-
-@user_app.command("add")
-def user_add(
-    name: Annotated[str, typer.Argument(help="User name.")],
-    admin: Annotated[
-        bool, typer.Option("--admin", help="May manage documents and settings.")
-    ] = False,
-) -> None:
-    """Create a user (or give an existing one a new token); prints the token last."""
-    from .api.auth import issue_token
-
-    name = name.strip()
-    if not name or len(name) > 100:
-        err.print("[red]error[/red] a user name has 1 to 100 characters")
-        raise typer.Exit(1)
-    store = _store()
-    try:
-        user = store.find_user(name)
-        if user is None:
-            user = store.create_user(name, admin)
-            out.print(f"created user {escape(name)}" + (" (admin)" if admin else ""))
-        else:
-            if admin and not user.is_admin:
-                store.set_admin(user.id, True)
-            out.print(f"user {escape(name)} exists; issued a new token (earlier ones still work)")
-        token = issue_token(store, user)
-    except FootnotedError as exc:
-        raise failure(err, exc) from exc
-    finally:
-        store.close()
-    out.print("Token (shown once; send it as Authorization: Bearer <token>):")
-    print(token)
-
-
-@user_app.command("list")
-def user_list() -> None:
-    """List users."""
-    store = _store()
-    try:
-        users = store.list_users()
-    finally:
-        store.close()
-    table = Table("name", "admin", "created")
-    for u in users:
-        table.add_row(escape(u.name), "yes" if u.is_admin else "no", u.created_at)
-    out.print(table)
 
 
 def refusals(

@@ -112,3 +112,50 @@ class RefusalEntry:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+Via = Literal["cli", "api"]
+TokenKind = Literal["api", "session"]
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who makes an account change, for the audit log: the command line, or an admin
+    (by name) through the API."""
+
+    via: Via
+    name: str | None = None
+
+
+CLI_ACTOR = Actor("cli")
+
+
+@dataclass(frozen=True, slots=True)
+class TokenInfo:
+    """A token as admins see it: never the token itself, nor its hash."""
+
+    id: str
+    user_id: str
+    kind: TokenKind  # "api" (issued by an admin) or "session" (a web sign-in)
+    created_at: str
+    last_used_at: str | None = None  # to the minute: marked at most once a minute
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One account change: who made it (and how), what, to whom."""
+
+    id: int
+    at: str
+    via: Via
+    actor: str | None  # the admin's name; None from the command line
+    action: str  # user_created, admin_granted, token_revoked, … (docs/users.md)
+    user_id: str
+    user_name: str
+    detail: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

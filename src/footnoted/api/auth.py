@@ -1,26 +1,24 @@
-"""Bearer-token auth: random tokens, shown once, stored as SHA-256 hashes.
+"""Bearer-token auth: random tokens, shown once, stored as SHA-256 hashes (``accounts``).
 
-Tokens carry 256 random bits, so a fast hash is enough (a slow password hash only
-matters for guessable secrets); the hash is looked up through the database index.
-A web session's token also names the time it expires; the hash covers that time, so it
-cannot be changed.
+Every request looks its token up in the database, so a revoked token, a deleted user or
+a demoted admin is refused at once. A web session's token also names the time it
+expires; the hash covers that time, so it cannot be changed.
 """
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 import time
 from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from ..accounts import hash_token, new_token
+from ..accounts import issue_token as issue_token  # re-exported for older imports
 from ..errors import Forbidden, Unauthorized
 from ..records import User
 from ..stores.base import Store
 
-TOKEN_PREFIX = "fn_"
 SESSION_PREFIX = "fns_"  # a web session's token: issued at sign-in, revoked at sign-out
 SESSION_MAX_AGE_S = 12 * 3600
 bearer = HTTPBearer(auto_error=False, description="An API token from `footnoted user add`.")
@@ -29,26 +27,11 @@ CSRF_HEADER = "X-Requested-With"  # cross-site forms cannot send it; cookie writ
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-def new_token(prefix: str = TOKEN_PREFIX) -> str:
-    return prefix + secrets.token_urlsafe(32)
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def issue_token(store: Store, user: User) -> str:
-    """Make a token for the user; only its hash is kept."""
-    token = new_token()
-    store.add_token(user.id, hash_token(token))
-    return token
-
-
 def issue_session(store: Store, user: User) -> str:
     """A web session's token, valid for ``SESSION_MAX_AGE_S`` or until sign-out."""
     expires = int(time.time()) + SESSION_MAX_AGE_S
     token = new_token(f"{SESSION_PREFIX}{expires}_")
-    store.add_token(user.id, hash_token(token))
+    store.add_token(user.id, hash_token(token), kind="session")
     return token
 
 
@@ -80,16 +63,15 @@ def user_for(request: Request, token: str) -> User:
     return user
 
 
-def _cookie_token(request: Request) -> str | None:
-    """The web UI's session cookie; writes through it need the CSRF header."""
-    token = request.cookies.get(SESSION_COOKIE)
-    if token is None:
-        return None
+def _cookie_user(request: Request, token: str) -> User:
+    """The web UI's session cookie's user (401 when it is not valid); writes through a
+    valid one need the CSRF header (403)."""
+    user = user_for(request, token)
     if request.method not in SAFE_METHODS and not request.headers.get(CSRF_HEADER):
         raise Forbidden(
             f"Cookie-authenticated writes need the {CSRF_HEADER} header.", code="csrf_failed"
         )
-    return token
+    return user
 
 
 def current_user(
@@ -98,9 +80,9 @@ def current_user(
 ) -> User:
     """The user the bearer token (or the web UI's session cookie) belongs to, or 401."""
     if credentials is None or credentials.scheme.lower() != "bearer":
-        cookie = _cookie_token(request)
+        cookie = request.cookies.get(SESSION_COOKIE)
         if cookie is not None:
-            return user_for(request, cookie)
+            return _cookie_user(request, cookie)
         raise Unauthorized("Send an API token: Authorization: Bearer <token>.")
     return user_for(request, credentials.credentials)
 

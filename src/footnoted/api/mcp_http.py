@@ -68,9 +68,8 @@ class Served:
         return tuple(self._absolute(cites))
 
     def ask(self, question: str, collection: str) -> dict[str, Any]:
-        self.state.limiter.check(self.user)
         request = ChatRequest(message=question, message_id=uuid.uuid4().hex, collection=collection)
-        _, turn = self.state.chat.prepare(self.user, request)
+        _, turn = self.state.claim(self.user, request)  # counts against the rate limit
         payload = self.state.chat.answer_json(turn)  # stored in the user's history
         if "citations" in payload:
             cites = self._absolute(Citation.from_dict(c) for c in payload["citations"])

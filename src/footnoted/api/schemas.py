@@ -224,6 +224,48 @@ class UserOut(BaseModel):
     created_at: str
 
 
+class TokenOut(BaseModel):
+    id: str = Field(description="Names the token to revoke or rotate; not the token itself.")
+    kind: Literal["api", "session"] = Field(description="An API token, or a web sign-in.")
+    created_at: str
+    last_used_at: str | None = Field(description="Marked at most once a minute; null: never.")
+
+
+class UserDetailOut(UserOut):
+    tokens: list[TokenOut]
+
+
+class UserIn(BaseModel):
+    name: str = Field(min_length=1, max_length=100)
+    is_admin: bool = False
+
+
+class UserPatch(BaseModel):
+    is_admin: bool
+
+
+class IssuedTokenOut(BaseModel):
+    id: str
+    token: str = Field(description="The new token: shown this once, only its hash is kept.")
+    created_at: str
+
+
+class NewUserOut(BaseModel):
+    user: UserDetailOut
+    token: IssuedTokenOut
+
+
+class AuditOut(BaseModel):
+    id: int
+    at: str
+    via: Literal["cli", "api"]
+    actor: str | None = Field(description="The admin who made the change; null: the CLI.")
+    action: str
+    user_id: str
+    user_name: str
+    detail: dict[str, Any]
+
+
 class HealthOut(BaseModel):
     status: Literal["ok"]
     version: str

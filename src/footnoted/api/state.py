@@ -9,10 +9,13 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from ..errors import RateLimited
+from ..records import Claim, User
 from ..service import Footnoted
-from .chat import ChatService
+from .chat import ChatService, Turn
 from .limits import RateLimiter
 from .links import Links
+from .schemas import ChatRequest
 from .warmup import Warmup
 
 
@@ -42,6 +45,23 @@ class AppState:
             owns_service=owns_service,
             warmup=Warmup(service.warm_up),
         )
+
+    def claim(self, user: User, request: ChatRequest) -> tuple[Claim, Turn]:
+        """Claim the message id, then count the request against the rate limit.
+
+        Only a request that will generate counts: a replay of a stored answer, a ``409``
+        duplicate or a ``422`` reused id does not. Over the limit the claim is given back
+        (a retry after ``Retry-After`` generates) and ``429`` raised.
+        """
+        claim, turn = self.chat.prepare(user, request)
+        if claim.outcome != "new":
+            return claim, turn
+        try:
+            self.limiter.check(user)
+        except RateLimited:
+            self.chat.release(turn)
+            raise
+        return claim, turn
 
     def close(self) -> None:
         self.chat_pool.shutdown(wait=False, cancel_futures=True)

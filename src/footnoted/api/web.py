@@ -61,9 +61,9 @@ def index() -> FileResponse:
 @router.post("/api/auth/session", responses=responses(401, 403, 422))
 def sign_in(body: SessionIn, request: Request, response: Response) -> MeOut:
     """Exchange an API token for a new session token in the web UI's HttpOnly cookie."""
+    user = user_for(request, body.token)  # a token that is not valid: 401 before all else
     if not request.headers.get(CSRF_HEADER):
         raise Forbidden(f"Send the {CSRF_HEADER} header.", code="csrf_failed")
-    user = user_for(request, body.token)
     session = issue_session(_store(request), user)
     response.set_cookie(
         SESSION_COOKIE, session, max_age=SESSION_MAX_AGE_S, path="/",

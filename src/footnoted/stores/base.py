@@ -14,7 +14,18 @@ import numpy as np
 import numpy.typing as npt
 
 from ..models import Chunk, Document
-from ..records import ChatSession, Claim, Message, NewMessage, RefusalEntry, User
+from ..records import (
+    Actor,
+    AuditEntry,
+    ChatSession,
+    Claim,
+    Message,
+    NewMessage,
+    RefusalEntry,
+    TokenInfo,
+    TokenKind,
+    User,
+)
 
 Vector = npt.NDArray[np.float32]
 
@@ -119,22 +130,56 @@ class DocumentStore(Protocol):
 
 
 class AccountStore(Protocol):
-    def create_user(self, name: str, is_admin: bool = False) -> User:
+    """Users and tokens. Every change but a web session's is written to the audit log
+    with its ``actor``, in the same transaction (``accounts_sql``)."""
+
+    def create_user(self, name: str, is_admin: bool = False, actor: Actor = ...) -> User:
         """A new user, or ``Conflict`` when the name is taken."""
+        ...
+
+    def get_user(self, user_id: str) -> User:
+        """The user, or ``NotFound`` (``user_not_found``)."""
         ...
 
     def find_user(self, name: str) -> User | None: ...
 
     def list_users(self) -> list[User]: ...
 
-    def set_admin(self, user_id: str, is_admin: bool) -> None: ...
+    def set_admin(self, user_id: str, is_admin: bool, actor: Actor = ...) -> User:
+        """Promote or demote; demoting the only admin is a ``Conflict`` (``last_admin``)."""
+        ...
 
-    def add_token(self, user_id: str, token_hash: str) -> None: ...
+    def delete_user(self, user_id: str, actor: Actor = ...) -> dict[str, int]:
+        """Delete the user and everything of theirs (tokens, chats, refusals); the only
+        admin cannot be deleted (``last_admin``). Returns the rows deleted per table."""
+        ...
 
-    def user_for_token(self, token_hash: str) -> User | None: ...
+    def add_token(
+        self, user_id: str, token_hash: str, kind: TokenKind = "api", actor: Actor = ...
+    ) -> TokenInfo: ...
+
+    def list_tokens(self, user_id: str | None = None) -> list[TokenInfo]: ...
+
+    def revoke_token(self, user_id: str, token_id: str, actor: Actor = ...) -> None:
+        """Forget the token at once; ``NotFound`` (``token_not_found``) if not the user's."""
+        ...
+
+    def rotate_token(
+        self, user_id: str, token_id: str, new_hash: str, actor: Actor = ...
+    ) -> TokenInfo:
+        """Replace an API token by ``new_hash``'s, atomically."""
+        ...
+
+    def user_for_token(self, token_hash: str) -> User | None:
+        """The token's user (marking the token used), or None."""
+        ...
 
     def remove_token(self, token_hash: str) -> bool:
         """Revoke a token (a signed-out web session); False when it was not there."""
+        ...
+
+    def list_audit(self, limit: int = 100, user_id: str | None = None) -> list[AuditEntry]:
+        """Account changes, newest first."""
         ...
 
     def take_rate_slot(self, user_id: str, limit: int, window_s: float, at: float) -> float | None:

@@ -220,6 +220,33 @@ def m008_chunk_sentence_embeddings(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE chunks ADD COLUMN sentence_embeddings BLOB")
 
 
+def m009_token_ids_and_audit_log(db: sqlite3.Connection) -> None:
+    """Tokens get an id admins can name, a kind and a last use; account changes are logged.
+
+    Tokens stored before are called API tokens; their id is their hash's first 16 digits.
+    """
+    run_script(
+        db,
+        """
+        ALTER TABLE tokens ADD COLUMN id TEXT;
+        ALTER TABLE tokens ADD COLUMN kind TEXT NOT NULL DEFAULT 'api';
+        ALTER TABLE tokens ADD COLUMN last_used_at TEXT;
+        UPDATE tokens SET id = substr(hash, 1, 16);
+        CREATE UNIQUE INDEX tokens_id ON tokens (id);
+        CREATE TABLE audit_log (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at TEXT NOT NULL,
+            via TEXT NOT NULL,
+            actor TEXT,
+            action TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            user_name TEXT NOT NULL,
+            detail TEXT NOT NULL
+        );
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -229,6 +256,7 @@ MIGRATIONS: list[Migration] = [
     m006_message_refusal,
     m007_documents_revision,
     m008_chunk_sentence_embeddings,
+    m009_token_ids_and_audit_log,
 ]
 
 

@@ -18,7 +18,7 @@ APP_ROLE = "footnoted_app"
 APP_TABLES = (
     "documents", "chunks", "users", "tokens", "rate_events", "sessions", "messages",
     "chat_requests", "document_files", "collection_settings", "refusals", "secrets",
-    "documents_revision",
+    "documents_revision", "audit_log",
 )  # fmt: skip
 USER_SETTING = "current_setting('footnoted.user_id', true)"
 Migration = Callable[[psycopg.Connection[Any], int], None]
@@ -231,6 +231,34 @@ def m007_chunk_sentence_embeddings(db: psycopg.Connection[Any], dim: int) -> Non
     db.execute("ALTER TABLE chunks ADD COLUMN sentence_embeddings bytea")
 
 
+def m008_token_ids_and_audit_log(db: psycopg.Connection[Any], dim: int) -> None:
+    """Tokens get an id admins can name, a kind and a last use; account changes are logged.
+
+    Tokens stored before are called API tokens; their id is their hash's first 16 digits.
+    """
+    run_script(
+        db,
+        """
+        ALTER TABLE tokens ADD COLUMN id TEXT;
+        ALTER TABLE tokens ADD COLUMN kind TEXT NOT NULL DEFAULT 'api';
+        ALTER TABLE tokens ADD COLUMN last_used_at TEXT;
+        UPDATE tokens SET id = substr(hash, 1, 16);
+        ALTER TABLE tokens ALTER COLUMN id SET NOT NULL;
+        CREATE UNIQUE INDEX tokens_id ON tokens (id);
+        CREATE TABLE audit_log (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            at TEXT NOT NULL,
+            via TEXT NOT NULL,
+            actor TEXT,
+            action TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            user_name TEXT NOT NULL,
+            detail TEXT NOT NULL
+        )
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -239,6 +267,7 @@ MIGRATIONS: list[Migration] = [
     m005_row_level_security,
     m006_documents_revision,
     m007_chunk_sentence_embeddings,
+    m008_token_ids_and_audit_log,
 ]
 
 

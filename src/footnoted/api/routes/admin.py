@@ -1,4 +1,5 @@
-"""Admin views: the refusal log (what the knowledge base lacks) and the users."""
+"""Admin views: the refusal log (what the knowledge base lacks), users and tokens
+(``users``) and the audit log of every change to them."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from fastapi import APIRouter, Query
 
 from ..auth import AdminUser
 from ..errors import responses
-from ..schemas import RefusalLogOut, UserOut
+from ..schemas import AuditOut, RefusalLogOut
 from ..state import State
+from . import users
 
 router = APIRouter(prefix="/api/admin", tags=["admin"], responses=responses(401, 403))
+router.include_router(users.router)
 
 
 @router.get("/refusals")
@@ -26,6 +29,12 @@ def refusals(
     return [RefusalLogOut(**r.to_dict()) for r in rows]
 
 
-@router.get("/users")
-def users(user: AdminUser, state: State) -> list[UserOut]:
-    return [UserOut(**u.to_dict()) for u in state.service.store.list_users()]
+@router.get("/audit")
+def audit(
+    user: AdminUser,
+    state: State,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    user_id: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
+) -> list[AuditOut]:
+    """Every change to users and tokens (CLI and API), newest first; ``user_id`` for one."""
+    return [AuditOut(**e.to_dict()) for e in state.service.store.list_audit(limit, user_id)]

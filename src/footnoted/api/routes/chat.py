@@ -50,13 +50,12 @@ class _Begun:
 
 
 def _begin(state: AppState, user: User, body: ChatRequest, stream: bool) -> _Begun:
-    """Rate limit, claim, then retrieval and the evidence check (or the whole JSON answer).
+    """Claim, rate limit, then retrieval and the evidence check (or the whole JSON answer).
 
     One worker-thread hop for all of it: under load every hop back to the event loop
     waits for the GIL, so a request pays for each one in latency.
     """
-    state.limiter.check(user)
-    claim, turn = state.chat.prepare(user, body)
+    claim, turn = state.claim(user, body)
     if claim.outcome == "replay":
         assert claim.payload is not None
         return _Begun(replay=claim.payload)

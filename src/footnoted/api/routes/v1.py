@@ -85,11 +85,10 @@ async def create_response(
 async def _turn(
     state: AppState, user: User, body: V1Request, messages: list[V1Message], param: str
 ) -> Turn:
-    """Check the model, the question and the rate limit, then claim the message."""
+    """Check the model and the question, then claim the message (and count the rate)."""
     check_model(body.model, await anyio.to_thread.run_sync(model_names, state))
     question = chat_request(body.model, messages, param)
-    await anyio.to_thread.run_sync(state.limiter.check, user)
-    _, turn = await anyio.to_thread.run_sync(state.chat.prepare, user, question)
+    _, turn = await anyio.to_thread.run_sync(state.claim, user, question)
     return turn
 
 

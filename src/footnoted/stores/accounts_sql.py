@@ -1,0 +1,246 @@
+"""Users and their tokens, managed and audited: one SQL implementation for both backends.
+
+Every change (a user made, promoted, demoted or deleted; a token issued, revoked or
+rotated) writes its ``audit_log`` row in the same transaction, so the log holds exactly
+the changes that happened. Web sign-ins and sign-outs (session tokens) are not account
+changes and are not logged. A token's last use is marked at most once a minute, so
+authenticating stays a read.
+
+Each backend's mixin supplies the dialect: ``PARAM`` (its placeholder), how to read,
+how to write (PostgreSQL scopes row-level security to a user), and a lock that
+serialises account changes (the last-admin rule counts admins).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar
+
+from ..errors import Conflict, NotFound
+from ..records import CLI_ACTOR, Actor, AuditEntry, TokenInfo, TokenKind, User
+from .encoding import dumps, loads, now
+from .rows import user_from
+
+Conn = Any  # sqlite3.Connection or psycopg.Connection: both execute() and name columns
+TOUCH_S = 60.0  # a token's last use is marked at most this often
+
+
+def no_user(user_id: str) -> NotFound:
+    return NotFound(f"No user with id {user_id!r}.", code="user_not_found")
+
+
+def token_from(row: Any) -> TokenInfo:
+    return TokenInfo(row["id"], row["user_id"], row["kind"], row["created_at"], row["last_used_at"])
+
+
+def audit_from(row: Any) -> AuditEntry:
+    return AuditEntry(
+        int(row["id"]), row["at"], row["via"], row["actor"], row["action"], row["user_id"],
+        row["user_name"], loads(row["detail"]) or {},
+    )  # fmt: skip
+
+
+class AccountsSQL:
+    PARAM: ClassVar[str] = "?"
+
+    # -- the dialect (each backend's mixin) -------------------------------------------------
+    def _reading(self) -> AbstractContextManager[Conn]:
+        raise NotImplementedError
+
+    def _writing(self, user_id: str | None = None) -> AbstractContextManager[Conn]:
+        """A transaction; with ``user_id``, one that may see and change that user's chats."""
+        raise NotImplementedError
+
+    def _lock_accounts(self, db: Conn) -> None:
+        """Serialise account changes (SQLite's write transactions already are)."""
+
+    def _run(self, db: Conn, sql: str, params: Sequence[Any] = ()) -> Any:
+        return db.execute(sql if self.PARAM == "?" else sql.replace("?", self.PARAM), params)
+
+    # -- users -------------------------------------------------------------------------------
+    def create_user(self, name: str, is_admin: bool = False, actor: Actor = CLI_ACTOR) -> User:
+        with self._writing() as db:
+            self._lock_accounts(db)
+            if self._run(db, "SELECT 1 FROM users WHERE name = ?", (name,)).fetchone():
+                raise Conflict(f"A user named {name!r} exists.", code="user_exists")
+            user = User(secrets.token_hex(16), name, is_admin, now())
+            self._run(
+                db,
+                "INSERT INTO users (id, name, is_admin, created_at) VALUES (?, ?, ?, ?)",
+                (user.id, user.name, user.is_admin, user.created_at),
+            )
+            self._audit(db, actor, "user_created", user, {"is_admin": is_admin})
+        return user
+
+    def get_user(self, user_id: str) -> User:
+        with self._reading() as db:
+            row = self._run(db, "SELECT * FROM users WHERE id = ?", (user_id,)).fetchone()
+        if row is None:
+            raise no_user(user_id)
+        return user_from(row)
+
+    def find_user(self, name: str) -> User | None:
+        with self._reading() as db:
+            row = self._run(db, "SELECT * FROM users WHERE name = ?", (name,)).fetchone()
+        return None if row is None else user_from(row)
+
+    def list_users(self) -> list[User]:
+        with self._reading() as db:
+            rows = self._run(db, "SELECT * FROM users").fetchall()
+        return sorted((user_from(r) for r in rows), key=lambda u: (u.created_at, u.name))
+
+    def set_admin(self, user_id: str, is_admin: bool, actor: Actor = CLI_ACTOR) -> User:
+        """Promote or demote; demoting the only admin is a ``Conflict`` (``last_admin``)."""
+        with self._writing() as db:
+            self._lock_accounts(db)
+            user = self._user(db, user_id)
+            if user.is_admin == is_admin:
+                return user
+            if not is_admin:
+                self._keep_an_admin(db, user)
+            self._run(db, "UPDATE users SET is_admin = ? WHERE id = ?", (is_admin, user_id))
+            self._audit(db, actor, "admin_granted" if is_admin else "admin_revoked", user, {})
+        return User(user.id, user.name, is_admin, user.created_at)
+
+    def delete_user(self, user_id: str, actor: Actor = CLI_ACTOR) -> dict[str, int]:
+        """Delete the user with their tokens, chats, refusals and rate counts; what went."""
+        with self._writing(user_id) as db:
+            self._lock_accounts(db)
+            user = self._user(db, user_id)
+            if user.is_admin:
+                self._keep_an_admin(db, user)
+            gone: dict[str, int] = {}
+            for table in ("chat_requests", "messages", "sessions", "rate_events", "refusals",
+                          "tokens"):  # fmt: skip
+                cur = self._run(db, f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
+                gone[table] = max(cur.rowcount, 0)
+            self._run(db, "DELETE FROM users WHERE id = ?", (user_id,))
+            self._audit(db, actor, "user_deleted", user, gone)
+        return gone
+
+    def _user(self, db: Conn, user_id: str) -> User:
+        row = self._run(db, "SELECT * FROM users WHERE id = ?", (user_id,)).fetchone()
+        if row is None:
+            raise no_user(user_id)
+        return user_from(row)
+
+    def _keep_an_admin(self, db: Conn, user: User) -> None:
+        row = self._run(
+            db, "SELECT count(*) AS n FROM users WHERE is_admin = ? AND id <> ?", (True, user.id)
+        ).fetchone()
+        if int(row["n"]) == 0:
+            raise Conflict(
+                f"{user.name!r} is the only admin; make another user an admin first.",
+                code="last_admin",
+            )
+
+    # -- tokens ------------------------------------------------------------------------------
+    def add_token(
+        self, user_id: str, token_hash: str, kind: TokenKind = "api", actor: Actor = CLI_ACTOR
+    ) -> TokenInfo:
+        """Keep a new token's hash; an API token's issue is audited."""
+        with self._writing() as db:
+            user = self._user(db, user_id)
+            token = self._insert_token(db, user_id, token_hash, kind)
+            if kind == "api":
+                self._audit(db, actor, "token_issued", user, {"token_id": token.id})
+        return token
+
+    def _insert_token(self, db: Conn, user_id: str, token_hash: str, kind: TokenKind) -> TokenInfo:
+        token = TokenInfo(secrets.token_hex(8), user_id, kind, now())
+        self._run(
+            db,
+            "INSERT INTO tokens (hash, id, user_id, kind, created_at) VALUES (?, ?, ?, ?, ?)",
+            (token_hash, token.id, user_id, kind, token.created_at),
+        )
+        return token
+
+    def list_tokens(self, user_id: str | None = None) -> list[TokenInfo]:
+        """A user's tokens (every user's with ``None``), oldest first."""
+        where, params = ("WHERE user_id = ?", (user_id,)) if user_id is not None else ("", ())
+        with self._reading() as db:
+            rows = self._run(db, f"SELECT * FROM tokens {where}", params).fetchall()
+        return sorted((token_from(r) for r in rows), key=lambda t: (t.created_at, t.id))
+
+    def revoke_token(self, user_id: str, token_id: str, actor: Actor = CLI_ACTOR) -> None:
+        with self._writing() as db:
+            user = self._user(db, user_id)
+            token = self._token(db, user_id, token_id)
+            self._run(db, "DELETE FROM tokens WHERE id = ?", (token_id,))
+            self._audit(db, actor, "token_revoked", user, {"token_id": token_id,
+                                                            "kind": token.kind})  # fmt: skip
+
+    def rotate_token(
+        self, user_id: str, token_id: str, new_hash: str, actor: Actor = CLI_ACTOR
+    ) -> TokenInfo:
+        """Replace an API token by a new one in one transaction."""
+        with self._writing() as db:
+            user = self._user(db, user_id)
+            old = self._token(db, user_id, token_id)
+            if old.kind != "api":
+                raise Conflict(
+                    "A web session cannot be rotated; revoke it instead.", code="session_token"
+                )
+            self._run(db, "DELETE FROM tokens WHERE id = ?", (token_id,))
+            new = self._insert_token(db, user_id, new_hash, "api")
+            self._audit(db, actor, "token_rotated", user, {"token_id": token_id,
+                                                            "new_token_id": new.id})  # fmt: skip
+        return new
+
+    def _token(self, db: Conn, user_id: str, token_id: str) -> TokenInfo:
+        row = self._run(
+            db, "SELECT * FROM tokens WHERE id = ? AND user_id = ?", (token_id, user_id)
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"No token {token_id!r} for this user.", code="token_not_found")
+        return token_from(row)
+
+    def user_for_token(self, token_hash: str) -> User | None:
+        """The token's user, marking the token used (at most once a minute)."""
+        with self._reading() as db:
+            row = self._run(
+                db,
+                "SELECT u.*, t.last_used_at AS token_used FROM tokens t "
+                "JOIN users u ON u.id = t.user_id WHERE t.hash = ?",
+                (token_hash,),
+            ).fetchone()
+        if row is None:
+            return None
+        if row["token_used"] is None or row["token_used"] < _ago(TOUCH_S):
+            with self._writing() as db:
+                sql = "UPDATE tokens SET last_used_at = ? WHERE hash = ?"
+                self._run(db, sql, (now(), token_hash))
+        return user_from(row)
+
+    def remove_token(self, token_hash: str) -> bool:
+        """Forget a token by its hash (a web session at sign-out); not audited."""
+        with self._writing() as db:
+            cur = self._run(db, "DELETE FROM tokens WHERE hash = ?", (token_hash,))
+            return bool(cur.rowcount > 0)
+
+    # -- the audit log ------------------------------------------------------------------------
+    def _audit(
+        self, db: Conn, actor: Actor, action: str, user: User, detail: dict[str, Any]
+    ) -> None:
+        self._run(
+            db,
+            "INSERT INTO audit_log (at, via, actor, action, user_id, user_name, detail) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (now(), actor.via, actor.name, action, user.id, user.name, dumps(detail)),
+        )
+
+    def list_audit(self, limit: int = 100, user_id: str | None = None) -> list[AuditEntry]:
+        """Account changes, newest first (of one user with ``user_id``)."""
+        where, params = ("WHERE user_id = ?", (user_id,)) if user_id is not None else ("", ())
+        with self._reading() as db:
+            rows = self._run(
+                db, f"SELECT * FROM audit_log {where} ORDER BY id DESC LIMIT ?", (*params, limit)
+            ).fetchall()
+        return [audit_from(r) for r in rows]
+
+
+def _ago(seconds: float) -> str:
+    return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="microseconds")

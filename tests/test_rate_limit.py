@@ -1,0 +1,47 @@
+"""The chat rate limit counts only requests that generate: replays of a stored answer,
+409 duplicates and 422 reused ids are answered without using up the minute's requests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from apihelpers import Api, api
+from footnoted.api.chat import claim_is_stale
+
+Q = "How long do refunds take?"
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Api]:
+    with api(tmp_path / "home", ingest=False, rate_limit=2) as a:
+        yield a
+
+
+def post(app: Api, message_id: str, message: str = Q) -> int:
+    r = app.client.post("/api/chat", json={"message": message, "message_id": message_id},
+                        headers=app.alice)  # fmt: skip
+    return r.status_code
+
+
+def test_replays_and_duplicates_do_not_count(app: Api) -> None:
+    alice = app.service.store.find_user("alice")
+    assert alice is not None
+    # another worker (pid 1, alive) is answering this id right now: every retry is a 409
+    app.service.store.claim_chat(alice.id, "busy", Q, None, Q, "1:elsewhere", claim_is_stale)
+    assert post(app, "first") == 200  # 1 of 2
+    for _ in range(5):
+        assert post(app, "first") == 200  # the stored reply again
+        assert post(app, "busy") == 409
+        assert post(app, "first", "Another question?") == 422
+    assert post(app, "second") == 200  # 2 of 2
+    r = app.client.post("/api/chat", json={"message": Q, "message_id": "third"},
+                        headers=app.alice)  # fmt: skip
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+    assert post(app, "third") == 429  # the refused claim was given back: not a 409
+    assert post(app, "first") == 200  # replays still answer while limited
+    bob = app.client.post("/api/chat", json={"message": Q, "message_id": "third"},
+                          headers=app.bob)  # fmt: skip
+    assert bob.status_code == 200  # per user
