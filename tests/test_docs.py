@@ -23,3 +23,10 @@ def test_readme_opens_with_the_two_commands() -> None:
     head = (ROOT / "README.md").read_text().split("\n## ")[0]
     assert "make demo" in head
     assert "make test" in head
+
+
+def test_every_integration_has_a_page_linked_from_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for page in ("openai", "langchain", "llm", "mcp", "open-webui"):
+        assert (ROOT / "docs" / f"{page}.md").is_file(), page
+        assert f"(docs/{page}.md)" in readme, f"README does not link docs/{page}.md"

@@ -4,9 +4,10 @@ subprocess, and ``/mcp`` on a real ``footnoted serve`` over streamable HTTP."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,6 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
+from docshelpers import blocks, run_python
 from servedhelpers import BIN, NOT_COVERED, QUESTION, REFUSAL, Served, served
 
 pytestmark = pytest.mark.slow
@@ -44,14 +46,14 @@ async def _session(client: Client) -> dict[str, Any]:
     return out
 
 
-def stdio_params(home: Path, env: dict[str, str]) -> StdioServerParameters:
+def stdio_params(env: dict[str, str]) -> StdioServerParameters:
     return StdioServerParameters(command=str(BIN / "footnoted"), args=["mcp"], env=env)
 
 
 @pytest.fixture(scope="module")
 def stdio(server: Served) -> dict[str, Any]:
     async def run() -> dict[str, Any]:
-        async with Client(stdio_params(server.home, server.env())) as client:
+        async with Client(stdio_params(server.env())) as client:
             return await _session(client)
 
     return asyncio.run(run())
@@ -201,3 +203,30 @@ def test_http_needs_a_token(server: Served) -> None:
     with pytest.raises(BaseException) as caught:
         asyncio.run(connect())
     assert any(isinstance(e, MCPError) for e in leaves(caught.value)), leaves(caught.value)
+
+
+# ---- the docs page ---------------------------------------------------------------------------
+
+
+def test_the_mcp_page_python_example_runs(server: Served) -> None:
+    run = run_python("mcp.md", server)
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert out.splitlines()[0] in ("['ask', 'search']", "['search', 'ask']")
+    assert "\n\nSources:\n[1] Data Retention Policy — Section Data Retention Policy" in out
+    assert "1 Data Retention Policy None Data Retention Policy > Closed accounts" in out
+    assert f"   {server.url}/api/documents/" in out and "| When an account is closed" in out
+    assert f"Refused: {REFUSAL}" in out
+
+
+def test_the_claude_desktop_entry_launches_the_server(server: Served) -> None:
+    entry = json.loads(blocks("mcp.md", "json")[0])["mcpServers"]["footnoted"]
+    assert entry["command"].endswith("/.venv/bin/footnoted") and entry["args"] == ["mcp"]
+    env = {**os.environ, **entry["env"], "FOOTNOTED_HOME": str(server.home)}
+    params = StdioServerParameters(command=str(BIN / "footnoted"), args=entry["args"], env=env)
+
+    async def run() -> CallToolResult:
+        async with Client(params) as client:
+            return await client.call_tool("ask", {"question": QUESTION})
+
+    assert "\n\nSources:\n[1] Data Retention Policy" in text(asyncio.run(run()))
