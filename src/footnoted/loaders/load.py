@@ -10,6 +10,7 @@ from footnoted import loaders
 from footnoted.errors import DocumentError, FootnotedError, NotFound
 from footnoted.models import ParsedDocument
 
+from . import ocr
 from .blocks import clean, describe
 from .md import load_markdown
 from .pdf import load_pdf
@@ -85,9 +86,11 @@ def load_path(path: Path, *, max_bytes: int | None = None) -> ParsedDocument:
 
 
 def _no_text_message(name: str, kind: str) -> str:
-    if kind == "pdf":
+    if kind == "pdf" and ocr.tesseract() is None:
         return (
             f"{name} has no extractable text; it may be a scanned document without a text "
-            "layer (run OCR on it first)."
+            f"layer: {ocr.INSTALL_HINT}, or run OCR on it first."
         )
+    if kind == "pdf":
+        return f"{name} has no extractable text, and OCR found none on its pages either."
     return f"{name} has no extractable text."

@@ -19,6 +19,7 @@ from footnoted import loaders
 from footnoted.errors import DocumentError
 from footnoted.models import ParsedDocument
 
+from . import ocr
 from .blocks import assemble, clean, describe
 from .pdflayout import Bookmark, Line, lay_out
 
@@ -67,8 +68,9 @@ def _read_pdf(data: bytes, name: str) -> _RawPdf:
             raise DocumentError(f"{name} has {count:,} pages; the limit is {max_pages:,}.")
         pages: list[list[Line]] = []
         total = 0
+        program = ocr.tesseract()
         for index in range(count):
-            pages.append(_read_page(pdf, index))
+            pages.append(_read_page(pdf, index, program))
             total += sum(len(line.text) for line in pages[-1])
             if total > max_chars:
                 raise DocumentError(
@@ -81,14 +83,19 @@ def _read_pdf(data: bytes, name: str) -> _RawPdf:
         pdf.close()
 
 
-def _read_page(pdf: Any, index: int) -> list[Line]:
+def _read_page(pdf: Any, index: int, ocr_program: str | None) -> list[Line]:
+    """The page's lines; a page without text that shows an image is read by OCR where
+    Tesseract is installed (:mod:`.ocr`)."""
     page = pdf[index]
     try:
         textpage = page.get_textpage()
         try:
-            return _page_lines(_Page(textpage, int(page.get_rotation()) % 360))
+            lines = _page_lines(_Page(textpage, int(page.get_rotation()) % 360))
         finally:
             textpage.close()
+        if not lines and ocr_program and ocr.scanned(page):
+            lines = ocr.read_page(page, ocr_program)
+        return lines
     finally:
         page.close()
 
