@@ -12,6 +12,7 @@ from starlette.responses import Response
 
 from ...errors import Conflict, Forbidden
 from ...models import Document
+from ..access import readable
 from ..auth import AdminUser, CurrentUser
 from ..errors import responses
 from ..files import file_response
@@ -125,20 +126,20 @@ async def reprocess(document_id: str, user: AdminUser, state: State) -> Response
     response_class=Response,
     responses={
         200: {"content": {"application/octet-stream": {}}, "description": "The file."},
-        **responses(404),
+        **responses(403, 404),
     },
 )
 def download(document_id: str, user: CurrentUser, state: State) -> Response:
-    """The original file, as an attachment."""
+    """The original file, as an attachment (a disabled document's only to admins)."""
     service = state.service
-    return file_response(service.uploads.original(service.document(document_id)))
+    return file_response(service.uploads.original(readable(service, document_id, user)))
 
 
 @router.get("/{document_id}/link", responses=responses(403, 404))
 def public_link(document_id: str, user: CurrentUser, state: State) -> LinkOut:
     """A signed public link to the file, when the collection's link mode is ``public``."""
     service = state.service
-    doc = service.document(document_id)
+    doc = readable(service, document_id, None)
     if service.collection_settings(doc.collection).citation_link_mode != "public":
         raise Forbidden(
             f"Public links are turned off for collection {doc.collection!r}.",
@@ -148,15 +149,16 @@ def public_link(document_id: str, user: CurrentUser, state: State) -> LinkOut:
     return LinkOut(url=url, expires_at=expires)
 
 
-@router.get("/{document_id}/text", responses=responses(404))
+@router.get("/{document_id}/text", responses=responses(403, 404))
 def document_text(document_id: str, user: CurrentUser, state: State) -> DocumentTextOut:
     """The extracted text that citation offsets point into."""
-    doc = state.service.document(document_id)
+    doc = readable(state.service, document_id, user)
     return DocumentTextOut(id=doc.id, title=doc.title, text=state.service.document_text(doc.id))
 
 
-@router.get("/{document_id}/chunks", responses=responses(404))
+@router.get("/{document_id}/chunks", responses=responses(403, 404))
 def document_chunks(document_id: str, user: CurrentUser, state: State) -> list[ChunkOut]:
+    readable(state.service, document_id, user)
     return [
         ChunkOut(
             id=c.id, index=c.index, text=c.text, char_start=c.char_start, char_end=c.char_end,

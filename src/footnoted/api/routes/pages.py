@@ -1,5 +1,6 @@
 """A PDF's real pages: each page rendered to PNG, and where a passage of the extracted
-text (a quoted span) is printed on it. Readable by every signed-in user, like downloads."""
+text (a quoted span) is printed on it. Readable by every signed-in user, like downloads
+(``access``: a disabled document only by admins)."""
 
 from __future__ import annotations
 
@@ -13,19 +14,21 @@ from ...errors import InvalidInput, NotFound
 from ...models import Document
 from ...pages import page_bounds
 from ...pdfview import MAX_WIDTH, MIN_WIDTH, passage_boxes, render_png
+from ...records import User
+from ..access import readable
 from ..auth import CurrentUser
 from ..errors import responses
 from ..schemas import BoxOut, HighlightOut, PageHighlightsOut
 from ..state import AppState, State
 
-router = APIRouter(prefix="/api/documents", tags=["documents"], responses=responses(401, 404))
+router = APIRouter(prefix="/api/documents", tags=["documents"], responses=responses(401, 403, 404))
 
 MAX_RANGES = 20
 PageNumber = Annotated[int, Path(ge=1, le=1_000_000, description="The page, from 1.")]
 
 
-def _pdf(state: AppState, document_id: str, page: int) -> tuple[Document, bytes]:
-    doc = state.service.document(document_id)
+def _pdf(state: AppState, document_id: str, page: int, user: User) -> tuple[Document, bytes]:
+    doc = readable(state.service, document_id, user)
     if doc.kind != "pdf" or not doc.page_count:
         raise NotFound(f"{doc.title!r} is not a PDF: it has no pages to show.", code="no_pages")
     if page > doc.page_count:
@@ -46,7 +49,7 @@ def page_image(
     width: Annotated[int, Query(ge=MIN_WIDTH, le=MAX_WIDTH)] = 1200,
 ) -> Response:
     """Page ``page`` of a PDF rendered by PDFium, ``width`` pixels wide."""
-    _, data = _pdf(state, document_id, page)
+    _, data = _pdf(state, document_id, page, user)
     return Response(
         render_png(data, page, width),
         media_type="image/png",
@@ -69,7 +72,7 @@ def page_highlights(
         raise InvalidInput(
             "Give start and end in pairs, each start at most its end.", code="bad_range"
         )
-    doc, data = _pdf(state, document_id, page)
+    doc, data = _pdf(state, document_id, page, user)
     text = state.service.document_text(doc.id)
     low, high = page_bounds(text, page)
     out = []

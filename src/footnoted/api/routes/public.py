@@ -8,6 +8,7 @@ from starlette.responses import Response
 
 from ... import __version__
 from ...errors import Forbidden, NotFound
+from ..access import readable
 from ..errors import responses
 from ..files import file_response
 from ..schemas import HealthOut
@@ -43,7 +44,7 @@ async def public_download(
         raise Forbidden("This link is invalid or has expired.", code="invalid_link")
 
     def load() -> Response:
-        doc = service.document(document_id)
+        doc = readable(service, document_id, None)
         if service.collection_settings(doc.collection).citation_link_mode != "public":
             raise Forbidden("Public links are turned off for this collection.", code="invalid_link")
         return file_response(service.uploads.original(doc))
@@ -52,3 +53,8 @@ async def public_download(
         return await anyio.to_thread.run_sync(load)
     except NotFound as exc:
         raise NotFound("No such document.", code=exc.code) from exc
+    except Forbidden as exc:
+        if exc.code != "document_disabled":
+            raise
+        raise Forbidden("This link no longer works: the document is disabled.",
+                        code="invalid_link") from exc  # fmt: skip
