@@ -19,6 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
+from apihelpers import cli
 from docshelpers import blocks, run_python
 from servedhelpers import BIN, NOT_COVERED, QUESTION, REFUSAL, Served, served
 
@@ -187,6 +188,10 @@ def test_http_questions_are_in_the_users_history_and_refusal_log(
     sessions = httpx.get(server.url + "/api/sessions", headers=auth).json()
     titles = [s["title"] for s in sessions]
     assert QUESTION in titles and NOT_COVERED in titles
+    logged = json.loads(cli(server.home, "refusals", "--json").stdout)
+    assert {"question": NOT_COVERED, "user_name": "alice"}.items() <= next(
+        r for r in logged if r["question"] == NOT_COVERED and r.get("user_name")
+    ).items()
 
 
 def test_http_needs_a_token(server: Served) -> None:
