@@ -1,11 +1,13 @@
 """The API docs in a real browser with networking off: Swagger UI at /docs and ReDoc at
-/redoc render from files the server itself serves."""
+/redoc render from files the server itself serves, under a Content-Security-Policy that
+allows only their own inline scripts (and the browser reports no violation)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from apihelpers import Server, start_server
@@ -36,7 +38,8 @@ def browser(server: Server) -> Iterator[Any]:
 
 
 def offline_page(browser: Any, server: Server, elsewhere: list[str]) -> Any:
-    """A page whose every request to anywhere but the server fails, as with no network."""
+    """A page whose every request to anywhere but the server fails, as with no network;
+    console messages about the Content-Security-Policy land in ``elsewhere`` too."""
 
     def route(r: Any) -> None:
         if r.request.url.startswith(server.url + "/"):
@@ -47,7 +50,18 @@ def offline_page(browser: Any, server: Server, elsewhere: list[str]) -> Any:
 
     page = browser.new_context(viewport={"width": 1360, "height": 860}).new_page()
     page.route("**/*", route)
+    page.on("console", lambda m: "Content Security Policy" in m.text and elsewhere.append(m.text))
     return page
+
+
+@pytest.mark.parametrize("path", ["/docs", "/redoc"])
+def test_docs_pages_carry_a_policy_with_their_inline_scripts(server: Server, path: str) -> None:
+    r = httpx.get(server.url + path)
+    policy = r.headers["content-security-policy"]
+    assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy
+    assert "unsafe-inline" not in policy.split(";")[0]  # scripts: only the hashed ones
+    assert ("'sha256-" in policy) == (path == "/docs")  # ReDoc's page has no inline script
+    assert "cdn" not in r.text.lower() and r.headers["x-content-type-options"] == "nosniff"
 
 
 def test_swagger_ui_renders_offline(browser: Any, server: Server) -> None:
@@ -70,6 +84,9 @@ def test_redoc_renders_offline(browser: Any, server: Server) -> None:
     heading = page.locator("h1", has_text="footnoted")
     heading.wait_for(timeout=30_000)
     assert page.get_by_text("/api/chat").count() > 0
-    # Only ReDoc's own "API docs by Redocly" badge image is fetched from elsewhere; the
-    # page does without it.
-    assert all(url.startswith("https://cdn.redoc.ly/redoc/logo") for url in elsewhere)
+    # ReDoc's own "API docs by Redocly" badge image is the one thing from elsewhere: the
+    # policy blocks it before any request leaves, and the page does without it.
+    assert elsewhere and all(
+        "cdn.redoc.ly/redoc/logo" in m and "img-src" in m and not m.startswith("http")
+        for m in elsewhere
+    ), elsewhere

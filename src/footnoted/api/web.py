@@ -28,6 +28,7 @@ from .auth import (
     revoke_session,
     user_for,
 )
+from .docspolicy import with_docs_policy
 from .errors import responses
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -36,8 +37,9 @@ CSP = (
     "connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; "
     "form-action 'self'"
 )
-# The API docs' pages (/docs, /redoc) run inline scripts: they keep their own policy.
-# Their scripts and styles are served from here (fastapi-offline), never from a CDN.
+# The API docs' pages (/docs, /redoc) run inline scripts: they get their own policy
+# (docspolicy). Their scripts and styles are served from here (fastapi-offline), never
+# from a CDN.
 DOCS_ASSETS = "/docs/assets"
 _DOCS_PREFIXES = ("/docs", "/redoc")
 
@@ -102,14 +104,18 @@ def static_files() -> StaticFiles:
 
 
 class SecurityHeaders:
-    """ASGI middleware: a strict CSP, nosniff and no framing on every response but the docs."""
+    """ASGI middleware: a strict CSP, nosniff and no framing on every response; the docs
+    get a policy of their own that allows just their inline scripts."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or str(scope.get("path", "")).startswith(_DOCS_PREFIXES):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if str(scope.get("path", "")).startswith(_DOCS_PREFIXES):
+            await with_docs_policy(self.app, scope, receive, send)
             return
 
         async def send_with_headers(message: Message) -> None:
