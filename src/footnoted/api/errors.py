@@ -6,7 +6,9 @@ Under ``/v1/`` (the OpenAI-compatible API) the body also carries OpenAI's ``type
 
 from __future__ import annotations
 
+import functools
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -31,7 +33,8 @@ _HTTP_CODES = {
     415: "unsupported_type",
 }
 _DESCRIPTIONS = {
-    400: "Unsupported parameter (named in the error's param).",
+    400: "Bad request: a body that cannot be parsed, or an unsupported parameter (named in "
+    "the error's param).",
     401: "Missing or invalid API token.",
     403: "Only an admin may do this.",
     404: "Not found (or not yours).",
@@ -76,6 +79,29 @@ def _error(
     return error_response(status, code, message, headers)
 
 
+def allowed_methods(request: Request, fallback: str) -> list[str]:
+    """Every method the OpenAPI schema documents at this path (Starlette names only the
+    first route's that matched it); ``fallback`` (Starlette's) for undocumented paths."""
+    schema: dict[str, Any] = request.app.openapi()
+    methods = {
+        method.upper()
+        for template, operations in schema.get("paths", {}).items()
+        if _template(template).fullmatch(request.url.path)
+        for method in operations
+    }
+    if not methods:
+        methods = {m.strip() for m in fallback.split(",") if m.strip()}
+    return sorted(methods, key=lambda m: (_ORDER.index(m) if m in _ORDER else len(_ORDER), m))
+
+
+_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+@functools.lru_cache(maxsize=512)
+def _template(path: str) -> re.Pattern[str]:
+    return re.compile(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(path)))
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(FootnotedError)
     async def footnoted_error(request: Request, exc: Exception) -> Response:
@@ -96,7 +122,12 @@ def install(app: FastAPI) -> None:
         assert isinstance(exc, HTTPException)
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         detail = exc.detail if isinstance(exc.detail, str) else "Request failed."
-        return _error(request, exc.status_code, code, detail, dict(exc.headers or {}) or None)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            allowed = allowed_methods(request, headers.get("Allow", ""))
+            headers["Allow"] = ", ".join(allowed)
+            detail = f"{request.method} is not allowed here; use {' or '.join(allowed)}."
+        return _error(request, exc.status_code, code, detail, headers or None)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import quote
 
 from starlette.responses import Response
 
 from ..stores.base import StoredFile
+from ..uploads import MEDIA_TYPES
+
+_OTHER = "application/octet-stream"
+# OpenAPI: a download is sent with the file's own media type (what it was uploaded as).
+FILE_RESPONSE: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The original file, as an attachment, with its own media type.",
+        "content": {
+            t: {"schema": {"type": "string", "format": "binary"}}
+            for t in [*sorted({m.split(";")[0] for m in MEDIA_TYPES.values()}), _OTHER]
+        },
+    }
+}
 
 
 def file_response(file: StoredFile) -> Response:

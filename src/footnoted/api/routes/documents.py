@@ -15,7 +15,7 @@ from ...models import Document
 from ..access import readable
 from ..auth import AdminUser, CurrentUser
 from ..errors import responses
-from ..files import file_response
+from ..files import FILE_RESPONSE, file_response
 from ..responses import SafeJSONResponse
 from ..schemas import ChunkOut, DocumentOut, DocumentPatch, DocumentTextOut, LinkOut
 from ..state import AppState, State
@@ -53,7 +53,7 @@ async def _process(state: AppState, doc: Document) -> Response:
     responses={
         200: {"model": DocumentOut, "description": "The same content is already here."},
         202: {"model": DocumentOut, "description": "Still processing: poll the document."},
-        **responses(403, 413, 415, 422),
+        **responses(400, 403, 413, 415, 422),
     },
 )
 async def upload(
@@ -124,10 +124,7 @@ async def reprocess(document_id: str, user: AdminUser, state: State) -> Response
 @router.get(
     "/{document_id}/download",
     response_class=Response,
-    responses={
-        200: {"content": {"application/octet-stream": {}}, "description": "The file."},
-        **responses(403, 404),
-    },
+    responses={**FILE_RESPONSE, **responses(403, 404)},
 )
 def download(document_id: str, user: CurrentUser, state: State) -> Response:
     """The original file, as an attachment (a disabled document's only to admins)."""

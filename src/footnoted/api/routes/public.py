@@ -10,7 +10,7 @@ from ... import __version__
 from ...errors import Forbidden, NotFound
 from ..access import readable
 from ..errors import responses
-from ..files import file_response
+from ..files import FILE_RESPONSE, file_response
 from ..schemas import HealthOut
 from ..state import State
 
@@ -26,10 +26,7 @@ def health(state: State) -> HealthOut:
 @router.get(
     "/public/documents/{document_id}",
     tags=["documents"],
-    responses={
-        200: {"content": {"application/octet-stream": {}}, "description": "The file."},
-        **responses(403, 404),
-    },
+    responses={**FILE_RESPONSE, **responses(403, 404)},
     response_class=Response,
 )
 async def public_download(
