@@ -5,7 +5,6 @@ cannot be parsed is a documented 400, downloads carry a documented media type.""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
