@@ -2,8 +2,9 @@
 
 Tests set :attr:`FakeLLM.script` to say what the next replies are: the tokens to stream,
 a delay between them, an HTTP status, a drop after some tokens, or an endless stream
-(:attr:`FakeLLM.sent` counts the bytes it wrote). Every request body
-is kept in :attr:`FakeLLM.requests`.
+(:attr:`FakeLLM.sent` counts the bytes it wrote); or :attr:`FakeLLM.respond`, a function
+from the request body to its reply, when replies depend on the request. Every request
+body is kept in :attr:`FakeLLM.requests`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -47,6 +48,7 @@ def words(text: str) -> list[str]:
 class FakeLLM:
     def __init__(self) -> None:
         self.script = Script(words("Annual plans are refunded in full [1]."))
+        self.respond: Callable[[dict[str, Any]], Script] | None = None
         self.requests: list[dict[str, Any]] = []
         self.sent = 0  # bytes of the latest reply
         fake = self
@@ -59,16 +61,17 @@ class FakeLLM:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
-                fake.requests.append(json.loads(self.rfile.read(length)))
+                body = json.loads(self.rfile.read(length))
+                fake.requests.append(body)
+                script = fake.script if fake.respond is None else fake.respond(body)
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    fake.reply(self)  # a client that gave up (a timeout test) is fine
+                    fake.reply(self, script)  # a client that gave up (a timeout test) is fine
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def reply(self, h: BaseHTTPRequestHandler) -> None:
-        script = self.script
+    def reply(self, h: BaseHTTPRequestHandler, script: Script) -> None:
         if script.status != 200:
             body = json.dumps({"error": {"message": "boom"}}).encode()
             h.send_response(script.status)

@@ -9,6 +9,7 @@ from collections.abc import Generator, Sequence
 from pathlib import Path
 
 from . import collection_settings
+from .answering.conversation import NO_CONVERSATION, Conversation
 from .answering.pipeline import (
     MAX_QUESTION_CHARS,
     AskResult,
@@ -145,13 +146,15 @@ class Footnoted:
         embedding: list[float] | None = None,
         config: CollectionSettings | None = None,
         include_citations: bool = True,
+        conversation: Conversation = NO_CONVERSATION,
     ) -> Generator[Event, None, None]:
         """Yield ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Done``.
 
         Without citations (asked for, or the collection's ``enable_citations`` off) the
         deltas carry no ``[N]`` markers and no ``Sources`` event is sent. Everything up to
         the first event (retrieval, reading, the evidence check) happens on the first
-        ``next()``; see ``answering/pipeline.py``.
+        ``next()``; see ``answering/pipeline.py``. After earlier turns of a
+        ``conversation`` a follow-up is read in their light.
         """
         coll = collection or self.settings.collection
         cfg = config or self.collection_settings(coll)
@@ -163,7 +166,7 @@ class Footnoted:
             return
         prepared = self.pipeline.prepare(
             question, coll, cfg, top_k=top_k, threshold=threshold, embedding=embedding,
-            include_citations=include_citations,
+            include_citations=include_citations, conversation=conversation,
         )  # fmt: skip
         yield from self.pipeline.stream(prepared)
 
@@ -176,6 +179,7 @@ class Footnoted:
         threshold: float | None = None,
         embedding: list[float] | None = None,
         config: CollectionSettings | None = None,
+        conversation: Conversation = NO_CONVERSATION,
     ) -> AskResult:
         """The whole answer (or refusal) at once: the same events as ``ask``, collected."""
         coll = collection or self.settings.collection
@@ -183,8 +187,9 @@ class Footnoted:
         if not cfg.enable_rag:
             return rag_off(question)
         prepared = self.pipeline.prepare(
-            question, coll, cfg, top_k=top_k, threshold=threshold, embedding=embedding
-        )
+            question, coll, cfg, top_k=top_k, threshold=threshold, embedding=embedding,
+            conversation=conversation,
+        )  # fmt: skip
         return self.pipeline.answer(prepared)
 
     def answer_json(self, question: str, collection: str | None = None) -> dict[str, object]:

@@ -29,6 +29,7 @@ from ..errors import FootnotedError
 from ..grounding import StreamCleaner, check_support, dedupe_hits
 from ..models import Delta, Done, Event, Evidence, Failed, Refusal, RetrievedChunk, Sources
 from ..settings import Settings
+from .conversation import NO_CONVERSATION, Conversation, Exchange, condense_messages, standalone
 from .evidence import REFUSAL_MESSAGE, SUGGESTIONS
 from .prompt import MAX_SOURCES, REFUSAL_PHRASE, build_messages
 
@@ -168,15 +169,23 @@ class LLMAnswerer:
         self.client = ChatClient(settings, transport)
         self.embedder = embedder
 
+    def condense(self, question: str, history: Sequence[Exchange]) -> str | None:
+        """The follow-up ``question`` rewritten by the model to stand alone (None when the
+        model wrote nothing usable); raises ``LLMUnavailable`` like ``open``."""
+        return standalone("".join(self.client.stream(condense_messages(question, history))))
+
     def open(
-        self, question: str, hits: Sequence[RetrievedChunk]
+        self,
+        question: str,
+        hits: Sequence[RetrievedChunk],
+        conversation: Conversation = NO_CONVERSATION,
     ) -> tuple[list[RetrievedChunk], str, Iterator[str]]:
         """Start generating; returns the sources used, the first token and the rest.
 
         Raises ``LLMUnavailable`` when no token arrives (refused, timeout, 5xx, malformed).
         """
         sources = dedupe_hits(hits)[:MAX_SOURCES]
-        tokens = self.client.stream(build_messages(question, sources))
+        tokens = self.client.stream(build_messages(question, sources, conversation))
         for token in tokens:
             return sources, token, tokens
         raise LLMUnavailable("The LLM server sent no answer.")

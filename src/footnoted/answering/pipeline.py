@@ -36,6 +36,7 @@ from ..reader import Reader, Reading, calibration, get_reader
 from ..retrieval import Retrieval, Retriever
 from ..settings import Settings
 from . import evidence
+from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual
 from .evidence import Read
 from .extractive import bridge_candidates, extract
 from .llm import LLMAnswerer, LLMUnavailable
@@ -84,6 +85,8 @@ class Prepared:
     evidence: Evidence
     read: tuple[Read, ...]  # every passage read, best first
     reader_threshold: float  # the reader score an answer needs
+    query: str  # what was searched and read: the question, or its standalone form
+    conversation: Conversation = NO_CONVERSATION  # earlier turns, the client's instructions
 
 
 class Pipeline:
@@ -110,32 +113,80 @@ class Pipeline:
         threshold: float | None = None,
         embedding: list[float] | None = None,
         include_citations: bool = True,
+        conversation: Conversation = NO_CONVERSATION,
     ) -> Prepared:
+        """Retrieve, read and judge ``question``; after earlier turns of a
+        ``conversation`` a follow-up is resolved as ``answering/conversation.py`` says."""
         question = validate_question(question)
+
+        def attempt(query: str, vector: list[float] | None) -> Prepared:
+            return self._prepare(
+                question, query, collection, config, top_k=top_k, threshold=threshold,
+                embedding=vector, include_citations=include_citations,
+                conversation=conversation,
+            )  # fmt: skip
+
+        history = conversation.turns
+        if not history:
+            return attempt(question, embedding)
+        if config.generation_mode == "llm":
+            rewritten = self._condense(question, history)
+            if rewritten is not None:
+                return attempt(rewritten, None)
+        alone = attempt(question, embedding)
+        if alone.evidence.reason in ("ok", "empty"):
+            return alone
+        leaning = attempt(contextual(question, history), None)
+        return leaning if leaning.evidence.reason == "ok" else alone
+
+    def _condense(self, question: str, history: Sequence[Exchange]) -> str | None:
+        """The model's standalone form of a follow-up; None when it has none to give (a
+        model that is down is reported by the answer step, which falls back too)."""
+        try:
+            return LLMAnswerer(self.settings, self.embedder).condense(question, history)
+        except LLMUnavailable:
+            return None
+
+    def _prepare(
+        self,
+        question: str,
+        query: str,
+        collection: str,
+        config: CollectionSettings,
+        *,
+        top_k: int | None,
+        threshold: float | None,
+        embedding: list[float] | None,
+        include_citations: bool,
+        conversation: Conversation,
+    ) -> Prepared:
+        """Retrieve and read ``query`` (``question`` itself, or its standalone form)."""
         limit = threshold if threshold is not None else config.evidence_threshold
         k = top_k or config.top_k
-        warning = self._length_warning(question) if embedding is None else None
+        warning = self._length_warning(query) if embedding is None else None
         began = time.perf_counter()
-        retrieval = self.retriever.retrieve(question, collection, k, embedding)
+        retrieval = self.retriever.retrieve(query, collection, k, embedding)
         info: dict[str, object] = {
             "collection": collection,
             "duration_ms": round((time.perf_counter() - began) * 1000, 1),
             "chunks_returned": len(retrieval.hits),
         }
+        if query != question:
+            info["standalone_question"] = query
         cal = calibration(self.settings.reader_threshold)
         read: tuple[Read, ...] = ()
         best = retrieval.max_score
         if best is not None and evidence.passes(best, limit):
             began = time.perf_counter()
-            readings = self.reader.read(question, [h.chunk.text for h in retrieval.hits])
+            readings = self.reader.read(query, [h.chunk.text for h in retrieval.hits])
             read = ranked(retrieval.hits, readings, cal.threshold)
             if read[0].reading.score >= cal.threshold:
-                read += self._bridges(question, read, retrieval)
+                read += self._bridges(query, read, retrieval)
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
         judged = evidence.judge(retrieval, limit, read, cal)
         return Prepared(
             question, config, include_citations and config.enable_citations, retrieval, info,
-            warning, judged, read, cal.threshold,
+            warning, judged, read, cal.threshold, query, conversation,
         )  # fmt: skip
 
     def _bridges(
@@ -162,19 +213,19 @@ class Pipeline:
                      "answer_score": p.evidence.answer_score or 0.0}  # fmt: skip
         if p.config.generation_mode != "llm":
             yield from answer_events(
-                extract(p.question, p.read, p.reader_threshold, grounding), p.cite
+                extract(p.query, p.read, p.reader_threshold, grounding), p.cite
             )
             return
         answerer = LLMAnswerer(self.settings, self.embedder)
         try:
-            sources, first, tokens = answerer.open(p.question, [r.hit for r in p.read])
+            sources, first, tokens = answerer.open(p.query, [r.hit for r in p.read], p.conversation)
         except LLMUnavailable as exc:
             message = (
                 f"Generation was unavailable ({exc.message}); this answer quotes the documents."
             )
             yield Notice(exc.code, message)
             yield from answer_events(
-                extract(p.question, p.read, p.reader_threshold, grounding), p.cite
+                extract(p.query, p.read, p.reader_threshold, grounding), p.cite
             )
             return
         yield from answerer.events(sources, first, tokens, p.evidence, p.cite, grounding)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..models import RetrievedChunk
+from .conversation import NO_CONVERSATION, Conversation, conversation_messages
 
 MAX_SOURCES = 10
 SOURCE_CHARS = 1500
@@ -55,12 +56,19 @@ def sources_block(hits: Sequence[RetrievedChunk]) -> str:
     return "\n\n".join(blocks)
 
 
-def build_messages(question: str, hits: Sequence[RetrievedChunk]) -> list[dict[str, str]]:
-    """System rules, then the sources (at most :data:`MAX_SOURCES`) and the question."""
+def build_messages(
+    question: str, hits: Sequence[RetrievedChunk], conversation: Conversation = NO_CONVERSATION
+) -> list[dict[str, str]]:
+    """System rules, the conversation (the client's instructions, earlier questions and
+    answers), then the sources (at most :data:`MAX_SOURCES`) and the question."""
     shown = list(hits)[:MAX_SOURCES]
     numbers = ", ".join(f"[{n}]" for n in range(1, len(shown) + 1))
     user = (
         f"Sources (the only ones that exist: {numbers}):\n\n{sources_block(shown)}\n\n"
         f"Question: {question}\n\nAnswer from the sources above, citing them as the rules say."
     )
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    return [
+        {"role": "system", "content": SYSTEM},
+        *conversation_messages(conversation),
+        {"role": "user", "content": user},
+    ]

@@ -14,10 +14,11 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..answering.conversation import NO_CONVERSATION, Conversation, Exchange
 from ..answering.llm import GenerationInterrupted
 from ..citations import Answer, escape_markdown_html
 from ..collection_settings import CollectionSettings
@@ -34,7 +35,7 @@ from ..models import (
     Span,
     Started,
 )
-from ..records import Claim, NewMessage, RefusalEntry, User
+from ..records import Claim, Message, NewMessage, RefusalEntry, User
 from ..service import (
     Footnoted,
     answer_payload,
@@ -73,6 +74,18 @@ def claim_is_stale(owner: str, claimed_at: float) -> bool:
     return False
 
 
+def exchanges(messages: Sequence[Message]) -> tuple[Exchange, ...]:
+    """A session's stored messages as conversation turns: each question with the reply
+    stored after it (a refusal's reply counts as no answer)."""
+    out: list[Exchange] = []
+    for m in messages:
+        if m.role == "user":
+            out.append(Exchange(m.content))
+        elif out and m.type == "answer":
+            out[-1] = Exchange(out[-1].question, m.content)
+    return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class Turn:
     """Everything one new chat request needs once its id is claimed."""
@@ -82,6 +95,7 @@ class Turn:
     collection: str
     config: CollectionSettings
     session_id: str
+    conversation: Conversation = NO_CONVERSATION  # the session's earlier turns
     info: dict[str, Any] = field(default_factory=dict)  # retrieval: collection, duration_ms, …
 
     @property
@@ -129,7 +143,11 @@ class ChatService:
                 f"Message {request.message_id!r} is being answered right now.",
                 code="duplicate_in_progress",
             )
-        return claim, Turn(user, request, collection, config, claim.session_id)
+        conversation = Conversation()
+        if request.session_id is not None:
+            turns = exchanges(self.store.session_messages(user.id, claim.session_id))
+            conversation = Conversation(turns)
+        return claim, Turn(user, request, collection, config, claim.session_id, conversation)
 
     def release(self, turn: Turn) -> None:
         self.store.release_chat(turn.user.id, turn.request.message_id, OWNER)
@@ -141,8 +159,9 @@ class ChatService:
         try:
             with self.answering:
                 result = self.service.answer(
-                    req.message, turn.collection, embedding=req.embedding, config=turn.config
-                )
+                    req.message, turn.collection, embedding=req.embedding, config=turn.config,
+                    conversation=turn.conversation,
+                )  # fmt: skip
         except BaseException:
             self.release(turn)
             raise
@@ -224,7 +243,7 @@ class ChatService:
         req = turn.request
         events = self.service.ask(
             req.message, turn.collection, embedding=req.embedding, config=turn.config,
-            include_citations=req.include_citations,
+            include_citations=req.include_citations, conversation=turn.conversation,
         )  # fmt: skip
         try:
             with self.answering:  # in llm mode: retrieval and the evidence check
@@ -264,6 +283,8 @@ class ChatService:
                 warning = event.warning
                 turn.info.update(event.retrieval or {})
                 extra = {"warning": warning} if warning else {}
+                if "standalone_question" in turn.info:  # a follow-up, read with the conversation
+                    extra["standalone_question"] = turn.info["standalone_question"]
                 bridge.put("answer_start", {**turn.ids, **extra})
             elif isinstance(event, Notice):
                 notice = event.message

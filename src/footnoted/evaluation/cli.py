@@ -25,6 +25,7 @@ from rich.table import Table
 from ..cli_errors import failure
 from ..errors import FootnotedError
 from . import runners
+from .followups import FollowupResult, run_followups
 from .runners import ProgressFn, Result
 
 eval_app = typer.Typer(
@@ -64,7 +65,9 @@ def progress_bar() -> Iterator[ProgressFn]:
         yield update
 
 
-def _run(name: str, job: Callable[[ProgressFn], Result], json_path: Path | None) -> None:
+def _run(
+    name: str, job: Callable[[ProgressFn], Result | FollowupResult], json_path: Path | None
+) -> None:
     started = time.perf_counter()
     try:
         with progress_bar() as progress:
@@ -80,7 +83,7 @@ def _run(name: str, job: Callable[[ProgressFn], Result], json_path: Path | None)
         out.print(f"[dim]wrote {json_path}[/dim]")
 
 
-def show(name: str, result: Result, wall: float) -> None:
+def show(name: str, result: Result | FollowupResult, wall: float) -> None:
     """The metrics table, then the settings and knowledge base the run used."""
     table = Table(title=f"footnoted eval {name}")
     table.add_column("metric")
@@ -107,7 +110,10 @@ def show(name: str, result: Result, wall: float) -> None:
         out.print(line, highlight=False)
 
 
-def _notes(result: Result) -> list[str]:
+def _notes(result: Result | FollowupResult) -> list[str]:
+    if isinstance(result, FollowupResult):
+        how = "with the conversation so far" if result.context else "each turn on its own"
+        return [f"{result.conversations} conversations, asked {how}"]
     if isinstance(result, runners.SquadResult):
         return [f"{result.articles} articles", *_errors(result.errors)]
     if isinstance(result, runners.OfftopicResult):
@@ -200,6 +206,30 @@ def beir(
 ) -> None:
     """BEIR retrieval: nDCG@10 and recall@100 over the chunks aggregated to documents."""
     _run("beir", lambda p: runners.run_beir(directory, qrels, queries, p, distractors), json_path)
+
+
+@eval_app.command()
+def followups(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True)] = Path(
+        "tests/data/followups.jsonl"
+    ),
+    samples: Annotated[
+        Path, typer.Option(exists=True, file_okay=False, help="The 'samples' knowledge base.")
+    ] = Path("samples"),
+    squad: Annotated[
+        Path, typer.Option(exists=True, dir_okay=False, help="The 'squad-dev' articles.")
+    ] = Path("../shared/data/squad2/dev-16-articles.json"),
+    context: Annotated[
+        bool, typer.Option("--context/--no-context", help="Ask with the conversation so far.")
+    ] = True,
+    json_path: JsonOpt = None,
+) -> None:
+    """Follow-up questions: does each later turn of a conversation cite the right passage?"""
+    _run(
+        "followups",
+        lambda p: run_followups(file, samples, squad, context, p),
+        json_path,
+    )
 
 
 @eval_app.command()

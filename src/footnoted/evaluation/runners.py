@@ -230,7 +230,7 @@ class HotpotResult:
 Result = SquadResult | OfftopicResult | BeirResult | HotpotResult
 
 
-def to_dict(result: Result) -> dict[str, Any]:
+def to_dict(result: Any) -> dict[str, Any]:
     """Every number of a result, the metrics table and the per-item records."""
     data = asdict(result)
     data["info"]["seconds"] = round(result.info.seconds, 3)

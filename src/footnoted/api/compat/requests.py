@@ -1,10 +1,12 @@
 """OpenAI request bodies (Chat Completions, Responses) and what footnoted makes of them.
 
-``model`` names a collection; the question is the last user message's text. Sampling
-settings (``temperature``, ``top_p``, ``max_tokens``, ``seed``…), ``system``/``developer``
-messages and ``instructions`` are accepted and not used: the collection's settings decide
-how footnoted answers. What footnoted cannot honour (more than one choice, tools, a JSON
-or audio reply, log probabilities, stored responses) is a 400 naming the parameter.
+``model`` names a collection; the question is the last user message's text, read with
+the messages before it (``conversation``). ``system``/``developer`` messages and
+``instructions`` reach the model in LLM mode and are ignored by extractive answers.
+Sampling settings (``temperature``, ``top_p``, ``max_tokens``, ``seed``…) are accepted
+and not used: the collection's settings decide how footnoted answers. What footnoted
+cannot honour (more than one choice, tools, a JSON or audio reply, log probabilities,
+stored responses) is a 400 naming the parameter.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ...answering.conversation import Conversation, Exchange
 from ...errors import BadRequest, InvalidInput, NotFound
 from ..schemas import ChatRequest
 
@@ -114,6 +117,23 @@ def check_model(model: str, known: Iterable[str]) -> None:
             code="model_not_found",
             param="model",
         )
+
+
+def conversation(
+    messages: list[V1Message], param: str, instructions: str | None = None
+) -> Conversation:
+    """The turns before the last user message (each user message with the assistant reply
+    after it) and the client's instructions (``system``/``developer`` messages, then
+    ``instructions``)."""
+    last = max((i for i, m in enumerate(messages) if m.role == "user"), default=0)
+    turns: list[Exchange] = []
+    for m in messages[:last]:
+        if m.role == "user":
+            turns.append(Exchange(_text(m, param)))
+        elif m.role == "assistant" and turns:
+            turns[-1] = Exchange(turns[-1].question, _text(m, param))
+    told = [_text(m, param) for m in messages if m.role in ("system", "developer")]
+    return Conversation(tuple(turns), "\n\n".join([*told, instructions or ""]).strip())
 
 
 def input_messages(body: ResponsesRequest) -> list[V1Message]:

@@ -7,6 +7,8 @@ collection's generation mode; :mod:`footnoted.api.compat` puts it on the wire.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import anyio
 from fastapi import APIRouter, Request
 from starlette.responses import Response, StreamingResponse
@@ -26,6 +28,7 @@ from ..compat.requests import (
     chat_request,
     check_model,
     check_supported,
+    conversation,
     input_messages,
 )
 from ..compat.responses import Responses
@@ -74,7 +77,7 @@ async def create_response(
 ) -> Response:
     """The Responses API's common subset: text or messages in, one cited message out."""
     check_supported(body, RESPONSES_RULES)
-    turn = await _turn(state, user, body, input_messages(body), "input")
+    turn = await _turn(state, user, body, input_messages(body), "input", body.instructions)
     wire = Responses(_reply(state, body, turn, request), body.instructions)
     if not body.stream:
         payload = await anyio.to_thread.run_sync(state.chat.answer_json, turn)
@@ -83,13 +86,19 @@ async def create_response(
 
 
 async def _turn(
-    state: AppState, user: User, body: V1Request, messages: list[V1Message], param: str
+    state: AppState,
+    user: User,
+    body: V1Request,
+    messages: list[V1Message],
+    param: str,
+    instructions: str | None = None,
 ) -> Turn:
-    """Check the model and the question, then claim the message (and count the rate)."""
+    """Check the model and the question, then claim the message (and count the rate); the
+    messages before the question are its conversation."""
     check_model(body.model, await anyio.to_thread.run_sync(model_names, state))
     question = chat_request(body.model, messages, param)
     _, turn = await anyio.to_thread.run_sync(state.claim, user, question)
-    return turn
+    return replace(turn, conversation=conversation(messages, param, instructions))
 
 
 def _reply(state: AppState, body: V1Request, turn: Turn, request: Request) -> Reply:
