@@ -1,5 +1,5 @@
-"""A disabled document: hidden from its readers at once, its public links dead while it
-stays disabled; admins still see it all."""
+"""A disabled document: hidden from its readers at once, its public links revoked (dead
+while it is disabled and after it is enabled again); admins still see it all."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_a_disabled_document_cannot_be_opened_by_users_or_public_links(app: Api)
         assert r.status_code == 403 and r.json()["error"]["code"] == "document_disabled", path
     dead = app.client.get(public)
     assert dead.status_code == 403 and dead.json()["error"]["code"] == "invalid_link"
-    assert "disabled" in dead.json()["error"]["message"]
+    assert "revoked" in dead.json()["error"]["message"]
     for part in ("download", "text", "chunks"):  # admins still manage it
         assert app.client.get(f"/api/documents/{doc}/{part}", headers=app.admin).status_code == 200
     assert app.client.get(f"/api/documents/{doc}/link", headers=app.admin).status_code == 403
@@ -43,3 +43,7 @@ def test_a_disabled_document_cannot_be_opened_by_users_or_public_links(app: Api)
     on = app.client.patch(f"/api/documents/{doc}", json={"enabled": True}, headers=app.admin)
     assert on.status_code == 200
     assert app.client.get(paths[0], headers=app.alice).status_code == 200
+    revoked = app.client.get(public)  # links from before the disabling stay dead
+    assert revoked.status_code == 403 and revoked.json()["error"]["code"] == "invalid_link"
+    fresh = app.client.get(f"/api/documents/{doc}/link", headers=app.alice).json()["url"]
+    assert fresh != public and app.client.get(fresh).status_code == 200

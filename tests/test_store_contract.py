@@ -556,6 +556,10 @@ def test_secrets_are_made_once_and_shared(open_new: OpenStore) -> None:
     assert two.secret("link", make) == "secret-1"
     assert one.secret("other", make) == "secret-2"
     assert len(made) == 2
+    one.set_secret("link", "replaced")  # every process sees the new value
+    two.set_secret("fresh", "made")
+    assert two.secret("link", make) == "replaced" and one.secret("fresh", make) == "made"
+    assert len(made) == 2
 
 
 # -- account management and its audit log -------------------------------------------------

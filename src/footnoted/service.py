@@ -5,6 +5,7 @@ The HTTP API, the CLI and the evaluation commands all go through this one object
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Generator, Sequence
 from pathlib import Path
 
@@ -31,6 +32,11 @@ from .settings import Settings
 from .stores.base import Store
 from .stores.factory import open_store
 from .uploads import Uploads
+
+
+def link_epoch_name(document_id: str) -> str:
+    return f"link_epoch:{document_id}"
+
 
 TITLE_TOKENS = 16  # room kept for the title and section embedded with each chunk
 
@@ -118,7 +124,17 @@ class Footnoted:
         return self.store.get_document(document_id)
 
     def set_enabled(self, document_id: str, enabled: bool) -> Document:
-        return self.store.set_enabled(document_id, enabled)
+        """Disabling a document also revokes its public links for good: links signed
+        before carry the old ``link_epoch`` and stay dead when it is enabled again."""
+        doc = self.store.set_enabled(document_id, enabled)
+        if not enabled:
+            self.store.set_secret(link_epoch_name(document_id), secrets.token_hex(8))
+        return doc
+
+    def link_epoch(self, document_id: str) -> str:
+        """What a document's public links are signed over besides its id and expiry
+        ("" until it is first disabled)."""
+        return self.store.secret(link_epoch_name(document_id), str)
 
     def delete(self, document_id: str) -> None:
         self.store.delete_document(document_id)

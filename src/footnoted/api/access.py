@@ -1,8 +1,8 @@
 """Who may open a document's content (its file, text, chunks and pages).
 
 Admins may open every document. Anyone else may not open a disabled one: disabling a
-document hides it from answers and from its readers at once, and its signed public
-links stop working while it stays disabled.
+document hides it from answers and from its readers at once, and revokes its signed
+public links for good (``Footnoted.set_enabled``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 ``authenticated`` points at ``/api/documents/{id}/download`` (needs the bearer token);
 ``public`` is a signed link, ``/public/documents/{id}?expires=…&signature=…``, that
-anyone can open until it expires (HMAC-SHA256 over the document id and the expiry).
+anyone can open until it expires (HMAC-SHA256 over the document id, the expiry and the
+document's link epoch, which disabling the document changes: ``Footnoted.set_enabled``).
 """
 
 from __future__ import annotations
@@ -29,10 +30,12 @@ class Links:
         )
         self._key = secret.encode("utf-8")
         self.ttl_s = service.settings.link_ttl_s
+        self.service = service
 
     def _signature(self, document_id: str, expires: int) -> str:
-        message = f"{document_id}:{expires}".encode()
-        return hmac.new(self._key, message, hashlib.sha256).hexdigest()
+        epoch = self.service.link_epoch(document_id)
+        message = f"{document_id}:{expires}" + (f":{epoch}" if epoch else "")
+        return hmac.new(self._key, message.encode(), hashlib.sha256).hexdigest()
 
     def public_url(self, document_id: str, now: float | None = None) -> tuple[str, int]:
         expires = int((now if now is not None else time.time()) + self.ttl_s)

@@ -21,6 +21,7 @@ from ..records import (
     Claim,
     Message,
     NewMessage,
+    Origin,
     RefusalEntry,
     TokenInfo,
     TokenKind,
@@ -202,7 +203,10 @@ class ChatStore(Protocol):
         title: str,
         owner: str,
         stale: StaleFn,
-    ) -> Claim: ...
+        origin: Origin = "api",
+    ) -> Claim:
+        """A new session is marked with where it began (``origin``)."""
+        ...
 
     def complete_chat(
         self,
@@ -220,7 +224,7 @@ class ChatStore(Protocol):
     def release_chat(self, user_id: str, message_id: str, owner: str) -> None: ...
 
     def list_sessions(
-        self, user_id: str, limit: int = 1000, offset: int = 0
+        self, user_id: str, limit: int = 1000, offset: int = 0, origin: Origin | None = None
     ) -> list[ChatSession]: ...
 
     def get_session(self, user_id: str, session_id: str) -> ChatSession: ...
@@ -242,6 +246,8 @@ class ServiceDataStore(Protocol):
     ) -> list[RefusalEntry]: ...
 
     def secret(self, name: str, make: Callable[[], str]) -> str: ...
+
+    def set_secret(self, name: str, value: str) -> None: ...
 
 
 class Store(DocumentStore, AccountStore, ChatStore, ServiceDataStore, Protocol):

@@ -84,3 +84,12 @@ class ServiceDataMixin(PostgresBase):
                 row = db.execute(query, (name,)).fetchone()
         assert row is not None
         return str(row["value"])
+
+    def set_secret(self, name: str, value: str) -> None:
+        """Replace the named secret (or make it) for every process using the database."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO secrets (name, value) VALUES (%s, %s) "
+                "ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value",
+                (name, value),
+            )

@@ -81,3 +81,12 @@ class ServiceDataMixin(SQLiteBase):
             return str(
                 db.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()[0]
             )
+
+    def set_secret(self, name: str, value: str) -> None:
+        """Replace the named secret (or make it) for every process using the database."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO secrets (name, value) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                (name, value),
+            )

@@ -37,10 +37,14 @@ async def public_download(
 ) -> Response:
     """A document's original file through a signed, expiring link (no token needed)."""
     service = state.service
-    if not state.links.verify(document_id, expires, signature):
-        raise Forbidden("This link is invalid or has expired.", code="invalid_link")
 
     def load() -> Response:
+        if not state.links.verify(document_id, expires, signature):
+            raise Forbidden(
+                "This link is invalid, has expired or was revoked (disabling a document "
+                "revokes its links).",
+                code="invalid_link",
+            )
         doc = readable(service, document_id, None)
         if service.collection_settings(doc.collection).citation_link_mode != "public":
             raise Forbidden("Public links are turned off for this collection.", code="invalid_link")
