@@ -22,6 +22,7 @@ BOTH_BACKENDS = {
     "test_api_documents",
     "test_api_schema",
     "test_api_server",
+    "test_api_sessions",
     "test_api_settings",
     "test_llm",
     "test_v1",

@@ -502,6 +502,26 @@ def test_sessions_and_messages_belong_to_their_user(store: Store) -> None:
         store.session_messages(alice, a1)
 
 
+def test_sessions_remember_where_they_began_and_filter_by_it(store: Store) -> None:
+    user = store.create_user("dora").id
+    ids = {}
+    for origin in ("web", "api", "v1", "mcp"):
+        claim = store.claim_chat(user, origin, "Q?", None, "Q?", "w", never_stale, origin)
+        store.complete_chat(user, origin, claim.session_id, reply(), {}, None)
+        ids[origin] = claim.session_id
+    assert store.claim_chat(user, "plain", "Q?", None, "Q?", "w", never_stale).outcome == "new"
+    assert [s.origin for s in store.list_sessions(user)] == ["mcp", "v1", "api", "web"]
+    for origin, session_id in ids.items():
+        assert [s.id for s in store.list_sessions(user, origin=origin)] == [session_id]
+        assert store.get_session(user, session_id).to_dict()["origin"] == origin
+    more = store.claim_chat(user, "more", "And?", ids["web"], "And?", "w", never_stale, "api")
+    store.complete_chat(user, "more", more.session_id, reply(), {}, None)
+    assert store.get_session(user, ids["web"]).origin == "web"  # a session keeps its origin
+    assert [m.message_id for m in store.session_messages(user, ids["web"])] == [
+        "web", "web", "more", "more"
+    ]  # fmt: skip
+
+
 def test_incomplete_answers_and_refusals_keep_their_details(store: Store) -> None:
     user = store.create_user("carol").id
     session = store.claim_chat(user, "m", "Q?", None, "Q?", "w", never_stale).session_id

@@ -20,7 +20,16 @@ from conftest import SAMPLES, shared, write
 from fakellm import FakeLLM, Script, fake_llm, words
 from footnoted import Footnoted, Settings
 from footnoted.api.auth import SESSION_COOKIE
-from webhelpers import CHROMIUM, CHROMIUM_ARGS, DropProxy, require_browser, screenshot
+from webhelpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    DropProxy,
+    ask,
+    last_answer,
+    require_browser,
+    screenshot,
+    sign_in,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -82,27 +91,11 @@ class Site:
         return httpx.Client(base_url=self.server.url, headers=bearer(token), timeout=60)
 
 
-def sign_in(page: Any, token: str) -> None:
-    page.fill("#token", token)
-    page.click("#signin-form button[type=submit]")
-    page.wait_for_selector("#question:visible")
-
-
-def ask(page: Any, question: str) -> None:
-    page.fill("#question", question)
-    page.press("#question", "Enter")
-
-
 def last_stored(api: httpx.Client) -> dict[str, Any]:
     """The last message of the most recent session, as the API stores it."""
     session = api.get("/api/sessions").json()[0]
     message: dict[str, Any] = api.get(f"/api/sessions/{session['id']}/messages").json()[-1]
     return message
-
-
-def last_answer(page: Any, timeout: float = 60_000) -> Any:
-    page.wait_for_selector(".msg-answer:last-child .copy", timeout=timeout)
-    return page.locator(".msg-answer").last
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +188,10 @@ def test_ask_streams_badges_footer_hover_and_viewer(site: Site) -> None:
     assert answer.locator(".grounded").inner_text() == f"Grounded in {used} source" + "s" * (
         used > 1
     )
-    assert "Sources: Northwind Cloud Customer Handbook" in answer.locator("summary").inner_text()
+    assert (
+        "Sources: Northwind Cloud Customer Handbook"
+        in answer.locator("details.sources > summary").inner_text()
+    )
     badges.first.hover()
     tip = page.locator("#tooltip")
     tip.wait_for(state="visible")
@@ -278,21 +274,29 @@ def test_more_than_three_sources_toggle_and_copy(site: Site) -> None:
     page = site.page(site.alice, permissions=["clipboard-read", "clipboard-write"])
     ask(page, BACKUPS)
     answer = last_answer(page)
-    answer.locator("summary").click()
-    items = answer.locator(".source")
-    assert items.count() > 3
-    assert answer.locator(".source:visible").count() == 3
-    more = answer.get_by_role("button", name=re.compile("Show more sources"))
-    more.click()
-    assert answer.locator(".source:visible").count() == items.count()
+    answer.locator("summary").first.click()
+    with site.api(site.alice) as api:
+        stored = last_stored(api)
+    cited = answer.locator("details.sources > .source-list > .source")
+    others = answer.locator(".other-passages .source")
+    assert cited.count() == len(stored["referenced_indices"])  # what the answer cites
+    assert cited.count() + others.count() == len(stored["citations"])  # the rest apart
+    if cited.count() > 3:
+        assert answer.locator("details.sources > .source-list > .source:visible").count() == 3
+        more = answer.get_by_role("button", name=re.compile("Show more sources"))
+        more.click()
+    assert answer.locator("details.sources > .source-list > .source:visible").count() == (
+        cited.count()
+    )
+    if others.count():
+        answer.locator(".other-passages > summary").click()
+        assert others.first.is_visible()
     screenshot(page, "05-many-sources")
     answer.get_by_role("button", name="Copy").click()
     page.wait_for_selector(".copy:has-text('Copied')")
     copied = page.evaluate("navigator.clipboard.readText()")
-    with site.api(site.alice) as api:
-        content = last_stored(api)["content"]
-    assert "[" not in copied and "backups" in copied.lower()
-    assert copied == re.sub(r"\s*\[\d+\]", "", content).strip()
+    assert "backups" in copied.lower() and "\n\n[^1]: **Backup Guide**" in copied
+    assert not re.search(r"\[\d+\]", copied)  # the markers are footnote references
     page.context.close()
 
 
@@ -444,7 +448,7 @@ def test_admin_upload_ready_answerable_then_disable_refuses(site: Site, tmp_path
     ask(page, ORCHARD_Q)
     answer = last_answer(page)
     assert "second Monday of September" in answer.locator(".answer-text").inner_text()
-    assert "Orchard Handbook" in answer.locator("summary").inner_text()
+    assert "Orchard Handbook" in answer.locator("details.sources > summary").inner_text()
     page.click("#open-admin")
     row = page.locator("#doc-table tbody tr", has_text="Orchard Handbook")
     row.locator(".switch input").click()
@@ -712,7 +716,7 @@ def test_phone_sized_viewport_is_readable(site: Site) -> None:
     assert page.evaluate(no_sideways)
     ask(page, BACKUPS)
     answer = last_answer(page)
-    answer.locator("summary").click()
+    answer.locator("details.sources > summary").click()
     assert page.evaluate(no_sideways)
     box = page.locator("#question").bounding_box()
     assert box and box["y"] >= 0 and box["y"] + box["height"] <= 812 and box["width"] > 200

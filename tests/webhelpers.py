@@ -37,6 +37,22 @@ def screenshot(page: Any, name: str) -> Path:
     return path
 
 
+def sign_in(page: Any, token: str) -> None:
+    page.fill("#token", token)
+    page.click("#signin-form button[type=submit]")
+    page.wait_for_selector("#question:visible")
+
+
+def ask(page: Any, question: str) -> None:
+    page.fill("#question", question)
+    page.press("#question", "Enter")
+
+
+def last_answer(page: Any, timeout: float = 60_000) -> Any:
+    page.wait_for_selector(".msg-answer:last-child .copy", timeout=timeout)
+    return page.locator(".msg-answer").last
+
+
 class DropProxy:
     """A TCP proxy to 127.0.0.1:port; :meth:`drop` cuts every live connection at once."""
 

@@ -11,6 +11,9 @@ from typing import Any, Literal
 Role = Literal["user", "assistant"]
 MessageType = Literal["question", "answer", "refusal"]
 ClaimOutcome = Literal["new", "replay", "busy", "mismatch"]
+Origin = Literal["web", "api", "v1", "mcp"]
+"""Where a conversation began: the web UI, ``/api/chat`` with a token, ``/v1`` or MCP."""
+ORIGINS: tuple[Origin, ...] = ("web", "api", "v1", "mcp")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +34,7 @@ class ChatSession:
     title: str
     created_at: str
     updated_at: str
+    origin: Origin = "web"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -38,6 +42,7 @@ class ChatSession:
             "title": self.title,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
+            "origin": self.origin,
         }
 
 
@@ -70,6 +75,7 @@ class Message:
     grounding: dict[str, Any] | None = None  # LLM answers only
     incomplete: bool = False  # generation broke off part-way
     refusal: dict[str, Any] | None = None  # refusals: {"suggestions", "evidence"}
+    message_id: str | None = None  # the chat request's id (the client's message_id)
 
     def to_dict(self) -> dict[str, Any]:
         """A refusal's ``suggestions`` and ``evidence`` sit beside its content."""

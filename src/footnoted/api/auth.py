@@ -16,7 +16,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from ..accounts import hash_token, new_token
 from ..accounts import issue_token as issue_token  # re-exported for older imports
 from ..errors import Forbidden, Unauthorized
-from ..records import User
+from ..records import Origin, User
 from ..stores.base import Store
 
 SESSION_PREFIX = "fns_"  # a web session's token: issued at sign-in, revoked at sign-out
@@ -85,6 +85,15 @@ def current_user(
             return _cookie_user(request, cookie)
         raise Unauthorized("Send an API token: Authorization: Bearer <token>.")
     return user_for(request, credentials.credentials)
+
+
+def origin_of(request: Request) -> Origin:
+    """Where a chat request comes from: the web UI signs in with its cookie (``web``);
+    anything that sends a bearer token is a program (``api``)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return "api"
+    return "web" if request.cookies.get(SESSION_COOKIE) else "api"
 
 
 def admin_user(user: Annotated[User, Depends(current_user)]) -> User:

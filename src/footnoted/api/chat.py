@@ -35,7 +35,7 @@ from ..models import (
     Span,
     Started,
 )
-from ..records import Claim, Message, NewMessage, RefusalEntry, User
+from ..records import Claim, Message, NewMessage, Origin, RefusalEntry, User
 from ..service import (
     Footnoted,
     answer_payload,
@@ -114,8 +114,9 @@ class ChatService:
         self.answering = threading.BoundedSemaphore(answering)
 
     # -- before answering -----------------------------------------------------------------
-    def prepare(self, user: User, request: ChatRequest) -> tuple[Claim, Turn]:
-        """Validate, then claim the message id (raises 404/409/422 as the contract says)."""
+    def prepare(self, user: User, request: ChatRequest, origin: Origin) -> tuple[Claim, Turn]:
+        """Validate, then claim the message id (raises 404/409/422 as the contract says);
+        a new session is marked with the ``origin`` it began in."""
         collection = request.collection or self.service.settings.collection
         config = self.service.collection_settings(collection)
         dim = self.service.embedder.dim
@@ -132,6 +133,7 @@ class ChatService:
             session_title(request.message),
             OWNER,
             claim_is_stale,
+            origin,
         )
         if claim.outcome == "mismatch":
             raise InvalidInput(

@@ -69,7 +69,7 @@ class Served:
 
     def ask(self, question: str, collection: str) -> dict[str, Any]:
         request = ChatRequest(message=question, message_id=uuid.uuid4().hex, collection=collection)
-        _, turn = self.state.claim(self.user, request)  # counts against the rate limit
+        _, turn = self.state.claim(self.user, request, "mcp")  # counts against the rate limit
         payload = self.state.chat.answer_json(turn)  # stored in the user's history
         if "citations" in payload:
             cites = self._absolute(Citation.from_dict(c) for c in payload["citations"])

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..collection_settings import GenerationMode, LinkMode
+from ..records import Origin
 from ..service import MAX_QUESTION_CHARS
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -120,6 +121,10 @@ class SessionOut(BaseModel):
     title: str
     created_at: str
     updated_at: str
+    origin: Origin = Field(
+        description="Where the conversation began: `web` (the web UI), `api` (`/api/chat` "
+        "with a token), `v1` (the OpenAI-compatible API) or `mcp`."
+    )
 
 
 class MessageOut(BaseModel):
@@ -136,6 +141,10 @@ class MessageOut(BaseModel):
     referenced_indices: list[int] | None
     spans: list[SpanOut] | None
     created_at: str
+    message_id: str | None = Field(
+        default=None, description="The chat request's `message_id` (the same for a question "
+        "and its reply)."
+    )  # fmt: skip
 
 
 class DocumentOut(BaseModel):

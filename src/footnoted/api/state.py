@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from ..errors import RateLimited
-from ..records import Claim, User
+from ..records import Claim, Origin, User
 from ..service import Footnoted
 from .chat import ChatService, Turn
 from .limits import RateLimiter
@@ -46,14 +46,14 @@ class AppState:
             warmup=Warmup(service.warm_up),
         )
 
-    def claim(self, user: User, request: ChatRequest) -> tuple[Claim, Turn]:
+    def claim(self, user: User, request: ChatRequest, origin: Origin) -> tuple[Claim, Turn]:
         """Claim the message id, then count the request against the rate limit.
 
         Only a request that will generate counts: a replay of a stored answer, a ``409``
         duplicate or a ``422`` reused id does not. Over the limit the claim is given back
         (a retry after ``Retry-After`` generates) and ``429`` raised.
         """
-        claim, turn = self.chat.prepare(user, request)
+        claim, turn = self.chat.prepare(user, request, origin)
         if claim.outcome != "new":
             return claim, turn
         try:

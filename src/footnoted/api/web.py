@@ -60,6 +60,17 @@ def index() -> FileResponse:
     return FileResponse(WEB_DIR / "index.html", media_type="text/html; charset=utf-8")
 
 
+@router.get("/c/{session_id}", include_in_schema=False)
+def conversation(session_id: str) -> FileResponse:
+    """A conversation's own address: the UI opens it (or says it is not there)."""
+    return index()
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> FileResponse:
+    return FileResponse(WEB_DIR / "favicon.svg", media_type="image/svg+xml")
+
+
 @router.post("/api/auth/session", responses=responses(401, 403, 422))
 def sign_in(body: SessionIn, request: Request, response: Response) -> MeOut:
     """Exchange an API token for a new session token in the web UI's HttpOnly cookie."""

@@ -247,6 +247,19 @@ def m009_token_ids_and_audit_log(db: sqlite3.Connection) -> None:
     )
 
 
+def m010_session_origin(db: sqlite3.Connection) -> None:
+    """Where each conversation began (web, api, v1, mcp): the web UI lists its own by
+    default. Conversations stored before are called web ones, so none leaves the sidebar."""
+    run_script(
+        db,
+        """
+        ALTER TABLE sessions ADD COLUMN origin TEXT NOT NULL DEFAULT 'web'
+            CHECK (origin IN ('web', 'api', 'v1', 'mcp'));
+        CREATE INDEX sessions_user_origin ON sessions (user_id, origin, updated_at);
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -257,6 +270,7 @@ MIGRATIONS: list[Migration] = [
     m007_documents_revision,
     m008_chunk_sentence_embeddings,
     m009_token_ids_and_audit_log,
+    m010_session_origin,
 ]
 
 

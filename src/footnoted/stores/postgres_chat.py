@@ -14,7 +14,7 @@ from typing import Any
 
 from psycopg.rows import DictRow
 
-from ..records import ChatSession, Claim, Message, NewMessage, RefusalEntry
+from ..records import ChatSession, Claim, Message, NewMessage, Origin, RefusalEntry
 from .base import StaleFn
 from .postgres_base import Connection, PostgresBase, dumps, loads, now
 from .postgres_service import insert_refusal
@@ -32,11 +32,12 @@ class ChatMixin(PostgresBase):
         title: str,
         owner: str,
         stale: StaleFn,
+        origin: Origin = "api",
     ) -> Claim:
         """Claim ``(user, message_id)`` under its advisory lock (the primary key keeps it unique).
 
-        A new request without a session gets a new (still empty) session; a session that
-        is not the user's raises ``NotFound``.
+        A new request without a session gets a new (still empty) session of ``origin``; a
+        session that is not the user's raises ``NotFound``.
         """
         with self.transaction(user_id) as db:
             self.lock(db, "chat", user_id, message_id)
@@ -45,9 +46,9 @@ class ChatMixin(PostgresBase):
                 (user_id, message_id),
             ).fetchone()
             if row is not None:
-                return self._reclaim(db, row, message, title, owner, stale)
+                return self._reclaim(db, row, message, (title, origin), owner, stale)
             if session_id is None:
-                session_id = self._new_session(db, user_id, title)
+                session_id = self._new_session(db, user_id, title, origin)
             elif not self._owns(db, user_id, session_id):
                 raise no_session(session_id)
             db.execute(
@@ -58,7 +59,13 @@ class ChatMixin(PostgresBase):
         return Claim("new", session_id)
 
     def _reclaim(
-        self, db: Connection, row: DictRow, message: str, title: str, owner: str, stale: StaleFn
+        self,
+        db: Connection,
+        row: DictRow,
+        message: str,
+        new: tuple[str, Origin],
+        owner: str,
+        stale: StaleFn,
     ) -> Claim:
         session_id = str(row["session_id"])
         if row["message"] != message:
@@ -73,23 +80,23 @@ class ChatMixin(PostgresBase):
             (owner, time.time(), row["user_id"], row["message_id"]),
         )
         if not self._owns(db, row["user_id"], session_id):  # deleted meanwhile: start anew
-            stamp = now()
-            db.execute(
-                "INSERT INTO sessions (id, user_id, title, created_at, updated_at) "
-                "VALUES (%s, %s, %s, %s, %s)",
-                (session_id, row["user_id"], title, stamp, stamp),
-            )
+            self._insert_session(db, session_id, row["user_id"], *new)
         return Claim("new", session_id)
 
-    def _new_session(self, db: Connection, user_id: str, title: str) -> str:
+    def _new_session(self, db: Connection, user_id: str, title: str, origin: Origin) -> str:
         session_id = uuid.uuid4().hex
+        self._insert_session(db, session_id, user_id, title, origin)
+        return session_id
+
+    def _insert_session(
+        self, db: Connection, session_id: str, user_id: str, title: str, origin: Origin
+    ) -> None:
         stamp = now()
         db.execute(
-            "INSERT INTO sessions (id, user_id, title, created_at, updated_at) "
-            "VALUES (%s, %s, %s, %s, %s)",
-            (session_id, user_id, title, stamp, stamp),
+            "INSERT INTO sessions (id, user_id, title, created_at, updated_at, origin) "
+            "VALUES (%s, %s, %s, %s, %s, %s)",
+            (session_id, user_id, title, stamp, stamp, origin),
         )
-        return session_id
 
     def _owns(self, db: Connection, user_id: str, session_id: str) -> bool:
         row = db.execute(
@@ -166,13 +173,16 @@ class ChatMixin(PostgresBase):
             )
 
     # -- history ---------------------------------------------------------------------------
-    def list_sessions(self, user_id: str, limit: int = 1000, offset: int = 0) -> list[ChatSession]:
-        """The user's sessions that hold messages, newest activity first."""
+    def list_sessions(
+        self, user_id: str, limit: int = 1000, offset: int = 0, origin: Origin | None = None
+    ) -> list[ChatSession]:
+        """The user's sessions that hold messages (of ``origin``, or all), newest activity first."""
         with self.transaction(user_id) as db:
             rows = db.execute(
                 "SELECT * FROM sessions WHERE user_id = %s AND message_count > 0 "
+                "AND (%s::text IS NULL OR origin = %s) "
                 'ORDER BY updated_at COLLATE "C" DESC, id COLLATE "C" DESC LIMIT %s OFFSET %s',
-                (user_id, limit, offset),
+                (user_id, origin, origin, limit, offset),
             ).fetchall()
         return [session_from(r) for r in rows]
 

@@ -259,6 +259,19 @@ def m008_token_ids_and_audit_log(db: psycopg.Connection[Any], dim: int) -> None:
     )
 
 
+def m009_session_origin(db: psycopg.Connection[Any], dim: int) -> None:
+    """Where each conversation began (web, api, v1, mcp): the web UI lists its own by
+    default. Conversations stored before are called web ones, so none leaves the sidebar."""
+    run_script(
+        db,
+        """
+        ALTER TABLE sessions ADD COLUMN origin TEXT NOT NULL DEFAULT 'web'
+            CHECK (origin IN ('web', 'api', 'v1', 'mcp'));
+        CREATE INDEX sessions_user_origin ON sessions (user_id, origin, updated_at)
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -268,6 +281,7 @@ MIGRATIONS: list[Migration] = [
     m006_documents_revision,
     m007_chunk_sentence_embeddings,
     m008_token_ids_and_audit_log,
+    m009_session_origin,
 ]
 
 

@@ -71,8 +71,9 @@ def user_from(row: Row) -> User:
 
 def session_from(row: Row) -> ChatSession:
     return ChatSession(
-        row["id"], row["user_id"], row["title"], row["created_at"], row["updated_at"]
-    )
+        row["id"], row["user_id"], row["title"], row["created_at"], row["updated_at"],
+        row["origin"],
+    )  # fmt: skip
 
 
 def message_from(row: Row) -> Message:
@@ -89,6 +90,7 @@ def message_from(row: Row) -> Message:
         grounding=loads(row["grounding"]),
         incomplete=bool(row["incomplete"]),
         refusal=loads(row["refusal"]),
+        message_id=row["request_id"],
     )
 
 

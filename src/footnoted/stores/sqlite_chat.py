@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..records import ChatSession, Claim, Message, NewMessage, RefusalEntry
+from ..records import ChatSession, Claim, Message, NewMessage, Origin, RefusalEntry
 from .base import StaleFn
 from .rows import Cancelled, message_from, no_session, session_from
 from .sqlite_base import SQLiteBase, dumps, loads, now
@@ -30,11 +30,12 @@ class ChatMixin(SQLiteBase):
         title: str,
         owner: str,
         stale: StaleFn,
+        origin: Origin = "api",
     ) -> Claim:
         """Claim ``(user, message_id)`` in one transaction (the primary key makes it unique).
 
-        A new request without a session gets a new (still empty) session; a session that
-        is not the user's raises ``NotFound``.
+        A new request without a session gets a new (still empty) session of ``origin``; a
+        session that is not the user's raises ``NotFound``.
         """
         with self.transaction() as db:
             row = db.execute(
@@ -42,9 +43,9 @@ class ChatMixin(SQLiteBase):
                 (user_id, message_id),
             ).fetchone()
             if row is not None:
-                return self._reclaim(db, row, message, title, owner, stale)
+                return self._reclaim(db, row, message, (title, origin), owner, stale)
             if session_id is None:
-                session_id = self._new_session(db, user_id, title)
+                session_id = self._new_session(db, user_id, title, origin)
             elif not self._owns(db, user_id, session_id):
                 raise no_session(session_id)
             db.execute(
@@ -59,7 +60,7 @@ class ChatMixin(SQLiteBase):
         db: sqlite3.Connection,
         row: sqlite3.Row,
         message: str,
-        title: str,
+        new: tuple[str, Origin],
         owner: str,
         stale: StaleFn,
     ) -> Claim:
@@ -76,22 +77,23 @@ class ChatMixin(SQLiteBase):
             (owner, time.time(), row["user_id"], row["message_id"]),
         )
         if not self._owns(db, row["user_id"], session_id):  # deleted meanwhile: start anew
-            db.execute(
-                "INSERT INTO sessions (id, user_id, title, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (session_id, row["user_id"], title, now(), now()),
-            )
+            self._insert_session(db, session_id, row["user_id"], *new)
         return Claim("new", session_id)
 
-    def _new_session(self, db: sqlite3.Connection, user_id: str, title: str) -> str:
+    def _new_session(self, db: sqlite3.Connection, user_id: str, title: str, origin: Origin) -> str:
         session_id = uuid.uuid4().hex
+        self._insert_session(db, session_id, user_id, title, origin)
+        return session_id
+
+    def _insert_session(
+        self, db: sqlite3.Connection, session_id: str, user_id: str, title: str, origin: Origin
+    ) -> None:
         stamp = now()
         db.execute(
-            "INSERT INTO sessions (id, user_id, title, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (session_id, user_id, title, stamp, stamp),
+            "INSERT INTO sessions (id, user_id, title, created_at, updated_at, origin) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (session_id, user_id, title, stamp, stamp, origin),
         )
-        return session_id
 
     def _owns(self, db: sqlite3.Connection, user_id: str, session_id: str) -> bool:
         row = db.execute(
@@ -166,12 +168,14 @@ class ChatMixin(SQLiteBase):
             )
 
     # -- history ---------------------------------------------------------------------------
-    def list_sessions(self, user_id: str, limit: int = 1000, offset: int = 0) -> list[ChatSession]:
-        """The user's sessions that hold messages, newest activity first."""
+    def list_sessions(
+        self, user_id: str, limit: int = 1000, offset: int = 0, origin: Origin | None = None
+    ) -> list[ChatSession]:
+        """The user's sessions that hold messages (of ``origin``, or all), newest activity first."""
         rows = self.db.execute(
             "SELECT * FROM sessions WHERE user_id = ? AND message_count > 0 "
-            "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
-            (user_id, limit, offset),
+            "AND (? IS NULL OR origin = ?) ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+            (user_id, origin, origin, limit, offset),
         ).fetchall()
         return [session_from(r) for r in rows]
 

@@ -40,6 +40,13 @@ export async function request(method, path, body, extraHeaders = {}) {
 }
 
 export const get = (path) => request("GET", path);
+
+// A GET whose answer is text (an export), not JSON.
+export async function getText(path) {
+  const response = await fetch(path, { headers: BASE_HEADERS, credentials: "same-origin" });
+  if (!response.ok) throw await fail(response, path);
+  return response.text();
+}
 export const post = (path, body) => request("POST", path, body);
 export const put = (path, body) => request("PUT", path, body);
 export const patch = (path, body) => request("PATCH", path, body);

@@ -1,18 +1,19 @@
 // Start-up: warm-up check, sign in/out, wiring of chat, history, viewer and admin.
 import { el, clear, $ } from "./dom.js";
 import { ApiError, get, post, del } from "./api.js";
-import { chat, ask, resetChat } from "./chat.js";
-import { refreshSessions } from "./history.js";
+import { chat, ask, resetChat, showExport, describeIndexed } from "./chat.js";
+import { refreshSessions, setUrl, followUrl } from "./history.js";
 import { closeViewer } from "./viewer.js";
 import { initAdmin, fillCollections, showTab } from "./admin.js";
 
 let me = null;
 let adminReady = false;
 
-// Until the server answers and its embedding model is loaded, say so.
+// Until the server answers and its embedding model is loaded, say so (and which it is).
 async function waitUntilReady() {
   const banner = $("#warmup");
   for (let attempt = 0; ; attempt++) {
+    let reason = "Can't reach the server — retrying…";
     try {
       const response = await fetch("/api/health", { cache: "no-store" });
       const health = response.ok ? await response.json() : null;
@@ -20,7 +21,9 @@ async function waitUntilReady() {
         banner.hidden = true;
         return;
       }
-    } catch (_) { /* server still starting */ }
+      if (health) reason = "Preparing the model…";
+    } catch (_) { /* unreachable, or still starting */ }
+    $("#warmup-text").textContent = reason;
     banner.hidden = false;
     await new Promise((r) => setTimeout(r, Math.min(1000, 200 * (attempt + 1))));
   }
@@ -84,10 +87,19 @@ async function showApp() {
   select.parentElement.hidden = collections.length < 2;
   if (me.is_admin && !adminReady) { initAdmin(collections); adminReady = true; }
   else if (me.is_admin) fillCollections(collections);
+  chat.isAdmin = me.is_admin;
   showChat();
   $("#open-admin").hidden = !me.is_admin;
+  describeWhatIsIndexed();
+  await followUrl(); // the conversation the address names, if any
   refreshSessions();
   $("#question").focus();
+}
+
+async function describeWhatIsIndexed() {
+  try {
+    describeIndexed(await get("/api/documents"));
+  } catch (_) { /* the hint is a nicety */ }
 }
 
 function showChat() {
@@ -96,13 +108,13 @@ function showChat() {
   $("#open-admin").removeAttribute("aria-current");
 }
 
-function showAdmin() {
+function showAdmin(tab = null) {
   closeViewer();
   document.body.classList.remove("sidebar-open");
   $("#chat-view").hidden = true;
   $("#admin-view").hidden = false;
   $("#open-admin").setAttribute("aria-current", "page");
-  showTab(document.querySelector('.tab[aria-selected="true"]')?.dataset.tab || "docs");
+  showTab(tab || document.querySelector('.tab[aria-selected="true"]')?.dataset.tab || "docs");
 }
 
 function submitQuestion(event) {
@@ -133,13 +145,19 @@ function wire() {
     closeViewer();
     showChat();
     resetChat();
+    setUrl(null);
     refreshSessions();
     document.body.classList.remove("sidebar-open");
     $("#question").focus();
   });
-  $("#collection").addEventListener("change", (e) => { chat.collection = e.target.value; });
+  $("#collection").addEventListener("change", (e) => {
+    chat.collection = e.target.value;
+    describeWhatIsIndexed();
+  });
+  $("#origin-filter").addEventListener("change", () => refreshSessions());
+  window.addEventListener("popstate", () => { if (me) { showChat(); followUrl(); } });
   $("#viewer-close").addEventListener("click", closeViewer);
-  $("#open-admin").addEventListener("click", showAdmin);
+  $("#open-admin").addEventListener("click", () => showAdmin());
   $("#back-to-chat").addEventListener("click", showChat);
   $("#open-sidebar").addEventListener("click", () => document.body.classList.add("sidebar-open"));
   $("#close-sidebar").addEventListener("click", () => document.body.classList.remove("sidebar-open"));
@@ -148,7 +166,11 @@ function wire() {
     if (!document.body.classList.contains("sidebar-open")) return;
     if (!e.target.closest("#sidebar, #open-sidebar")) document.body.classList.remove("sidebar-open");
   });
-  chat.onSession = () => refreshSessions();
+  chat.onSession = (id) => {
+    if (id) { setUrl(id, { replace: true }); showExport(id); }
+    refreshSessions();
+  };
+  chat.onAdmin = (tab) => showAdmin(tab);
   window.addEventListener("footnoted:session-ended", () => {
     if (me) leave("Your session has ended: sign in again.");
   });

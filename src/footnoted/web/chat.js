@@ -1,6 +1,6 @@
 // The conversation: streaming answers, refusals, retries, copy.
 import { el, append, clear, $, uuid } from "./dom.js";
-import { ApiError, streamChat } from "./api.js";
+import { ApiError, getText, streamChat } from "./api.js";
 import { renderAnswer, renderFooter, revealSource, hideCard } from "./citations.js";
 import { openViewer } from "./viewer.js";
 
@@ -11,7 +11,10 @@ export const chat = {
   sessionId: null,
   collection: null,
   busy: false,
+  isAdmin: false,
   onSession: () => {},
+  onAdmin: () => {}, // open the admin's "Unanswered questions"
+  indexed: "", // what the knowledge base holds, in a few words
 };
 
 const messages = () => $("#messages");
@@ -26,12 +29,35 @@ export function resetChat() {
   const box = clear(messages());
   box.append(emptyState());
   $("#chat-title").textContent = "New chat";
+  showExport(null);
+}
+
+// The conversation's Export links (Markdown with footnotes, JSON); hidden for a new chat.
+export function showExport(sessionId) {
+  const box = $("#export");
+  box.hidden = !sessionId;
+  if (!sessionId) return;
+  const base = `/api/sessions/${encodeURIComponent(sessionId)}/export`;
+  $("#export-markdown").href = `${base}?format=markdown`;
+  $("#export-json").href = `${base}?format=json`;
 }
 
 function emptyState() {
   return el("div", { id: "empty", class: "empty" },
     el("h2", { text: "Ask your documents" }),
-    el("p", { class: "muted", text: "Every sentence of an answer links to the exact passage it came from. When the documents don't say, footnoted tells you so." }));
+    el("p", { class: "muted", text: "Every sentence of an answer links to the exact passage it came from. When the documents don't say, footnoted tells you so." }),
+    el("p", { id: "indexed", class: "indexed small", text: chat.indexed }));
+}
+
+// Say on the empty screen what the chosen knowledge base holds.
+export async function describeIndexed(documents) {
+  const ready = documents.filter((d) => d.status === "ready" && d.enabled !== false && d.collection === chat.collection);
+  const titles = ready.slice(0, 4).map((d) => `“${d.title}”`).join(", ");
+  chat.indexed = ready.length
+    ? `${ready.length} document${ready.length === 1 ? "" : "s"} in “${chat.collection}”: ${titles}${ready.length > 4 ? ", …" : ""}`
+    : `“${chat.collection}” holds no documents yet.`;
+  const line = $("#indexed");
+  if (line) line.textContent = chat.indexed;
 }
 
 function addRow(node) {
@@ -47,7 +73,9 @@ export function renderQuestion(text) {
 
 // One assistant answer: its text, citations and spans, rendered and re-rendered in place.
 class AnswerView {
-  constructor() {
+  constructor(messageId = null) {
+    this.messageId = messageId;
+    this.readAs = null; // the standalone question a follow-up was read as
     this.text = "";
     this.citations = null;
     this.referenced = [];
@@ -58,9 +86,16 @@ class AnswerView {
       el("i"), el("i"), el("i"));
     this.footerSlot = el("div", { class: "footer-slot" });
     this.status = el("div", { class: "answer-status" });
+    this.notes = el("div", { class: "answer-notes" });
     this.bubble = el("div", { class: "bubble bubble-answer", "aria-busy": "true" },
-      this.body, this.typing, this.footerSlot, this.status);
+      this.notes, this.body, this.typing, this.footerSlot, this.status);
     this.row = el("div", { class: "msg msg-answer" }, avatar(), this.bubble);
+  }
+
+  // A notice (the LLM was unavailable: an extractive answer) or a warning, shown above.
+  note(message, kind) {
+    if (!message) return;
+    this.notes.append(el("p", { class: `notice notice-${kind}`, role: "status", text: message }));
   }
 
   grow(delta) {
@@ -86,6 +121,7 @@ class AnswerView {
       this.footer = renderFooter(this.citations, this.referenced, this.spans, actions, this.grounding);
       this.footerSlot.append(this.footer);
     }
+    scrollDown();
   }
 
   openCitation(citation, badge) {
@@ -100,13 +136,29 @@ class AnswerView {
     this.typing.remove();
     this.bubble.removeAttribute("aria-busy");
     clear(this.status);
-    const copy = el("button", { type: "button", class: "btn btn-ghost btn-small copy", text: "Copy" });
+    const copy = el("button", { type: "button", class: "btn btn-ghost btn-small copy", text: "Copy",
+      title: "Copy as Markdown, the sources as footnotes" });
     copy.addEventListener("click", async () => {
-      await navigator.clipboard.writeText(plainText(this.text));
+      await copyText(this.markdown());
       copy.textContent = "Copied";
       setTimeout(() => { copy.textContent = "Copy"; }, 1500);
     });
-    this.status.append(el("div", { class: "answer-actions" }, copy));
+    const readAs = this.readAs ? el("span", { class: "read-as muted", title: "How this follow-up was read with the conversation",
+      text: `Read as: “${this.readAs}”` }) : null;
+    this.status.append(el("div", { class: "answer-actions" }, copy, readAs));
+    scrollDown();
+  }
+
+  // The answer as Markdown with footnotes, as the server exports it (plain text if it can't).
+  async markdown() {
+    const session = chat.sessionId;
+    if (!session || !this.messageId || !this.citations?.length) return plainText(this.text);
+    const path = `/api/sessions/${encodeURIComponent(session)}/export?format=markdown&message_id=${encodeURIComponent(this.messageId)}`;
+    try {
+      return await getText(path);
+    } catch (_) {
+      return plainText(this.text);
+    }
   }
 
   fail(message, retry) {
@@ -117,6 +169,16 @@ class AnswerView {
       el("span", { class: "error-dot", "aria-hidden": "true" }),
       el("span", { text: message }),
       retry ? el("button", { type: "button", class: "btn btn-small retry", text: "Retry", onclick: retry }) : null));
+  }
+}
+
+// Write to the clipboard while the click's permission lasts: the text may still be coming.
+async function copyText(pending) {
+  if (window.ClipboardItem && navigator.clipboard.write) {
+    const blob = Promise.resolve(pending).then((t) => new Blob([t], { type: "text/plain" }));
+    await navigator.clipboard.write([new ClipboardItem({ "text/plain": blob })]);
+  } else {
+    await navigator.clipboard.writeText(await pending);
   }
 }
 
@@ -138,8 +200,11 @@ function renderRefusal(body) {
   } else if (ev && ev.max_score !== null && ev.max_score !== undefined) {
     evidence = `Closest passage matched ${ev.max_score.toFixed(2)}; answers need ${ev.threshold.toFixed(2)}.`;
   }
-  const buttons = suggestions.map((s) => el("button", { type: "button", class: "btn btn-small suggestion", text: s,
-    onclick: () => suggestion(s, note) }));
+  const buttons = suggestions.map((s) => {
+    const label = /rephrase/i.test(s) ? s : chat.isAdmin ? "See unanswered questions" : "Ask an admin to add this";
+    return el("button", { type: "button", class: "btn btn-small suggestion", text: label,
+      onclick: () => suggestion(s, note) });
+  });
   const note = el("p", { class: "refusal-note muted", role: "status" });
   return el("div", { class: "msg msg-answer" }, avatar(),
     el("div", { class: "bubble bubble-refusal", role: "note" },
@@ -155,8 +220,11 @@ function suggestion(label, note) {
   if (/rephrase/i.test(label)) {
     input.focus();
     input.select();
+  } else if (chat.isAdmin) {
+    chat.onAdmin("refusals");
   } else {
-    note.textContent = "Ask an admin to add a document that covers this: unanswered questions are logged for them.";
+    note.textContent = "This question was logged for your admins under “Unanswered questions”: " +
+      "they can add a document that covers it.";
   }
 }
 
@@ -167,7 +235,7 @@ export function renderStored(message) {
     return addRow(renderRefusal({ message: message.content, suggestions: message.suggestions,
       evidence: message.evidence }));
   }
-  const view = new AnswerView();
+  const view = new AnswerView(message.message_id);
   view.text = message.content;
   addRow(view.row);
   view.sources({ citations: message.citations, referenced_indices: message.referenced_indices,
@@ -182,9 +250,9 @@ export async function ask(question, messageId = null) {
   const pending = addRow(el("div", { class: "msg msg-answer pending" }, avatar(),
     el("div", { class: "pending-label" }, el("span", { class: "spinner", "aria-hidden": "true" }),
       el("span", { class: "pending-text", text: "Searching your documents…" }))));
-  const slow = setTimeout(() => {
+  const slow = setTimeout(async () => {
     const label = pending.querySelector(".pending-text");
-    if (label) label.textContent = "Preparing the model…";
+    if (label) label.textContent = await slowReason();
   }, 2500);
   let view = null;
   const retry = () => {
@@ -201,10 +269,13 @@ export async function ask(question, messageId = null) {
         if (name === "answer_start") {
           clearTimeout(slow);
           pending.remove();
-          view = new AnswerView();
+          view = new AnswerView(id);
+          view.readAs = data.standalone_question || null;
+          view.note(data.warning, "warn");
           addRow(view.row);
           setSession(data.session_id);
-        } else if (name === "answer_delta") view?.grow(data.text);
+        } else if (name === "notice") view?.note(data.message, "info");
+        else if (name === "answer_delta") view?.grow(data.text);
         else if (name === "sources") view?.sources(data);
         else if (name === "answer_end") {
           view?.finish();
@@ -212,7 +283,7 @@ export async function ask(question, messageId = null) {
         } else if (name === "refusal") {
           view?.row.remove();
           addRow(renderRefusal(data));
-          chat.onSession();
+          chat.onSession(chat.sessionId);
         } else if (name === "error") {
           ensureView().fail(data.message, retry);
         }
@@ -221,8 +292,10 @@ export async function ask(question, messageId = null) {
         pending.remove();
         if (data.type === "refusal") addRow(renderRefusal(data));
         else {
-          view = new AnswerView();
+          view = new AnswerView(id);
           view.text = data.answer;
+          view.note(data.notice, "info");
+          view.note(data.warning, "warn");
           addRow(view.row);
           view.sources(data);
           view.finish();
@@ -243,10 +316,22 @@ export async function ask(question, messageId = null) {
 
   function ensureView() {
     if (!view) {
-      view = new AnswerView();
+      view = new AnswerView(id);
       addRow(view.row);
     }
     return view;
+  }
+}
+
+// Why an answer is slow: the model still loading, or the server out of reach.
+async function slowReason() {
+  try {
+    const response = await fetch("/api/health", { cache: "no-store" });
+    const health = response.ok ? await response.json() : null;
+    if (health && health.model === "warming") return "Preparing the model…";
+    return "Still searching your documents…";
+  } catch (_) {
+    return "Can't reach the server — still trying…";
   }
 }
 

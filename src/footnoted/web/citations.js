@@ -131,46 +131,61 @@ export function hideCard() {
   if (card) card.hidden = true;
 }
 
-// "Grounded in N sources · Sources: A, B" collapsed (or "Weak evidence" when the reader's
-// confidence is below even odds); the full list when expanded.
+// The footer: a badge that says how well the answer is backed (the support check's
+// verdict and the reader's confidence), the sources it cites, and, behind "Other
+// passages considered", what was retrieved but not cited.
 export function renderFooter(citations, referenced, spans, actions, grounding) {
   const used = new Set(referenced || []);
-  const ordered = [...citations].sort((a, b) => (used.has(b.index) - used.has(a.index)) || a.index - b.index);
-  const titles = [...new Set(ordered.filter((c) => used.has(c.index)).map((c) => c.document_title))];
+  const cited = citations.filter((c) => used.has(c.index));
+  const shown = cited.length ? cited : citations; // an answer without markers: all it had
+  const others = cited.length ? citations.filter((c) => !used.has(c.index)) : [];
   const unsupported = (spans || []).filter((s) => s.supported === false).length;
-  const list = el("ol", { class: "source-list" });
-  const items = ordered.map((c) => sourceItem(c, used.has(c.index), actions));
-  items.forEach((item, i) => { item.hidden = i >= VISIBLE_SOURCES; list.append(item); });
-  const more = items.length > VISIBLE_SOURCES
-    ? el("button", { type: "button", class: "btn btn-ghost btn-small more-sources",
-        text: `Show more sources (${items.length - VISIBLE_SOURCES})` })
-    : null;
-  if (more) {
-    more.addEventListener("click", () => {
-      const showing = more.dataset.expanded === "1";
-      items.forEach((item, i) => { if (i >= VISIBLE_SOURCES) item.hidden = showing; });
-      more.dataset.expanded = showing ? "0" : "1";
-      more.textContent = showing ? `Show more sources (${items.length - VISIBLE_SOURCES})` : "Show fewer sources";
-    });
-  }
-  const details = el("details", { class: "sources" },
+  const { list, more } = sourceList(shown, true, actions);
+  const titles = [...new Set(shown.map((c) => c.document_title))];
+  return el("details", { class: "sources" },
     el("summary", {},
-      groundedLabel(used.size || citations.length, grounding),
+      groundedLabel(shown.length, grounding, unsupported),
       unsupported ? el("span", { class: "flag", text: `${unsupported} unsupported claim${unsupported === 1 ? "" : "s"}` }) : null,
-      el("span", { class: "summary-text", text: `Sources: ${titles.join(", ") || ordered.map((c) => c.document_title).join(", ")}` })),
-    list, more);
-  return details;
+      el("span", { class: "summary-text", text: `Sources: ${titles.join(", ")}` })),
+    list, more, others.length ? otherPassages(others, actions) : null);
 }
 
-function groundedLabel(count, grounding) {
+function sourceList(citations, referenced, actions) {
+  const list = el("ol", { class: "source-list" });
+  const items = citations.map((c) => sourceItem(c, referenced, actions));
+  items.forEach((item, i) => { item.hidden = i >= VISIBLE_SOURCES; list.append(item); });
+  if (items.length <= VISIBLE_SOURCES) return { list, more: null };
+  const label = () => `Show more sources (${items.length - VISIBLE_SOURCES})`;
+  const more = el("button", { type: "button", class: "btn btn-ghost btn-small more-sources", text: label() });
+  more.addEventListener("click", () => {
+    const showing = more.dataset.expanded === "1";
+    items.forEach((item, i) => { if (i >= VISIBLE_SOURCES) item.hidden = showing; });
+    more.dataset.expanded = showing ? "0" : "1";
+    more.textContent = showing ? label() : "Show fewer sources";
+  });
+  return { list, more };
+}
+
+function otherPassages(citations, actions) {
+  const list = el("ol", { class: "source-list" }, citations.map((c) => sourceItem(c, false, actions)));
+  return el("details", { class: "other-passages" },
+    el("summary", { text: `Other passages considered (${citations.length})` }),
+    el("p", { class: "muted small", text: "Retrieved for this question but not cited by the answer." }),
+    list);
+}
+
+// Green only when the answer is backed: every claim supported and the reader confident.
+function groundedLabel(count, grounding, unsupported) {
   const sources = `${count} source${count === 1 ? "" : "s"}`;
   const confidence = grounding && typeof grounding.confidence === "number" ? grounding.confidence : null;
-  if (confidence !== null && confidence < 0.5) {
-    return el("span", { class: "grounded weak", title: `Reader confidence ${Math.round(confidence * 100)}%`,
-      text: `Weak evidence · ${sources}` });
-  }
   const title = confidence === null ? null : `Reader confidence ${Math.round(confidence * 100)}%`;
-  return el("span", { class: "grounded", ...(title ? { title } : {}), text: `Grounded in ${sources}` });
+  if (confidence !== null && confidence < 0.5) {
+    return el("span", { class: "grounded weak", title, text: `Weak evidence · ${sources}` });
+  }
+  if (unsupported) {
+    return el("span", { class: "grounded partial", title, text: `Partly supported · ${sources}` });
+  }
+  return el("span", { class: "grounded", title, text: `Grounded in ${sources}` });
 }
 
 function sourceItem(citation, referenced, actions) {
@@ -193,6 +208,8 @@ export function revealSource(footer, index) {
   const item = footer.querySelector(`li[data-index="${CSS.escape(String(index))}"]`);
   if (!item) return;
   if (item.hidden) footer.querySelector(".more-sources")?.click();
+  const other = item.closest(".other-passages");
+  if (other) other.open = true;
   footer.querySelectorAll(".source.active").forEach((n) => n.classList.remove("active"));
   item.classList.add("active");
   item.scrollIntoView({ block: "nearest", behavior: "smooth" });

@@ -11,8 +11,8 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response, StreamingResponse
 
 from ...models import Event, Refusal
-from ...records import User
-from ..auth import CurrentUser
+from ...records import Origin, User
+from ..auth import CurrentUser, origin_of
 from ..chat import Turn, replay_frames
 from ..errors import responses
 from ..responses import SafeJSONResponse
@@ -49,13 +49,13 @@ class _Begun:
     stream: tuple[Turn, Event, Generator[Event, None, None]] | None = None
 
 
-def _begin(state: AppState, user: User, body: ChatRequest, stream: bool) -> _Begun:
+def _begin(state: AppState, user: User, body: ChatRequest, stream: bool, origin: Origin) -> _Begun:
     """Claim, rate limit, then retrieval and the evidence check (or the whole JSON answer).
 
     One worker-thread hop for all of it: under load every hop back to the event loop
     waits for the GIL, so a request pays for each one in latency.
     """
-    claim, turn = state.claim(user, body)
+    claim, turn = state.claim(user, body, origin)
     if claim.outcome == "replay":
         assert claim.payload is not None
         return _Begun(replay=claim.payload)
@@ -76,7 +76,7 @@ def _begin(state: AppState, user: User, body: ChatRequest, stream: bool) -> _Beg
 async def chat(body: ChatRequest, request: Request, user: CurrentUser, state: State) -> Response:
     """Ask a question; the answer footnotes every claim, or refuses."""
     stream = wants_stream(request)
-    begun = await anyio.to_thread.run_sync(_begin, state, user, body, stream)
+    begun = await anyio.to_thread.run_sync(_begin, state, user, body, stream, origin_of(request))
     if begun.replay is not None:
         return _replay(begun.replay, stream)
     if begun.stream is None:

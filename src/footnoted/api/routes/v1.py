@@ -97,7 +97,7 @@ async def _turn(
     messages before the question are its conversation."""
     check_model(body.model, await anyio.to_thread.run_sync(model_names, state))
     question = chat_request(body.model, messages, param)
-    _, turn = await anyio.to_thread.run_sync(state.claim, user, question)
+    _, turn = await anyio.to_thread.run_sync(state.claim, user, question, "v1")
     return replace(turn, conversation=conversation(messages, param, instructions))
 
 
