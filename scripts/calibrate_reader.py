@@ -11,13 +11,15 @@
 The eval records hold each question's best reader score (``answer_score``; none when the
 cosine rule refused first) and, for answerable questions, whether the answer cited the
 gold passage. A threshold answers exactly the questions scoring at or above it, so one
-run gives the whole trade-off curve, printed here. The threshold chosen is the lowest
-that refuses at least ``OFFTOPIC`` of the off-topic questions: questions the documents
-do not hold are refused as the specification asks, and every answerable question the
-reader can answer above that line is answered. The
-confidence is a logistic regression of "answered with a citation hit" on the score,
-with both outcomes weighted equally: the chance that an answer is right when right and
-wrong answers are equally common a priori (SQuAD 2.0 dev is half unanswerable, by design).
+run gives the whole trade-off curve, printed here. The confidence is a logistic
+regression of "answered with a citation hit" on the score, with both outcomes weighted
+equally: the chance that an answer is right when right and wrong answers are equally
+common a priori (SQuAD 2.0 dev is half unanswerable, by design). The threshold chosen is
+the lowest on a 0.25 grid that refuses at least ``OFFTOPIC`` of the off-topic questions
+(questions the documents do not hold are refused as the specification asks) and where
+the confidence is at least ``MIN_CONFIDENCE`` (no answer is given whose chance of being
+right is below 30%); every answerable question the reader can answer above that line is
+answered.
 The reader's own SQuAD 2.0 scores (gold paragraph, official EM/F1) are then measured on
 the whole dev file and, at fp32 and at bf16, on its first article: the fixed slice that
 tests/test_reader.py checks at its run's precision.
@@ -41,6 +43,7 @@ from footnoted.settings import Settings
 
 SLICE_ARTICLES = 1
 OFFTOPIC = 0.98
+MIN_CONFIDENCE = 0.3  # no answer whose calibrated chance of being right is lower
 
 
 def groups(
@@ -83,22 +86,27 @@ def main() -> None:
     grid = np.arange(np.floor(min(seen)), np.ceil(max(seen)) + 0.01, 0.25)
     rows = [curve(g, round(float(t), 2)) for t in grid]
 
-    best = next(r for r in rows if r["offtopic_refused"] >= OFFTOPIC)
+    scored = [(s, ok) for rows_ in g.values() for s, ok in rows_ if s is not None]
+    x = np.array([[s] for s, _ in scored])
+    y = np.array([ok for _, ok in scored])
+    fit = LogisticRegression(class_weight="balanced").fit(x, y)
+    slope, intercept = float(fit.coef_[0][0]), float(fit.intercept_[0])
+    floor = (np.log(MIN_CONFIDENCE / (1 - MIN_CONFIDENCE)) - intercept) / slope
+    best = next(r for r in rows if r["offtopic_refused"] >= OFFTOPIC and r["threshold"] >= floor)
     print("threshold answered hit unanswerable_refused offtopic_refused")
     for r in rows:
         mark = " <" if r is best else ""
         print(f"{r['threshold']:6.2f} {r['answered']:.3f} {r['hit']:.3f} "
               f"{r['unanswerable_refused']:.3f} {r['offtopic_refused']:.3f}{mark}")  # fmt: skip
-    scored = [(s, ok) for rows_ in g.values() for s, ok in rows_ if s is not None]
-    x = np.array([[s] for s, _ in scored])
-    y = np.array([ok for _, ok in scored])
-    fit = LogisticRegression(class_weight="balanced").fit(x, y)
     config = json.loads(CONFIG.read_text())
     config["calibration"] = {
         "threshold": round(best["threshold"], 4),
-        "slope": round(float(fit.coef_[0][0]), 6),
-        "intercept": round(float(fit.intercept_[0]), 6),
-        "rule": f"the lowest threshold refusing at least {OFFTOPIC:.0%} of off-topic questions",
+        "slope": round(slope, 6),
+        "intercept": round(intercept, 6),
+        "rule": (
+            f"the lowest threshold refusing at least {OFFTOPIC:.0%} of off-topic questions "
+            f"whose calibrated confidence is at least {MIN_CONFIDENCE}"
+        ),
         "at_threshold": {k: round(v, 4) for k, v in best.items()},
     }
     CONFIG.write_text(json.dumps(config, indent=2) + "\n")
