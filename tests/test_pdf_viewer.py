@@ -1,6 +1,6 @@
 """A PDF citation opens the real page: a real ``footnoted serve`` over four pages of the
-Lyft 10-K (pages 37-40, cut with pypdf), a quote that starts on the third page of a chunk
-from the second, its page in /api/chat, /v1, the CLI and the UI, the page rendered by
+Lyft 10-K (pages 37-40, cut with pypdf), a quote that starts on the third page, its page
+in /api/chat, /v1, the CLI and the UI, the page rendered by
 PDFium with the quote's boxes on it (checked against the text PDFium finds inside them),
 and the viewer in Debian's Chromium."""
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 QUESTION = "What could a prolonged interruption in the availability of our offerings result in?"
 QUOTE = "A prolonged interruption in the availability or reduction in the availability"
 TITLE = "lyft-2021-excerpt"  # the cut loses the 10-K's title page
-PAGE = 3  # page 39 of the 10-K; its chunk starts on page 2 (the 10-K's page 38)
+PAGE = 3  # page 39 of the 10-K
 
 
 def excerpt(first: int, last: int) -> bytes:
@@ -80,7 +80,9 @@ def test_the_quote_is_cited_at_its_own_page_everywhere(site: Site, answer: dict[
     lead = answer["spans"][0]
     cited = next(c for c in answer["citations"] if c["index"] == lead["index"])
     assert answer["answer"].startswith(QUOTE)
-    assert cited["text"].count("\f", 0, lead["doc_start"] - cited["char_start"]) == 1
+    # whichever chunk holding the quote the reader chose (one starting on page 2 or 3),
+    # the span and the citation carry the quote's own page (test_pdf_pages checks a quote
+    # on the next page of its chunk without a reader's choice in between)
     assert lead["page"] == PAGE and cited["page"] == PAGE
     assert answer["citation_map"][str(lead["index"])]["metadata"]["page"] == PAGE
     assert f"{TITLE} — Page {PAGE}" in answer["answer_markdown"]

@@ -565,7 +565,7 @@ def test_refusal_reopened_from_history_is_shown_as_first(site: Site) -> None:
     session_id = page.locator(".session.active").get_attribute("data-id")
     first = refusal.inner_text()
     buttons = refusal.locator(".suggestion").all_inner_texts()
-    assert buttons == ["Contact support", "Rephrase your question"]
+    assert buttons == ["Ask an admin to add this", "Rephrase your question"]
     assert "Closest passage matched" in refusal.locator(".refusal-evidence").inner_text()
     page.reload()
     page.wait_for_selector("#question:visible")
