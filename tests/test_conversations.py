@@ -17,7 +17,7 @@ from footnoted.answering.conversation import (
     contextual,
     standalone,
 )
-from footnoted.api.chat import exchanges
+from footnoted.api.chat import session_turns
 from footnoted.records import Message
 from footnoted.service import Footnoted
 from livehelpers import Live, live
@@ -56,7 +56,7 @@ def test_stored_messages_become_exchanges() -> None:
         message("assistant", "refusal", "I don't have enough information"),
         message("user", "question", "Q3"),
     ]
-    assert exchanges(stored) == (Exchange("Q1", "A1 [1]"), Exchange("Q2", ""), Exchange("Q3"))
+    assert session_turns(stored) == (Exchange("Q1", "A1 [1]"), Exchange("Q2", ""), Exchange("Q3"))
 
 
 def test_follow_up_is_answered_from_the_conversation(samples_service: Footnoted) -> None:

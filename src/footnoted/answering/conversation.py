@@ -20,7 +20,7 @@ question alone names nothing the documents can be searched for. Two ways to reso
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..citations import MARKER
@@ -50,6 +50,18 @@ class Conversation:
 
 
 NO_CONVERSATION = Conversation()  # a question asked on its own
+
+
+def exchanges(messages: Iterable[tuple[str, str]]) -> tuple[Exchange, ...]:
+    """``(role, text)`` messages as turns: each ``user`` message with the ``assistant``
+    reply after it (other roles are not turns)."""
+    out: list[Exchange] = []
+    for role, text in messages:
+        if role == "user":
+            out.append(Exchange(text))
+        elif role == "assistant" and out:
+            out[-1] = Exchange(out[-1].question, text)
+    return tuple(out)
 
 
 def contextual(question: str, history: Sequence[Exchange]) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..answering.conversation import NO_CONVERSATION, Conversation, Exchange
+from ..answering.conversation import NO_CONVERSATION, Conversation, Exchange, exchanges
 from ..answering.llm import GenerationInterrupted
 from ..citations import Answer, escape_markdown_html
 from ..collection_settings import CollectionSettings
@@ -74,16 +74,9 @@ def claim_is_stale(owner: str, claimed_at: float) -> bool:
     return False
 
 
-def exchanges(messages: Sequence[Message]) -> tuple[Exchange, ...]:
-    """A session's stored messages as conversation turns: each question with the reply
-    stored after it (a refusal's reply counts as no answer)."""
-    out: list[Exchange] = []
-    for m in messages:
-        if m.role == "user":
-            out.append(Exchange(m.content))
-        elif out and m.type == "answer":
-            out[-1] = Exchange(out[-1].question, m.content)
-    return tuple(out)
+def session_turns(messages: Sequence[Message]) -> tuple[Exchange, ...]:
+    """A session's stored messages as conversation turns (a refusal is no answer)."""
+    return exchanges((m.role, "" if m.type == "refusal" else m.content) for m in messages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +140,7 @@ class ChatService:
             )
         conversation = Conversation()
         if request.session_id is not None:
-            turns = exchanges(self.store.session_messages(user.id, claim.session_id))
+            turns = session_turns(self.store.session_messages(user.id, claim.session_id))
             conversation = Conversation(turns)
         return claim, Turn(user, request, collection, config, claim.session_id, conversation)
 

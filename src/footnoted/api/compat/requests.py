@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ...answering.conversation import Conversation, Exchange
+from ...answering.conversation import Conversation, exchanges
 from ...errors import BadRequest, InvalidInput, NotFound
 from ..schemas import ChatRequest
 
@@ -126,14 +126,9 @@ def conversation(
     after it) and the client's instructions (``system``/``developer`` messages, then
     ``instructions``)."""
     last = max((i for i, m in enumerate(messages) if m.role == "user"), default=0)
-    turns: list[Exchange] = []
-    for m in messages[:last]:
-        if m.role == "user":
-            turns.append(Exchange(_text(m, param)))
-        elif m.role == "assistant" and turns:
-            turns[-1] = Exchange(turns[-1].question, _text(m, param))
+    turns = exchanges((m.role, _text(m, param)) for m in messages[:last])
     told = [_text(m, param) for m in messages if m.role in ("system", "developer")]
-    return Conversation(tuple(turns), "\n\n".join([*told, instructions or ""]).strip())
+    return Conversation(turns, "\n\n".join([*told, instructions or ""]).strip())
 
 
 def input_messages(body: ResponsesRequest) -> list[V1Message]:
