@@ -320,9 +320,10 @@ def test_history_restores_citations_continues_and_deletes(site: Site) -> None:
         sessions = api.get("/api/sessions").json()
         messages = api.get(f"/api/sessions/{sessions[0]['id']}/messages").json()
     assert len(messages) == 4  # the same session went on
+    page.wait_for_load_state("networkidle")  # the sidebar's refresh after the answer is in
     row = page.locator(".session.active")
     row.locator(".session-delete").click()
-    row.locator(".session-delete").click()  # confirm
+    row.locator(".session-delete", has_text="Delete?").click()  # confirm
     page.wait_for_function(
         f"() => !document.querySelector('.session[data-id=\"{sessions[0]['id']}\"]')"
     )
