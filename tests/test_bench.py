@@ -88,3 +88,19 @@ def test_bench_names_what_a_wrong_data_folder_lacks(tmp_path: Path) -> None:
     assert "Invalid value for '--data'" in message
     assert "squad2/dev-16-articles.json, hotpotqa/dev-53.json, scifact/queries.jsonl" in message
     assert "scifact/corpus.jsonl" not in message
+
+
+def test_bench_index(tmp_path: Path) -> None:
+    data = bench("index", tmp_path, "--dir", str(tmp_path))
+    assert data["real_chunks"] > 200 and data["sentence_vectors"] > 1000
+    rows = data["rows"]
+    assert {r["size"] for r in rows} == {200, 1000}
+    for size in (200, 1000):
+        at = [r for r in rows if r["size"] == size]
+        assert at[0]["index"] == "exact" and at[0]["recall_at_10"] == 1.0
+        assert len(at) == 6 and all(r["index"].startswith("hnsw M=") for r in at[1:])
+        for row in at:
+            assert 0.0 <= row["recall_at_10"] <= 1.0 and row["search_p50_ms"] > 0
+            assert row["questions"] > 0 and row["exact_gold_at_10"] == at[0]["gold_at_10"]
+    padded = [r for r in rows if r["size"] == 1000][0]
+    assert padded["chunks"] == data["real_chunks"] and padded["padded"] == 1000 - padded["chunks"]

@@ -146,3 +146,46 @@ def test_help_reads_like_prose_on_every_command() -> None:
     assert seen > 20
     ask_help = runner.invoke(app, ["ask", "--help"], env={"COLUMNS": "200"}).output
     assert "--collection  -c      NAME" in ask_help and "3 refused" in ask_help
+
+
+def test_an_interrupted_ingest_goes_on_where_it_stopped(tmp_path: Path) -> None:
+    import signal
+    import sqlite3
+    import time
+
+    docs = tmp_path / "docs"
+    for i in range(400):
+        body = " ".join(f"Ledger {i} line {j} records the orchard's harvest." for j in range(30))
+        write(docs / f"ledger-{i:03d}.md", f"# Ledger {i}\n\n{body}\n")
+    home = tmp_path / "home"
+    env = {**os.environ, "FOOTNOTED_HOME": str(home), "COLUMNS": "200"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "footnoted", "ingest", str(docs)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+
+    def stored() -> int:
+        try:
+            with sqlite3.connect(home / "footnoted.db") as db:
+                return int(db.execute("SELECT count(*) FROM documents").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+
+    deadline = time.monotonic() + 240
+    while stored() == 0 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, errors = proc.communicate(timeout=120)
+    before = stored()
+    assert proc.returncode == 130, (out, errors)
+    assert 0 < before < 400
+    assert f"Interrupted: {before} of 400 files are stored" in " ".join(errors.split())
+
+    again = run(home, "ingest", str(docs))
+    assert again.returncode == 0, again.stderr
+    assert f"{400 - before} added, 0 replaced, {before} unchanged, 0 failed" in again.stdout
+    assert "files/s" in again.stderr
+    with sqlite3.connect(home / "footnoted.db") as db:
+        ready = db.execute("SELECT count(*) FROM documents WHERE status = 'ready'").fetchone()[0]
+        chunks = db.execute("SELECT count(*), count(DISTINCT id) FROM chunks").fetchone()
+    assert ready == 400 and chunks[0] == chunks[1] > 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,7 +12,13 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from . import cli_help
@@ -106,24 +113,40 @@ def ingest(
             TextColumn("[bold]ingesting"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("files · {task.fields[chunks]} chunks"),
+            TextColumn("files · {task.fields[rate]} files/s · {task.fields[chunks]} chunks"),
             TimeElapsedColumn(),
+            TextColumn("· {task.fields[left]} left"),
             console=err,
             transient=False,
         )
         with progress:
-            task = progress.add_task("ingest", total=len(files), chunks=0)
-            chunks = 0
+            task = progress.add_task("ingest", total=len(files), chunks=0, rate="–", left="–")
+            started, chunks = time.perf_counter(), 0
 
             def step(result: FileResult) -> None:
                 nonlocal chunks
                 chunks += result.chunks
-                progress.update(task, advance=1, chunks=chunks)
+                done = progress.tasks[task].completed + 1
+                rate = done / max(time.perf_counter() - started, 1e-3)
+                left = _duration((len(files) - done) / rate)
+                progress.update(task, advance=1, chunks=chunks, rate=f"{rate:.1f}", left=left)
                 if result.outcome == "failed":
                     line = f"{result.source}: {result.error} [{result.code}]"
                     progress.console.print(f"[red]failed[/red] {escape(line)}", soft_wrap=True)
 
-            report = fn.ingest(files, collection, step)
+            try:
+                report = fn.ingest(files, collection, step)
+            except KeyboardInterrupt:
+                progress.stop()
+                sources = {str(f.resolve()) for f in files}
+                stored = sum(
+                    d.source in sources for d in fn.documents(collection or fn.settings.collection)
+                )
+                err.print(
+                    f"Interrupted: {stored} of {len(files)} files are stored. Run the same "
+                    "command again to go on; stored files are skipped as unchanged."
+                )
+                raise typer.Exit(130) from None
     out.print(
         f"{report.count('added')} added, {report.count('replaced')} replaced, "
         f"{report.count('unchanged')} unchanged, {len(report.failed) + len(missing)} failed; "
@@ -131,6 +154,11 @@ def ingest(
     )
     if report.failed or missing:
         raise typer.Exit(1)
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
 
 
 @app.command()

@@ -163,6 +163,8 @@ class Ingestor:
                 self._flush(pending, done)
                 pending = []
         self._flush(pending, done)
+        if report.count("added") or report.count("replaced"):
+            self.store.refresh_index(collection)
         return report
 
     def ingest_bytes(
@@ -182,6 +184,7 @@ class Ingestor:
             return item
         results: list[FileResult] = []
         self._flush([item], results.append)
+        self.store.refresh_index(collection, save=False)
         return results[0]
 
     def prepare(

@@ -114,6 +114,8 @@ class Footnoted:
                 done += 1
                 if progress is not None:
                     progress(FileResult(doc.source, "replaced", doc.id, doc.title, n))
+        for name in self.store.collections() if done else []:
+            self.store.refresh_index(name)
         return done
 
     # -- documents ---------------------------------------------------------------------

@@ -108,6 +108,11 @@ class DocumentStore(Protocol):
         """(chunk id, cosine similarity), best first, over enabled, ready documents."""
         ...
 
+    def refresh_index(self, collection: str, save: bool = True) -> None:
+        """Bring the collection's vector index up to date with what was stored (after an
+        ingest), so no question waits for it; ``save`` also writes it to disk."""
+        ...
+
     def keyword_search(self, collection: str, terms: Sequence[str], k: int) -> list[str]:
         """Chunk ids ranked by BM25 over chunk text, title and section (any term matches)."""
         ...

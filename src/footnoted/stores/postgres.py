@@ -274,6 +274,9 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
 
         return set(self.memo(("embedding_models", collection), models))
 
+    def refresh_index(self, collection: str, save: bool = True) -> None:
+        """Nothing to do: pgvector keeps its HNSW index current as rows are written."""
+
     def dense_search(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
         query = np.asarray(vector, dtype=np.float32)
         with self.transaction() as db:

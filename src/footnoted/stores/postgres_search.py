@@ -48,8 +48,7 @@ def dense_search(
     if exact:
         db.execute("SET LOCAL enable_indexscan = off")
     else:
-        ef = min(EF_SEARCH_MAX, max(40, 2 * k + 32))
-        db.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
+        db.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef_search(k))))
         if iterative:
             db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
     rows = db.execute(_DENSE, {"q": vector, "collection": collection, "k": k}).fetchall()
@@ -57,6 +56,11 @@ def dense_search(
         db.execute("SET LOCAL enable_indexscan = on")
     hits = [(str(r["id"]), 1.0 - float(r["distance"])) for r in rows]
     return sorted(hits, key=lambda hit: -hit[1])
+
+
+def ef_search(k: int) -> int:
+    """The HNSW candidate list for a search of ``k``."""
+    return min(EF_SEARCH_MAX, max(40, 2 * k + 32))
 
 
 def term_rows(db: Connection, term: str, cap: int) -> int:

@@ -24,7 +24,7 @@ from .sqlite_accounts import AccountsMixin
 from .sqlite_base import SQLiteBase, now
 from .sqlite_chat import ChatMixin
 from .sqlite_service import ServiceDataMixin
-from .vectors import VectorIndexes
+from .vectors import CollectionIndex, VectorIndexes
 
 _DOC_COLUMNS = (
     "id, collection, title, source, kind, content_hash, size, status, enabled, error, url, "
@@ -227,7 +227,10 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
 
         return set(self.memo(("embedding_models", collection), models))
 
-    def dense_search(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
+    def refresh_index(self, collection: str, save: bool = True) -> None:
+        self._dense_index(collection, save)
+
+    def _dense_index(self, collection: str, save: bool = False) -> CollectionIndex:
         db = self.db
         newest, total = self.memo(
             ("chunk_watermark", collection),
@@ -238,7 +241,7 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
                 ).fetchone()
             ),
         )
-        index = self.vectors.sync(
+        return self.vectors.sync(
             collection,
             newest,
             total,
@@ -247,7 +250,11 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
                 "ORDER BY rowid",
                 (collection, after),
             ),
+            save,
         )
+
+    def dense_search(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
+        index = self._dense_index(collection)
         want = 2 * k + 32  # more than k: a wider search finds the true neighbours more often
         while True:
             hits = index.search(vector, want)

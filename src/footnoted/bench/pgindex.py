@@ -1,0 +1,87 @@
+"""``bench index`` on PostgreSQL: the same real vectors in a pgvector HNSW index.
+
+The vectors go into a scratch table (dropped afterwards) with the HNSW index the chunks
+table has (cosine, pgvector's default build settings), and each question is searched as
+``postgres_search.dense_search`` searches, at several ``hnsw.ef_search`` values, against
+the exact order from a sequential scan.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import sql
+
+from ..stores.postgres_search import EF_SEARCH_MAX, ef_search
+from .report import Row, median
+
+if TYPE_CHECKING:
+    from .index import Corpus, Matrix
+
+Progress = Callable[[str, int, int], None]
+TABLE = "footnoted_bench_vectors"
+K = 10
+FETCH = 2 * 50 + 32
+EF = (40, ef_search(FETCH), 400, EF_SEARCH_MAX)
+
+
+def pgvector_rows(url: str, corpus: Corpus, queries: Matrix, progress: Progress) -> list[Row]:
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        register_vector(db)
+        db.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(TABLE)))
+        db.execute(
+            sql.SQL("CREATE TABLE {} (id integer PRIMARY KEY, embedding vector({}))").format(
+                sql.Identifier(TABLE), sql.Literal(corpus.vectors.shape[1])
+            )
+        )
+        try:
+            return _measure(db, corpus, queries, progress)
+        finally:
+            db.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(TABLE)))
+
+
+def _measure(
+    db: psycopg.Connection[tuple[object, ...]], corpus: Corpus, queries: Matrix,
+    progress: Progress,
+) -> list[Row]:  # fmt: skip
+    table = sql.Identifier(TABLE)
+    copy = sql.SQL("COPY {} (id, embedding) FROM STDIN WITH (FORMAT BINARY)").format(table)
+    with db.cursor().copy(copy) as writer:
+        writer.set_types(["int4", "vector"])
+        for i, vector in enumerate(corpus.vectors):
+            writer.write_row((i, vector))
+    started = time.perf_counter()
+    db.execute(sql.SQL("CREATE INDEX ON {} USING hnsw (embedding vector_cosine_ops)").format(table))
+    build_s = round(time.perf_counter() - started, 1)
+    search = sql.SQL("SELECT id FROM {} ORDER BY embedding <=> %s LIMIT %s").format(table)
+    asked = [i for i, g in enumerate(corpus.gold) if g]
+    with db.transaction():
+        db.execute("SET LOCAL enable_indexscan = off")
+        exact = [[r[0] for r in db.execute(search, (queries[i], K)).fetchall()] for i in asked]
+    exact_gold = sum(bool(corpus.gold[i] & set(t)) for i, t in zip(asked, exact, strict=True))
+    rows: list[Row] = []
+    for n, ef in enumerate(EF):
+        progress("pgvector", n, len(EF))
+        found, gold, timings = 0, 0, []
+        for i, truth in zip(asked, exact, strict=True):
+            with db.transaction():
+                db.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
+                started = time.perf_counter()
+                top = [r[0] for r in db.execute(search, (queries[i], FETCH)).fetchall()][:K]
+                timings.append(time.perf_counter() - started)
+            found += len(set(truth) & set(top))
+            gold += bool(corpus.gold[i] & set(top))
+        rows.append({"size": len(corpus.vectors), "chunks": len(corpus.vectors), "padded": 0,
+                     "questions": len(asked), "index": f"pgvector ef_search={ef}",
+                     "recall_at_10": round(found / (K * len(asked)), 4),
+                     "gold_at_10": round(gold / len(asked), 4),
+                     "exact_gold_at_10": round(exact_gold / len(asked), 4),
+                     "search_p50_ms": round(median(timings) * 1000, 2),
+                     "build_s": build_s})  # fmt: skip
+    progress("pgvector", len(EF), len(EF))
+    return rows
