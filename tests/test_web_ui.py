@@ -25,10 +25,12 @@ from webhelpers import (
     CHROMIUM_ARGS,
     DropProxy,
     ask,
+    focus_ring_clipped,
     last_answer,
     require_browser,
     screenshot,
     sign_in,
+    tab_from_the_top,
 )
 
 pytestmark = pytest.mark.slow
@@ -62,6 +64,12 @@ PARTY = (
     "🎈🎈 The Zephyr party hall allows at most forty helium balloons per event. 🎈🎈\n"
 )
 PARTY_Q = "How many helium balloons does the Zephyr party hall allow per event?"
+PHONE = {"width": 390, "height": 844}
+STREAMED = (
+    "Annual plans are refunded in full when cancelled within 30 days of purchase [1]. After "
+    "30 days, the unused whole months are refunded pro rata, minus a processing fee [1]."
+)
+NO_SIDEWAYS = "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
 
 
 class Site:
@@ -517,6 +525,9 @@ def test_phone_viewport_and_sign_out(site: Site) -> None:
     page.wait_for_selector("#viewer mark.exact")
     screenshot(page, "14-phone-viewer")
     page.click("#viewer-close")
+    page.wait_for_selector("#viewer", state="hidden")
+    assert page.locator("#tooltip").is_hidden()  # the badge's card does not stay over the answer
+    screenshot(page, "14b-phone-viewer-closed")
     page.click("#open-sidebar")
     page.wait_for_timeout(300)
     screenshot(page, "15-phone-sidebar")
@@ -666,6 +677,7 @@ def test_keyboard_only(site: Site) -> None:
     page.keyboard.press("Escape")
     page.wait_for_selector("#viewer", state="hidden")
     assert page.evaluate("document.activeElement.dataset.index") == badge  # focus goes back
+    assert page.locator("#tooltip").is_hidden()  # ...and the card closed with the viewer
     page.context.close()
 
 
@@ -783,3 +795,149 @@ def test_highlights_are_exact_past_emoji(site: Site) -> None:
     passage = text[cited["char_start"] : cited["char_end"]]
     assert page.locator("#viewer .passage").inner_text() == passage
     page.context.close()
+
+
+def test_llm_answer_shows_badges_while_it_streams(site: Site) -> None:
+    """The model's markers are badges as they arrive, not at the answer's end: its "[" then
+    "1]" never show as text. An extractive fallback's markers wait for their sources."""
+    site.llm.script = Script(words(STREAMED), delay_s=0.15)
+    assert "[" in site.llm.script.tokens  # the model sends a marker in two pieces
+    with site.api(site.admin) as api:
+        api.put("/api/collections/default/settings", json={"generation_mode": "llm"})
+    try:
+        page = site.page(site.alice)
+        page.evaluate(
+            """() => { window.__states = [];
+            new MutationObserver(() => {
+              const bubble = [...document.querySelectorAll('.bubble-answer')].pop();
+              if (!bubble || !bubble.hasAttribute('aria-busy')) return;
+              const body = bubble.querySelector('.answer-text');
+              window.__states.push({text: body.textContent,
+                                    badges: body.querySelectorAll('.badge').length,
+                                    pending: body.querySelectorAll('.badge.pending').length});
+            }).observe(document.querySelector('#messages'),
+                       {subtree: true, childList: true, characterData: true}); }"""
+        )
+        ask(page, QUESTION)
+        during = page.wait_for_function(
+            """() => { const bubble = [...document.querySelectorAll('.bubble-answer')].pop();
+            const badge = bubble && bubble.querySelector('.answer-text .badge');
+            return badge && {busy: bubble.getAttribute('aria-busy'), badge: badge.textContent,
+                             label: badge.getAttribute('aria-label'),
+                             text: bubble.querySelector('.answer-text').textContent,
+                             notes: bubble.querySelector('.answer-notes').textContent}; }""",
+            timeout=60_000,
+        ).json_value()
+        assert during["busy"] == "true", during  # the answer is still streaming
+        assert during["badge"] == "1" and during["label"] == "Source 1"
+        assert "within 30 days of purchase" in during["text"] and "pro rata" not in during["text"]
+        assert "[1]" not in during["text"] and "[" not in during["text"]
+        screenshot(page, "23-llm-badge-while-streaming")
+        answer = last_answer(page)
+        states = page.evaluate("window.__states")
+        assert len(states) > 10 and not [s["text"] for s in states if "[" in s["text"]]
+        assert any(s["pending"] == 1 for s in states)
+        badges = answer.locator(".badge")  # now the answer's own, with their sources
+        assert badges.count() == 2 and answer.locator(".badge.pending").count() == 0
+        assert "Northwind Cloud Customer Handbook" in (
+            badges.first.get_attribute("aria-label") or ""
+        )
+        badges.first.hover()
+        assert "Northwind Cloud Customer Handbook" in page.locator("#tooltip").inner_text()
+        # the browser's own rendering of every prefix of the text, a marker cut anywhere
+        shown = page.evaluate(
+            """async (text) => {
+            const { streamed, renderAnswer } = await import('/ui/citations.js');
+            const out = [];
+            for (let i = 1; i <= text.length; i++) {
+              const now = streamed(text.slice(0, i), true);
+              const box = document.createElement('div');
+              box.append(...renderAnswer(now.text, now.citations, [], {}));
+              out.push([box.textContent, box.querySelectorAll('.badge').length]);
+            }
+            return out; }""",
+            STREAMED,
+        )
+        assert not [t for t, _ in shown if "[" in t]
+        assert [n for _, n in shown][-1] == 2 and shown[-1][0].endswith("processing fee 1.")
+
+        site.llm.script = Script(status=503)  # the model is down: an extractive answer
+        page.click("#new-chat")
+        page.evaluate("window.__states = []")
+        ask(page, QUESTION)
+        answer = last_answer(page)
+        assert answer.locator(".notice-info").count() == 1
+        states = page.evaluate("window.__states")
+        assert states and not [s for s in states if s["pending"]]  # markers wait for sources
+        assert answer.locator(".badge").count() >= 1
+        assert not page.errors
+        page.context.close()
+    finally:
+        site.llm.script = Script(words("Annual plans are refunded in full [1]."))
+        with site.api(site.admin) as api:
+            api.put("/api/collections/default/settings", json={"generation_mode": "extractive"})
+
+
+def test_phone_admin_does_not_scroll_sideways(site: Site) -> None:
+    page = site.page(site.admin, viewport=PHONE)
+    page.click("#open-sidebar")
+    page.click("#open-admin")
+    page.wait_for_selector("#doc-table tbody tr")
+    for tab, name in [("docs", "documents"), ("settings", "settings"), ("refusals", "unanswered")]:
+        page.click(f".tab[data-tab={tab}]")
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate(NO_SIDEWAYS), tab
+        tabs = page.locator(".admin-tabs")
+        assert page.evaluate("(n) => n.scrollWidth <= n.clientWidth", tabs.element_handle())
+        screenshot(page, f"24-phone-admin-{name}")
+    assert not page.errors
+    page.context.close()
+
+
+def test_composer_placeholder_fits(site: Site) -> None:
+    fits = (
+        "() => { const q = document.querySelector('#question'); return q.value === '' &&"
+        " q.matches(':placeholder-shown') && q.scrollWidth <= q.clientWidth &&"
+        " q.scrollHeight <= q.clientHeight; }"
+    )
+    for viewport in [{"width": 320, "height": 640}, PHONE, {"width": 1360, "height": 860}]:
+        page = site.page(site.alice, viewport=viewport)
+        assert page.evaluate(fits), viewport
+        screenshot(page, f"25-composer-{viewport['width']}")
+        page.context.close()
+
+
+def test_skip_link_and_history_focus_rings(site: Site) -> None:
+    """The skip link is the first Tab stop and moves past the sidebar to the conversation;
+    the history's links and "✕" show their whole focus ring, on a desktop and a phone."""
+    page = site.page(site.alice)
+    page.click("#new-chat")
+    ask(page, QUESTION)  # a conversation in the sidebar
+    last_answer(page)
+    page.wait_for_load_state("networkidle")
+    page.context.close()
+    for viewport, name in [({"width": 1360, "height": 860}, "desktop"), (PHONE, "phone")]:
+        page = site.page(site.alice, viewport=viewport)
+        page.wait_for_selector(".session .session-open", state="attached")
+        tab_from_the_top(page)
+        skip = page.locator("#skip-link")
+        assert page.evaluate("document.activeElement.id") == "skip-link"
+        assert skip.inner_text() == "Skip to main content"
+        box = skip.bounding_box()
+        assert box and box["x"] >= 0 and box["y"] >= 0 and skip.is_visible()
+        screenshot(page, f"26-{name}-skip-link")
+        page.keyboard.press("Enter")
+        assert page.evaluate("document.activeElement.id") == "messages"
+        page.keyboard.press("Tab")  # on into the conversation, not back through the sidebar
+        assert page.evaluate("!!document.activeElement.closest('#chat-view')")
+        if name == "phone":
+            page.click("#open-sidebar")
+            page.wait_for_timeout(300)
+        page.focus("#new-chat")
+        for target in ["session-open", "session-delete"]:
+            focus_by_tab(page, f"el.classList.contains('{target}')")
+            assert focus_ring_clipped(page) is None, target
+        assert page.evaluate("document.activeElement.textContent") == "✕"
+        screenshot(page, f"27-{name}-history-focus")
+        assert not page.errors
+        page.context.close()

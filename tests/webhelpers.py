@@ -53,6 +53,39 @@ def last_answer(page: Any, timeout: float = 60_000) -> Any:
     return page.locator(".msg-answer").last
 
 
+def tab_from_the_top(page: Any) -> None:
+    """Press Tab as a keyboard user does on arriving at the page: from its very start."""
+    page.evaluate(
+        "() => { document.activeElement.blur(); const b = document.body; b.tabIndex = -1;"
+        " b.focus(); b.removeAttribute('tabindex'); }"
+    )
+    page.keyboard.press("Tab")
+
+
+def focus_ring_clipped(page: Any) -> str | None:
+    """What hides part of the focused element's focus ring (an ancestor whose overflow
+    clips it), or None when the whole ring shows."""
+    clipped: str | None = page.evaluate(
+        """() => { const n = document.activeElement; const style = getComputedStyle(n);
+        if (style.outlineStyle === 'none' || parseFloat(style.outlineWidth) === 0) return 'no ring';
+        const grow = parseFloat(style.outlineOffset) + parseFloat(style.outlineWidth);
+        const r = n.getBoundingClientRect();
+        for (let p = n.parentElement; p; p = p.parentElement) {
+          const s = getComputedStyle(p);
+          if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+          const b = p.getBoundingClientRect();
+          const left = b.left + p.clientLeft, top = b.top + p.clientTop;
+          if (r.left - grow < left - 0.5 || r.top - grow < top - 0.5
+              || r.right + grow > left + p.clientWidth + 0.5
+              || r.bottom + grow > top + p.clientHeight + 0.5) {
+            return `${p.tagName.toLowerCase()}.${p.className}`;
+          }
+        }
+        return null; }"""
+    )
+    return clipped
+
+
 class DropProxy:
     """A TCP proxy to 127.0.0.1:port; :meth:`drop` cuts every live connection at once."""
 

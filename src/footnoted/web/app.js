@@ -157,6 +157,10 @@ function wire() {
   $("#origin-filter").addEventListener("change", () => refreshSessions());
   window.addEventListener("popstate", () => { if (me) { showChat(); followUrl(); } });
   $("#viewer-close").addEventListener("click", closeViewer);
+  $("#skip-link").addEventListener("click", (e) => { // past the sidebar, to what is shown
+    e.preventDefault();
+    ($("#chat-view").hidden ? $("#admin-view") : $("#messages")).focus();
+  });
   $("#open-admin").addEventListener("click", () => showAdmin());
   $("#back-to-chat").addEventListener("click", showChat);
   $("#open-sidebar").addEventListener("click", () => document.body.classList.add("sidebar-open"));

@@ -1,7 +1,7 @@
 // The conversation: streaming answers, refusals, retries, copy.
 import { el, append, clear, $, uuid } from "./dom.js";
-import { ApiError, getText, streamChat } from "./api.js";
-import { renderAnswer, renderFooter, revealSource, hideCard } from "./citations.js";
+import { ApiError, get, getText, streamChat } from "./api.js";
+import { renderAnswer, renderFooter, revealSource, hideCard, streamed } from "./citations.js";
 import { openViewer } from "./viewer.js";
 
 const MARKER = /\s*\[(\d+(?:\s*[,\-–]\s*\d+)*)\]/g;
@@ -81,6 +81,9 @@ class AnswerView {
     this.referenced = [];
     this.spans = [];
     this.grounding = null;
+    this.vouched = false; // streamed markers name sources (LLM mode): badges before the details
+    this.fellBack = false;
+    this.done = false;
     this.body = el("div", { class: "answer-text" });
     this.typing = el("span", { class: "typing", "aria-label": "Writing" },
       el("i"), el("i"), el("i"));
@@ -100,8 +103,20 @@ class AnswerView {
 
   grow(delta) {
     this.text += delta;
-    this.body.textContent = this.text;
-    scrollDown();
+    this.render();
+  }
+
+  // In LLM mode the server sends a marker only once it names a source: show it as a badge
+  // at once. (An extractive answer may quote a document's own "[8]": it waits for sources.)
+  vouch(llm) {
+    this.vouched = llm && !this.fellBack;
+    if (this.vouched && this.citations === null && !this.done) this.render();
+  }
+
+  // The LLM was unavailable: the extractive answer that follows may quote a document's "[8]".
+  fallBack() {
+    this.fellBack = true;
+    this.vouched = false;
   }
 
   sources(data) {
@@ -112,9 +127,13 @@ class AnswerView {
     this.render();
   }
 
+  // The answer as it stands: while it streams, as far as it can be shown (vouched-for
+  // markers already badges); once its sources are in, or it ended without them, all of it.
   render() {
     const actions = { openCitation: (c, badge) => this.openCitation(c, badge) };
-    clear(this.body).append(...renderAnswer(this.text, this.citations, this.spans, actions));
+    const { text, citations } = this.citations === null && !this.done
+      ? streamed(this.text, this.vouched) : { text: this.text, citations: this.citations };
+    clear(this.body).append(...renderAnswer(text, citations, this.spans, actions));
     clear(this.footerSlot);
     this.footer = null;
     if (this.citations && this.citations.length) {
@@ -133,6 +152,7 @@ class AnswerView {
   }
 
   finish() {
+    this.end();
     this.typing.remove();
     this.bubble.removeAttribute("aria-busy");
     clear(this.status);
@@ -161,7 +181,14 @@ class AnswerView {
     }
   }
 
+  // The stream is over: its text as it is, with no stand-ins for sources that never came.
+  end() {
+    this.done = true;
+    if (this.citations === null) this.render();
+  }
+
   fail(message, retry) {
+    this.end();
     this.typing.remove();
     this.bubble.removeAttribute("aria-busy");
     this.bubble.classList.add("bubble-failed");
@@ -274,8 +301,12 @@ export async function ask(question, messageId = null) {
           view.note(data.warning, "warn");
           addRow(view.row);
           setSession(data.session_id);
-        } else if (name === "notice") view?.note(data.message, "info");
-        else if (name === "answer_delta") view?.grow(data.text);
+          const shown = view; // the app may have learnt the collection since the question left
+          generationMode(body.collection || chat.collection).then((m) => shown.vouch(m === "llm"));
+        } else if (name === "notice") {
+          view?.fallBack();
+          view?.note(data.message, "info");
+        } else if (name === "answer_delta") view?.grow(data.text);
         else if (name === "sources") view?.sources(data);
         else if (name === "answer_end") {
           view?.finish();
@@ -320,6 +351,16 @@ export async function ask(question, messageId = null) {
       addRow(view.row);
     }
     return view;
+  }
+}
+
+// The collection's generation mode ("llm" or "extractive"); null when it cannot be read.
+async function generationMode(collection) {
+  if (!collection) return null;
+  try {
+    return (await get(`/api/collections/${encodeURIComponent(collection)}/settings`)).generation_mode;
+  } catch (_) {
+    return null;
   }
 }
 

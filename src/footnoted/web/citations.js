@@ -17,6 +17,17 @@ export function markerNumbers(inner) {
   return numbers;
 }
 
+// A streaming answer as far as it can be shown: a marker still arriving at its end ("[",
+// "[1", "[1, ") is held back. With `vouched` (LLM mode: the server sends a marker only once
+// it names one of the sources it gave the model), the citations are stand-ins for the
+// sources its markers name, badges whose details come with the answer's end.
+export function streamed(text, vouched) {
+  const shown = text.replace(/\[[\d\s,\-–]*$/, "");
+  if (!vouched) return { text: shown, citations: null };
+  const numbers = [...shown.matchAll(MARKER)].flatMap((m) => markerNumbers(m[1]));
+  return { text: shown, citations: [...new Set(numbers)].map((index) => ({ index, pending: true })) };
+}
+
 export function describe(citation) {
   const parts = [];
   if (citation.page !== null && citation.page !== undefined) parts.push(`Page ${citation.page}`);
@@ -89,11 +100,14 @@ function flagText(text, start, end, flagged) {
 function badge(citation, actions) {
   const button = el("button", {
     type: "button",
-    class: "badge",
-    "aria-label": `Source ${citation.index}: ${citation.document_title}`,
+    class: citation.pending ? "badge pending" : "badge",
+    "aria-label": citation.pending ? `Source ${citation.index}` : `Source ${citation.index}: ${citation.document_title}`,
+    "aria-disabled": citation.pending ? "true" : null,
+    tabindex: citation.pending ? "-1" : null,
     dataset: { index: String(citation.index) },
     text: String(citation.index),
   });
+  if (citation.pending) return button; // no card or viewer until the source's details arrive
   button.addEventListener("mouseenter", () => showCard(button, citation));
   button.addEventListener("focus", () => showCard(button, citation));
   button.addEventListener("mouseleave", hideCard);

@@ -2,7 +2,7 @@
 // extracted text one click away), or the extracted text with the passage marked exactly.
 import { el, clear, $, unitOffsets } from "./dom.js";
 import { get } from "./api.js";
-import { describe } from "./citations.js";
+import { describe, hideCard } from "./citations.js";
 import { showPage } from "./pdfpage.js";
 
 const cache = new Map();
@@ -27,6 +27,7 @@ export function closeViewer() {
   document.body.classList.remove("viewer-open");
   if (hadFocus && opener?.isConnected) opener.focus();
   opener = null;
+  hideCard(); // the badge's card, shown again as it got the focus back, must not stay over the answer
 }
 
 // citation: {document_id, char_start, char_end, page, section, download_url}
