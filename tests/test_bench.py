@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from pghelpers import Postgres
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 pytestmark = [
     pytest.mark.bench,
@@ -90,17 +92,23 @@ def test_bench_names_what_a_wrong_data_folder_lacks(tmp_path: Path) -> None:
     assert "scifact/corpus.jsonl" not in message
 
 
-def test_bench_index(tmp_path: Path) -> None:
-    data = bench("index", tmp_path, "--dir", str(tmp_path))
+def test_bench_index(tmp_path: Path, postgres: Postgres) -> None:
+    with postgres.temporary() as url:
+        data = bench("index", tmp_path, "--dir", str(tmp_path), "--database-url", url)
     assert data["real_chunks"] > 200 and data["sentence_vectors"] > 1000
     rows = data["rows"]
     assert {r["size"] for r in rows} == {200, 1000}
     for size in (200, 1000):
         at = [r for r in rows if r["size"] == size]
         assert at[0]["index"] == "exact" and at[0]["recall_at_10"] == 1.0
-        assert len(at) == 6 and all(r["index"].startswith("hnsw M=") for r in at[1:])
+        assert len(at) == 5 and all(r["index"].startswith("hnsw M=") for r in at[1:])
         for row in at:
             assert 0.0 <= row["recall_at_10"] <= 1.0 and row["search_p50_ms"] > 0
             assert row["questions"] > 0 and row["exact_gold_at_10"] == at[0]["gold_at_10"]
-    padded = [r for r in rows if r["size"] == 1000][0]
+    padded = next(r for r in rows if r["size"] == 1000)
     assert padded["chunks"] == data["real_chunks"] and padded["padded"] == 1000 - padded["chunks"]
+    pg = data["postgres"]
+    assert len(pg) == 6 and pg[4]["index"] == "pgvector m=32 ef_construction=256 ef_search=400"
+    for row in pg:
+        assert row["chunks"] == data["real_chunks"] and 0.0 < row["recall_at_10"] <= 1.0
+        assert 0.0 < row["gold_at_10"] <= 1.0 and row["build_s"] >= 0

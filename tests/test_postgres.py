@@ -105,10 +105,10 @@ def test_filtered_hnsw_search_still_returns_k_hits(url: str, store: PostgresStor
     """The planner picks the HNSW index; the closest chunks then turn out disabled."""
     query = unit(7)
     crowd = []
-    for d in range(10):
-        near = d < 9
-        doc, text, chunks = document([f"chunk {d} {i}" for i in range(40)], source=f"{d}.md")
-        vectors = np.stack([unit(100 * d + i, near=query * 6 if near else None) for i in range(40)])
+    for d in range(14):  # the disabled crowd (650 chunks) outnumbers one pass (ef_search)
+        near = d < 13
+        doc, text, chunks = document([f"chunk {d} {i}" for i in range(50)], source=f"{d}.md")
+        vectors = np.stack([unit(100 * d + i, near=query * 6 if near else None) for i in range(50)])
         store.save_document(doc, text, chunks, vectors)
         if near:
             crowd.append(doc.id)

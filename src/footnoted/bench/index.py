@@ -8,8 +8,9 @@ a gold answer and a sentence of the paragraph it was written on.
 
 Each size is a prefix of the chunks in ingest order; sizes beyond the real chunks are
 filled with the stored sentence vectors of the same documents (real text too, shorter,
-labelled ``padded``). At each size every index setting is built over the same vectors and
-searched as retrieval searches it (the top 10 of ``2 × 50 + 32`` asked for), against an
+labelled ``padded``), and a size beyond those is measured at every vector there is. At
+each size every index setting is built over the same vectors and searched as retrieval
+searches it (the top 10 of ``2 × 50 + 32`` asked for), against an
 exact cosine search over all of them: recall@10, the share of questions whose gold chunk
 is in the top 10 (index and exact), the median search time and the build time. With a
 PostgreSQL URL the same vectors are loaded into pgvector and searched at several
@@ -34,7 +35,7 @@ from ..errors import InvalidInput
 from ..evaluation.datasets import read_squad, safe_stem
 from ..service import Footnoted
 from ..settings import Settings
-from ..stores.vectors import EXACT_UNTIL, DenseIndex, IndexParams, exact_top
+from ..stores.vectors import EXACT_UNTIL, GRAPH, DenseIndex, IndexParams, exact_top
 from .report import Row, median
 from .texts import scifact_files
 
@@ -44,9 +45,9 @@ SQUAD_TRAIN = "squad1.1-train/train-v1.1.json"
 PDF_FOLDERS = ("pdfs", "pdfs-more")
 K = 10
 FETCH = 2 * 50 + 32  # what retrieval asks the index for (its depth of 50)
-SIZES = (10_000, 25_000, 50_000, 100_000, 200_000)
-SETTINGS = (IndexParams(16, 64, 64), IndexParams(16, 128, 128), IndexParams(16, 128, 256),
-            IndexParams(32, 128, 128), IndexParams(32, 200, 256))  # fmt: skip
+SIZES = (10_000, 25_000, 50_000, 100_000, 200_000, 250_000)
+SETTINGS = (IndexParams(16, 64, 64), IndexParams(16, 128, 256), IndexParams(32, 200, 256),
+            GRAPH)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -207,9 +208,8 @@ def run_index(
         corpus = load(fn, home, questions)
         queries = np.stack([fn.embedder.embed([q.text])[0] for q in questions]).astype(np.float32)
     rows: list[Row] = []
-    for size in sizes:
-        if size > len(corpus.vectors) + len(corpus.padding):
-            continue
+    available = len(corpus.vectors) + len(corpus.padding)
+    for size in sorted({min(size, available) for size in sizes}):  # the largest: all there is
         rows.extend(measure_size(corpus, queries, size, SETTINGS, progress))
     result: dict[str, object] = {
         "real_chunks": len(corpus.vectors), "sentence_vectors": len(corpus.padding),

@@ -272,6 +272,23 @@ def m009_session_origin(db: psycopg.Connection[Any], dim: int) -> None:
     )
 
 
+def m010_denser_vector_index(db: psycopg.Connection[Any], dim: int) -> None:
+    """Rebuild the chunks' HNSW index with 32 links per node and a candidate list of 256
+    while building (pgvector's defaults are 16 and 64): measured with ``footnoted bench
+    index`` on 58,542 real chunks, searching at ``hnsw.ef_search`` 400 it found 99.96% of
+    the exact top 10 and lost 0.2 points of answer chunks from it, where the defaults
+    at the 132 searched before lost 2.7 (recall@10 0.978). Building takes about 4.5 times
+    as long (33 s instead of 7 s at 58k chunks on 2 cores), once."""
+    run_script(
+        db,
+        """
+        DROP INDEX chunks_embedding;
+        CREATE INDEX chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops)
+            WITH (m = 32, ef_construction = 256)
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -282,6 +299,7 @@ MIGRATIONS: list[Migration] = [
     m007_chunk_sentence_embeddings,
     m008_token_ids_and_audit_log,
     m009_session_origin,
+    m010_denser_vector_index,
 ]
 
 
