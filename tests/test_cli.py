@@ -159,9 +159,12 @@ def test_an_interrupted_ingest_goes_on_where_it_stopped(tmp_path: Path) -> None:
         write(docs / f"ledger-{i:03d}.md", f"# Ledger {i}\n\n{body}\n")
     home = tmp_path / "home"
     env = {**os.environ, "FOOTNOTED_HOME": str(home), "COLUMNS": "200"}
+    # Ctrl-C's default: a shell ignores SIGINT in the jobs it starts in the background
+    # (as CI may run this), and the child would inherit that and never be interrupted
     proc = subprocess.Popen(
         [sys.executable, "-m", "footnoted", "ingest", str(docs)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
 
     def stored() -> int:
