@@ -6,19 +6,14 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import cli_help
@@ -128,7 +123,7 @@ def ingest(
                 chunks += result.chunks
                 done = progress.tasks[task].completed + 1
                 rate = done / max(time.perf_counter() - started, 1e-3)
-                left = _duration((len(files) - done) / rate)
+                left = str(timedelta(seconds=round((len(files) - done) / rate)))
                 progress.update(task, advance=1, chunks=chunks, rate=f"{rate:.1f}", left=left)
                 if result.outcome == "failed":
                     line = f"{result.source}: {result.error} [{result.code}]"
@@ -154,11 +149,6 @@ def ingest(
     )
     if report.failed or missing:
         raise typer.Exit(1)
-
-
-def _duration(seconds: float) -> str:
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
 
 
 @app.command()

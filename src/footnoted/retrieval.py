@@ -30,9 +30,12 @@ class Retrieval:
     total_chunks: int
 
 
+DEPTH = 50  # candidates each search (dense, keyword) returns, at least
+
+
 class Retriever:
     def __init__(
-        self, store: Store, embedder: Embedder, depth: int = 50, keyword_weight: float = 1.0
+        self, store: Store, embedder: Embedder, depth: int = DEPTH, keyword_weight: float = 1.0
     ) -> None:
         self.store = store
         self.embedder = embedder

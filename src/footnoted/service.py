@@ -105,18 +105,18 @@ class Footnoted:
     def reindex(self, collection: str | None = None, progress: ProgressFn | None = None) -> int:
         """Re-embed every document whose vectors came from another model, or that was
         stored without sentence vectors."""
-        done = 0
+        touched: list[str] = []  # the collection of each document re-embedded
         partial = self.store.without_sentence_vectors(collection)
         for doc in self.store.list_documents(collection):
             stale = doc.embedding_model != self.embedder.name or doc.id in partial
             if doc.status == "ready" and stale:
                 n = self.ingestor.reembed(doc)
-                done += 1
+                touched.append(doc.collection)
                 if progress is not None:
                     progress(FileResult(doc.source, "replaced", doc.id, doc.title, n))
-        for name in self.store.collections() if done else []:
+        for name in dict.fromkeys(touched):
             self.store.refresh_index(name)
-        return done
+        return len(touched)
 
     # -- documents ---------------------------------------------------------------------
     def documents(self, collection: str | None = None) -> list[Document]:

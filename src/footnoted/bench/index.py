@@ -33,9 +33,10 @@ import numpy.typing as npt
 
 from ..errors import InvalidInput
 from ..evaluation.datasets import read_squad, safe_stem
+from ..retrieval import DEPTH
 from ..service import Footnoted
 from ..settings import Settings
-from ..stores.vectors import EXACT_UNTIL, GRAPH, DenseIndex, IndexParams, exact_top
+from ..stores.vectors import EXACT_UNTIL, GRAPH, DenseIndex, IndexParams, exact_top, fetch_depth
 from .report import Row, median
 from .texts import scifact_files
 
@@ -44,7 +45,7 @@ Matrix = npt.NDArray[np.float32]
 SQUAD_TRAIN = "squad1.1-train/train-v1.1.json"
 PDF_FOLDERS = ("pdfs", "pdfs-more")
 K = 10
-FETCH = 2 * 50 + 32  # what retrieval asks the index for (its depth of 50)
+FETCH = fetch_depth(DEPTH)  # what retrieval asks the SQLite store's index for
 SIZES = (10_000, 25_000, 50_000, 100_000, 200_000, 250_000)
 SETTINGS = (IndexParams(16, 64, 64), IndexParams(16, 128, 256), IndexParams(32, 200, 256),
             GRAPH)  # fmt: skip
@@ -143,7 +144,7 @@ def _matrix(corpus: Corpus, size: int) -> Matrix:
     return np.concatenate([chunks, corpus.padding[:extra]]) if extra > 0 else chunks
 
 
-def _share(flags: Sequence[bool]) -> float:
+def share(flags: Sequence[bool]) -> float:
     return round(sum(flags) / len(flags), 4) if flags else 0.0
 
 
@@ -163,9 +164,9 @@ def measure_size(
     exact_gold = [bool(corpus.gold[i] & set(top)) for i, top in zip(asked, exact, strict=True)]
     base: Row = {"size": size, "chunks": min(size, len(corpus.vectors)),
                  "padded": max(0, size - len(corpus.vectors)), "questions": len(asked),
-                 "exact_gold_at_10": _share(exact_gold)}  # fmt: skip
+                 "exact_gold_at_10": share(exact_gold)}  # fmt: skip
     rows: list[Row] = [{**base, "index": "exact", "recall_at_10": 1.0,
-                        "gold_at_10": _share(exact_gold), "build_s": 0.0,
+                        "gold_at_10": share(exact_gold), "build_s": 0.0,
                         "search_p50_ms": round(median(timings) * 1000, 2)}]  # fmt: skip
     for n, params in enumerate(settings):
         progress(f"{size:,} vectors", n, len(settings))
@@ -181,16 +182,26 @@ def _graph_row(
     index = DenseIndex(matrix.shape[1], params, graph=True)
     started = time.perf_counter()
     index.add_vectors(np.arange(len(matrix), dtype=np.uint64), matrix)
-    build_s = time.perf_counter() - started
+    build_s = round(time.perf_counter() - started, 2)
+    scores = compare(
+        asked, exact, corpus, lambda i: [k for k, _ in index.search(queries[i], FETCH)]
+    )
+    return {"index": params.label, **scores, "build_s": build_s}
+
+
+def compare(
+    asked: list[int], exact: list[list[int]], corpus: Corpus, search: Callable[[int], list[int]]
+) -> Row:
+    """Recall@10 against ``exact``, the share of questions whose gold chunk is in the top
+    10, and the median time of ``search`` (question position -> keys, best first)."""
     found, gold, timings = 0, [], []
     for i, truth in zip(asked, exact, strict=True):
         started = time.perf_counter()
-        top = [key for key, _ in index.search(queries[i], FETCH)][:K]
+        top = set(search(i)[:K])
         timings.append(time.perf_counter() - started)
-        found += len(set(truth) & set(top))
-        gold.append(bool(corpus.gold[i] & set(top)))
-    return {"index": params.label, "recall_at_10": round(found / max(1, K * len(asked)), 4),
-            "gold_at_10": _share(gold), "build_s": round(build_s, 2),
+        found += len(set(truth) & top)
+        gold.append(bool(corpus.gold[i] & top))
+    return {"recall_at_10": round(found / max(1, K * len(asked)), 4), "gold_at_10": share(gold),
             "search_p50_ms": round(median(timings) * 1000, 2)}  # fmt: skip
 
 

@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any
 
 import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
 
+from ..retrieval import DEPTH
 from ..stores.postgres_search import EF_SEARCH_MAX, ef_search
-from .report import Row, median
-
-if TYPE_CHECKING:
-    from .index import Corpus, Matrix
+from .index import Corpus, K, Matrix, compare, share
+from .report import Row
 
 Progress = Callable[[str, int, int], None]
 TABLE = "footnoted_bench_vectors"
-K = 10
-DEPTH = 50  # what retrieval asks the store for
 EF = (132, ef_search(DEPTH), EF_SEARCH_MAX)  # 132: what was searched before m010
 BUILDS = ((16, 64), (32, 256))  # (m, ef_construction): pgvector's defaults; migration m010
 
@@ -48,7 +45,7 @@ def pgvector_rows(url: str, corpus: Corpus, queries: Matrix, progress: Progress)
 
 
 def _measure(
-    db: psycopg.Connection[tuple[object, ...]], corpus: Corpus, queries: Matrix,
+    db: psycopg.Connection[tuple[Any, ...]], corpus: Corpus, queries: Matrix,
     progress: Progress,
 ) -> list[Row]:  # fmt: skip
     table = sql.Identifier(TABLE)
@@ -58,11 +55,17 @@ def _measure(
         for i, vector in enumerate(corpus.vectors):
             writer.write_row((i, vector))
     search = sql.SQL("SELECT id FROM {} ORDER BY embedding <=> %s LIMIT %s").format(table)
+
+    def top(i: int, k: int) -> list[int]:
+        return [int(r[0]) for r in db.execute(search, (queries[i], k)).fetchall()]
+
     asked = [i for i, g in enumerate(corpus.gold) if g]
-    with db.transaction():
-        db.execute("SET LOCAL enable_indexscan = off")
-        exact = [[r[0] for r in db.execute(search, (queries[i], K)).fetchall()] for i in asked]
-    exact_gold = sum(bool(corpus.gold[i] & set(t)) for i, t in zip(asked, exact, strict=True))
+    db.execute("SET enable_indexscan = off")
+    exact = [top(i, K) for i in asked]
+    db.execute("RESET enable_indexscan")
+    exact_gold = [bool(corpus.gold[i] & set(t)) for i, t in zip(asked, exact, strict=True)]
+    base: Row = {"size": len(corpus.vectors), "chunks": len(corpus.vectors), "padded": 0,
+                 "questions": len(asked), "exact_gold_at_10": share(exact_gold)}  # fmt: skip
     rows: list[Row] = []
     for m, construction in BUILDS:
         db.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(f"{TABLE}_hnsw")))
@@ -78,22 +81,9 @@ def _measure(
         build_s = round(time.perf_counter() - started, 1)
         for ef in EF:
             progress("pgvector", len(rows), len(EF) * len(BUILDS))
-            found, gold, timings = 0, 0, []
-            for i, truth in zip(asked, exact, strict=True):
-                with db.transaction():
-                    db.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
-                    started = time.perf_counter()
-                    top = [r[0] for r in db.execute(search, (queries[i], DEPTH)).fetchall()][:K]
-                    timings.append(time.perf_counter() - started)
-                found += len(set(truth) & set(top))
-                gold += bool(corpus.gold[i] & set(top))
-            rows.append({"size": len(corpus.vectors), "chunks": len(corpus.vectors), "padded": 0,
-                         "questions": len(asked),
-                         "index": f"pgvector m={m} ef_construction={construction} ef_search={ef}",
-                         "recall_at_10": round(found / (K * len(asked)), 4),
-                         "gold_at_10": round(gold / len(asked), 4),
-                         "exact_gold_at_10": round(exact_gold / len(asked), 4),
-                         "search_p50_ms": round(median(timings) * 1000, 2),
-                         "build_s": build_s})  # fmt: skip
+            db.execute(sql.SQL("SET hnsw.ef_search = {}").format(sql.Literal(ef)))
+            label = f"pgvector m={m} ef_construction={construction} ef_search={ef}"
+            scores = compare(asked, exact, corpus, lambda i: top(i, DEPTH))
+            rows.append({**base, "index": label, **scores, "build_s": build_s})
     progress("pgvector", len(rows), len(rows))
     return rows

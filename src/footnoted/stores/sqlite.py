@@ -24,7 +24,7 @@ from .sqlite_accounts import AccountsMixin
 from .sqlite_base import SQLiteBase, now
 from .sqlite_chat import ChatMixin
 from .sqlite_service import ServiceDataMixin
-from .vectors import CollectionIndex, VectorIndexes
+from .vectors import CollectionIndex, VectorIndexes, fetch_depth
 
 _DOC_COLUMNS = (
     "id, collection, title, source, kind, content_hash, size, status, enabled, error, url, "
@@ -255,7 +255,7 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
 
     def dense_search(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
         index = self._dense_index(collection)
-        want = 2 * k + 32  # more than k: a wider search finds the true neighbours more often
+        want = fetch_depth(k)
         while True:
             hits = index.search(vector, want)
             ranked = self._live_hits(hits[:k])  # usually all live: look up only those

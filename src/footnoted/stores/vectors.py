@@ -66,6 +66,12 @@ EXACT_UNTIL = 200_000
 GRAPH = IndexParams(connectivity=32, expansion_add=256, expansion_search=512)
 
 
+def fetch_depth(k: int) -> int:
+    """How many neighbours to ask the index for when ``k`` are wanted: more than ``k``,
+    since a wider search finds the true neighbours more often."""
+    return 2 * k + 32
+
+
 def exact_top(matrix: Matrix, vector: Matrix, k: int) -> Hits:
     """(row position, cosine) of the ``k`` rows closest to ``vector``, best first."""
     if len(matrix) == 0:
