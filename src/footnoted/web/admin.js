@@ -103,6 +103,7 @@ function sendWithProgress(form, onProgress) {
 }
 
 let listing = 0; // only the latest listing request fills the table
+const confirming = new Set(); // documents whose Delete was clicked once: a refresh keeps it
 
 export async function refreshDocuments() {
   const filter = $("#doc-filter").value;
@@ -138,9 +139,11 @@ function documentRow(doc) {
     try { await post(`/api/documents/${encodeURIComponent(doc.id)}/reprocess`); } catch (error) { alertRow(error); }
     refreshDocuments();
   });
-  const remove = el("button", { type: "button", class: "btn btn-ghost btn-small danger", text: "Delete" });
+  const asking = confirming.has(doc.id);
+  const remove = el("button", { type: "button", class: "btn btn-ghost btn-small danger", text: asking ? "Confirm delete" : "Delete" });
   remove.addEventListener("click", async () => {
-    if (remove.dataset.confirm !== "1") { remove.dataset.confirm = "1"; remove.textContent = "Confirm delete"; return; }
+    if (!confirming.has(doc.id)) { confirming.add(doc.id); remove.textContent = "Confirm delete"; return; }
+    confirming.delete(doc.id);
     try { await del(`/api/documents/${encodeURIComponent(doc.id)}`); } catch (error) { alertRow(error); }
     refreshDocuments();
   });
