@@ -195,7 +195,8 @@ def test_phone_in_the_dark(site: Site) -> None:
     page = site.page(site.alice, PHONE, color_scheme="dark")
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(20, 23, 29)"  # prefers-color-scheme: dark
-    assert "document" in page.locator("#indexed").inner_text()  # what is indexed
+    # what is indexed: the line fills when the collection list arrives, after the page
+    page.locator("#indexed", has_text="document").wait_for()
     assert page.locator(".collection-pick").count() == 1
     screenshot(page, "34-phone-dark-empty")
     ask(page, QUESTION)
