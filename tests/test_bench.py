@@ -56,6 +56,32 @@ def test_bench_ingest(tmp_path: Path) -> None:
         assert row["chunks"] > 0 and row["chunks_per_s"] > 0 and row["peak_rss_mb"] > 0
 
 
+PEER = Path(__file__).resolve().parents[1] / ".venv-peer" / "bin" / "python"
+
+
+@pytest.mark.skipif(not PEER.exists(), reason="scripts/setup-peer did not install the peer")
+def test_bench_ingest_against_the_peer(tmp_path: Path) -> None:
+    """Whole processes, the real LangChain pipeline beside footnoted, on the shared PDFs."""
+    data = bench("ingest", tmp_path, "--peer", "--rounds", "1", "--precision", "fp32",
+                 "--peer-python", str(PEER))  # fmt: skip
+    rows = {row["pipeline"]: row for row in data["rows"]}
+    assert set(rows) == {"footnoted fp32", "LangChain + Chroma (fp32)"}
+    ours, peer = rows["footnoted fp32"], rows["LangChain + Chroma (fp32)"]
+    assert ours["pages"] == peer["pages"] == 68 and ours["files"] == 6  # the shared pdfs/
+    for row in rows.values():
+        assert row["chunks"] > 0 and row["seconds"] > 0 and row["peak_rss_mb"] > 100
+        assert row["pages_per_s"] == pytest.approx(68 / row["seconds"], rel=0.01)
+    assert peer["vs_peer"] == 1.0
+    assert ours["vs_peer"] == pytest.approx(peer["seconds"] / ours["seconds"], rel=0.02)
+
+
+def test_a_missing_peer_is_a_clear_error(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "footnoted", "bench", "ingest", "--peer", "--data", str(DATA),
+           "--peer-python", str(tmp_path / "none")]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "scripts/setup-peer" in done.stderr
+
+
 def test_bench_query(bench_dir: Path) -> None:
     rows = bench("query", bench_dir, "--dir", str(bench_dir))["rows"]
     assert [r["clients"] for r in rows] == [1, 8]

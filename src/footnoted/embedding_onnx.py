@@ -8,7 +8,7 @@ vectors are the same (cosine to PyTorch's above 0.99999). int8 embeds everything
 On first use the transformer is exported to ONNX from the local weights (and, for int8,
 quantised: dynamic, per channel) into the model cache; later processes load the file.
 Where the cache cannot be written, the export is kept in memory. Nothing is downloaded.
-Pooling and normalisation match sentence-transformers.
+Pooling and normalisation are :func:`footnoted.sentence_model.pool`, as for PyTorch.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .sentence_model import pool
+
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _export_lock = threading.Lock()
 log = logging.getLogger(__name__)
@@ -41,8 +43,8 @@ def onnx_path(model_dir: str, cache: Path, precision: str) -> Path:
     return cache / f"{Path(model_dir).name}-{digest.hexdigest()[:12]}-{precision}.onnx"
 
 
-def export(st_model: Any, target: Path, precision: str) -> None:
-    """Export the transformer of a SentenceTransformer to ONNX; int8 also quantises it."""
+def export(transformer: Any, tokenizer: Any, target: Path, precision: str) -> None:
+    """Export a transformer to ONNX (its token vectors); int8 also quantises it."""
     import torch
 
     class Transformer(torch.nn.Module):
@@ -57,10 +59,10 @@ def export(st_model: Any, target: Path, precision: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fp32 = target.with_suffix(f".fp32.{os.getpid()}.onnx")
     tmp = target.with_suffix(f".{os.getpid()}.tmp")
-    sample = st_model.tokenizer(["an example", "two more"], padding=True, return_tensors="pt")
+    sample = tokenizer(["an example", "two more"], padding=True, return_tensors="pt")
     args = tuple(sample[name] for name in INPUTS)
     axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "hidden")}
-    wrapper = Transformer(st_model[0].auto_model).eval()
+    wrapper = Transformer(transformer).eval()
     quiet = logging.getLogger()
     level = quiet.level
     try:
@@ -84,27 +86,31 @@ def export(st_model: Any, target: Path, precision: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def exported(st_model: Any, model_dir: str, cache: Path, precision: str) -> Path | bytes:
+def exported(
+    transformer: Any, tokenizer: Any, model_dir: str, cache: Path, precision: str
+) -> Path | bytes:
     """The exported model: a file in the cache, or its bytes when the cache is read-only."""
     path = onnx_path(model_dir, cache, precision)
     with _export_lock:
         if path.exists():
             return path
         try:
-            export(st_model, path, precision)
+            export(transformer, tokenizer, path, precision)
             return path
         except OSError as exc:
             log.warning("model cache %s not writable (%s); exporting in memory", cache, exc)
         with tempfile.TemporaryDirectory(prefix="footnoted-onnx-") as tmp:
             target = Path(tmp) / path.name
-            export(st_model, target, precision)
+            export(transformer, tokenizer, target, precision)
             return target.read_bytes()
 
 
 class OnnxEncoder:
     """Encodes with an exported model; mean or CLS pooling, L2-normalised output."""
 
-    def __init__(self, st_model: Any, model: Path | bytes, threads: int) -> None:
+    def __init__(
+        self, tokenizer: Any, model: Path | bytes, threads: int, max_tokens: int, cls_pooling: bool
+    ) -> None:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -115,9 +121,9 @@ class OnnxEncoder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         source = str(model) if isinstance(model, Path) else model
         self.session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
-        self.tokenizer = st_model.tokenizer
-        self.max_tokens = int(st_model.max_seq_length)
-        self.cls_pooling = uses_cls(st_model)
+        self.tokenizer = tokenizer
+        self.max_tokens = max_tokens
+        self.cls_pooling = cls_pooling
 
     def encode(self, texts: Sequence[str], batch_size: int) -> npt.NDArray[np.float32]:
         order = np.argsort([-len(t) for t in texts], kind="stable")
@@ -144,18 +150,4 @@ class OnnxEncoder:
         if "token_type_ids" not in feeds:
             feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
         hidden = np.asarray(self.session.run(None, feeds)[0], dtype=np.float32)
-        if self.cls_pooling:
-            pooled = hidden[:, 0]
-        else:
-            mask = feeds["attention_mask"][..., None].astype(np.float32)
-            pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return hidden, np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
-
-
-def uses_cls(st_model: Any) -> bool:
-    for module in st_model:
-        mode = getattr(module, "get_pooling_mode_str", None)
-        if mode is not None:
-            return bool(mode() == "cls")
-    return False
+        return hidden, pool(hidden, feeds["attention_mask"], self.cls_pooling)

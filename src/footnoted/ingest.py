@@ -1,7 +1,8 @@
 """Ingestion: files -> parsed text -> chunks -> vectors -> one atomic write per document.
 
 Parsing and chunking run in a worker process under a time and a memory limit
-(:mod:`.parsing`); embedding and storing run here. Ids are content hashes, so ingesting
+(:mod:`.parsing`), a few files ahead of embedding and storing, which run here, so the
+two overlap. Ids are content hashes, so ingesting
 an unchanged file again is a no-op and a changed file replaces its old chunks in one
 transaction. Chunks of several small files are embedded together (sorted by length) so
 that small files still fill the model's batches.
@@ -10,7 +11,9 @@ that small files still fill the model's batches.
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -26,6 +29,7 @@ from .stores.base import Store
 
 Outcome = Literal["added", "replaced", "unchanged", "failed"]
 BATCH_CHUNKS = 256
+AHEAD = 4  # files parsed while earlier ones are embedded
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,27 +141,23 @@ class Ingestor:
     ) -> IngestReport:
         report = IngestReport()
         pending: list[_Pending] = []
+        sources: dict[str, str] = {}  # document id -> source, for this ingest's files
 
         def done(result: FileResult) -> None:
             report.results.append(result)
             if progress is not None:
                 progress(result)
 
-        for path in walk(paths):
-            try:
-                data = _read(path, self.max_bytes)
-                item = self.prepare(data, path.name, str(path.resolve()), collection)
-            except FootnotedError as exc:
-                done(FileResult(str(path), "failed", error=exc.message, code=exc.code))
-                continue
+        for path, item in self._prepared(walk(paths), collection):
             if isinstance(item, FileResult):
                 done(item)
                 continue
-            twin = next((p for p in pending if p.document.id == item.document.id), None)
-            if twin is not None:  # the same content twice in one batch: keep the first
-                message = f"Same content as {twin.document.source!r}, in this ingest; skipped."
+            twin = sources.get(item.document.id)
+            if twin is not None:  # the same content twice in one ingest: keep the first
+                message = f"Same content as {twin!r}, in this ingest; skipped."
                 done(FileResult(str(path), "failed", error=message, code="duplicate_document"))
                 continue
+            sources[item.document.id] = item.document.source
             pending.append(item)
             if sum(len(p.chunks) for p in pending) >= BATCH_CHUNKS:
                 self._flush(pending, done)
@@ -166,6 +166,34 @@ class Ingestor:
         if report.count("added") or report.count("replaced"):
             self.store.refresh_index(collection)
         return report
+
+    def _prepared(
+        self, paths: Iterable[Path], collection: str
+    ) -> Iterator[tuple[Path, _Pending | FileResult]]:
+        """Each file prepared (read, parsed, chunked), in order, up to ``AHEAD`` files
+        ahead of the caller: parsing waits on the worker process while the caller embeds."""
+
+        def one(path: Path) -> _Pending | FileResult:
+            try:
+                data = _read(path, self.max_bytes)
+                return self.prepare(data, path.name, str(path.resolve()), collection)
+            except FootnotedError as exc:
+                return FileResult(str(path), "failed", error=exc.message, code=exc.code)
+
+        window: deque[tuple[Path, Future[_Pending | FileResult]]] = deque()
+        with ThreadPoolExecutor(1, thread_name_prefix="footnoted-parse") as pool:
+            try:
+                for path in paths:
+                    window.append((path, pool.submit(one, path)))
+                    if len(window) > AHEAD:
+                        path, future = window.popleft()
+                        yield path, future.result()
+                while window:
+                    path, future = window.popleft()
+                    yield path, future.result()
+            finally:  # stopped early (Ctrl-C): only the file being parsed is finished
+                for _, future in window:
+                    future.cancel()
 
     def ingest_bytes(
         self,

@@ -13,6 +13,7 @@ from ..errors import FootnotedError
 from ..evaluation.cli import progress_bar
 from . import report
 from .texts import DATA, missing_files
+from .versus import PEER_PYTHON
 
 bench_app = typer.Typer(
     help="Benchmarks: embedding speed, ingestion, query latency and load.",
@@ -269,24 +270,54 @@ def stages(
 def ingest(
     docs: Annotated[int | None, typer.Option(min=1, help="First N SciFact abstracts.")] = None,
     precision: Annotated[
-        str, typer.Option(help="Embedding precision: fp32, int8, bf16, auto.")
-    ] = "auto",
+        list[str] | None,
+        typer.Option(
+            help="Embedding precision: fp32, int8, bf16, auto (repeat for several); "
+            "default auto, and fp32 too with --peer."
+        ),
+    ] = None,
+    peer: Annotated[
+        bool, typer.Option("--peer", help="Whole processes against LangChain + Chroma, PDFs.")
+    ] = False,
+    rounds: Annotated[int, typer.Option(min=1, help="Alternating rounds (--peer).")] = 3,
+    peer_python: Annotated[
+        Path, typer.Option(help="The peer's interpreter (scripts/setup-peer makes it).")
+    ] = PEER_PYTHON,
     data: DataOpt = DATA,
     small: SmallOpt = False,
     json_path: JsonOpt = None,
 ) -> None:
-    """Files to searchable chunks/s (SciFact abstracts and the PDFs), with peak RSS."""
-    from .ingest import run_ingest
-
+    """Files to searchable chunks/s (SciFact abstracts and the PDFs), with peak RSS; with
+    --peer, pages/s of `footnoted ingest` against the usual LangChain pipeline."""
     started = time.perf_counter()
-    docs = min(docs or 50, 50) if small else docs
+    precisions = precision or (["auto", "fp32"] if peer else ["auto"])
     try:
+        if peer:
+            from .versus import run_versus
+
+            with progress_bar() as progress:
+                result = run_versus(data, precisions, rounds, peer_python, progress, small)
+            columns = {"pipeline": "pipeline", "pages": "pages", "chunks": "chunks",
+                       "seconds": "median s", "pages_per_s": "pages/s", "vs_peer": "× peer",
+                       "peak_rss_mb": "peak RSS MiB"}  # fmt: skip
+            title = f"footnoted bench ingest --peer ({rounds} alternating rounds)"
+            report.show(title, result["rows"], columns)
+            report.finish("ingest", started, result, json_path)
+            return
+        from .ingest import run_ingest
+
+        docs = min(docs or 50, 50) if small else docs
         with progress_bar() as progress:
-            result = run_ingest(data, docs, precision, progress)
+            results = {p: run_ingest(data, docs, p, progress) for p in precisions}
     except FootnotedError as exc:
         raise failure(report.err, exc) from exc
-    columns = {"corpus": "corpus", "files": "files", "failed": "failed", "chunks": "chunks",
-               "seconds": "seconds", "files_per_s": "files/s", "chunks_per_s": "chunks/s",
+    rows = [{"precision": p, **row} for p, result in results.items() for row in result["rows"]]
+    columns = {"corpus": "corpus", "precision": "precision", "files": "files",
+               "failed": "failed", "chunks": "chunks", "seconds": "seconds",
+               "files_per_s": "files/s", "chunks_per_s": "chunks/s",
                "peak_rss_mb": "peak RSS MiB"}  # fmt: skip
-    report.show(f"footnoted bench ingest ({result['model']})", result["rows"], columns)
-    report.finish("ingest", started, result, json_path)
+    model = next(iter(results.values()))["model"]
+    report.show(f"footnoted bench ingest ({model})", rows, columns)
+    load = {p: result["model_load_s"] for p, result in results.items()}
+    numbers = {"model": model, "model_load_s": load, "rows": rows}
+    report.finish("ingest", started, numbers, json_path)

@@ -138,7 +138,8 @@ def load(fn: Footnoted, home: Path, questions: list[Question]) -> Corpus:
     return Corpus(vectors, gold, sentences)
 
 
-def _matrix(corpus: Corpus, size: int) -> Matrix:
+def matrix_of(corpus: Corpus, size: int) -> Matrix:
+    """The first ``size`` vectors: the real chunks, then sentence vectors as padding."""
     chunks = corpus.vectors[:size]
     extra = size - len(chunks)
     return np.concatenate([chunks, corpus.padding[:extra]]) if extra > 0 else chunks
@@ -153,7 +154,7 @@ def measure_size(
     progress: Progress,
 ) -> list[Row]:  # fmt: skip
     """Exact search and each index setting at one size, over the same vectors."""
-    matrix = _matrix(corpus, size)
+    matrix = matrix_of(corpus, size)
     asked = [i for i, g in enumerate(corpus.gold) if g and max(g) < min(size, len(corpus.vectors))]
     timings: list[float] = []
     exact: list[list[int]] = []
@@ -220,7 +221,8 @@ def run_index(
         queries = np.stack([fn.embedder.embed([q.text])[0] for q in questions]).astype(np.float32)
     rows: list[Row] = []
     available = len(corpus.vectors) + len(corpus.padding)
-    for size in sorted({min(size, available) for size in sizes}):  # the largest: all there is
+    sizes = sorted({min(size, available) for size in sizes})  # the largest: all there is
+    for size in sizes:
         rows.extend(measure_size(corpus, queries, size, SETTINGS, progress))
     result: dict[str, object] = {
         "real_chunks": len(corpus.vectors), "sentence_vectors": len(corpus.padding),
@@ -230,5 +232,5 @@ def run_index(
     if database_url:
         from .pgindex import pgvector_rows
 
-        result["postgres"] = pgvector_rows(database_url, corpus, queries, progress)
+        result["postgres"] = pgvector_rows(database_url, corpus, queries, sizes[-1], progress)
     return result
