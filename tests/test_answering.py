@@ -110,3 +110,15 @@ def test_quotes_leave_out_the_documents_own_footnote_markers(
     for span in answer.spans:  # still verbatim
         quoted = answer.text[span.answer_start : span.answer_end]
         assert quoted == text[span.doc_start : span.doc_end]
+
+
+def test_an_excerpt_does_not_repeat_the_heading_its_section_shows() -> None:
+    from footnoted.citations import excerpt
+
+    text = "Annual plans\n\nAnnual plans are refunded in full when cancelled within 30 days."
+    assert excerpt(text, "Handbook > Refunds > Annual plans").startswith("Annual plans are")
+    assert excerpt(text, None).startswith("Annual plans Annual plans")  # no section: kept
+    assert excerpt(text, "Refunds").startswith("Annual plans Annual plans")  # another heading
+    one_line = "Annual plans are refunded in full."
+    assert excerpt(one_line, "Annual plans") == one_line  # a sentence, not a heading line
+    assert excerpt("word " * 100, "x").endswith("…") and len(excerpt("word " * 100)) <= 201

@@ -42,7 +42,14 @@ def marker_numbers(inner: str) -> list[int]:
     return numbers
 
 
-def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+def excerpt(text: str, section: str | None = None, limit: int = EXCERPT_CHARS) -> str:
+    """The passage's opening words, on one line. A first line that is the heading the
+    section path ends with is left out: the citation shows its section already, and
+    "Annual plans Annual plans are refunded…" reads as a stutter."""
+    first, newline, rest = text.strip().partition("\n")
+    heading = (section or "").rsplit(" > ", 1)[-1].strip()
+    if newline and heading and " ".join(first.split()) == " ".join(heading.split()):
+        text = rest
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
@@ -61,7 +68,7 @@ def make_citation(index: int, hit: RetrievedChunk) -> Citation:
         page=chunk.page,
         section=chunk.section,
         url=hit.document_url,
-        excerpt=excerpt(chunk.text),
+        excerpt=excerpt(chunk.text, chunk.section),
         text=chunk.text,
         char_start=chunk.char_start,
         char_end=chunk.char_end,
