@@ -753,6 +753,11 @@ def test_marker_that_names_no_source_stays_plain_text(site: Site) -> None:
     text = answer.locator(".answer-text").inner_text()
     assert "as follows:[8]" in text
     assert "[" not in "".join(answer.locator(".badge").all_inner_texts())
+    own = answer.locator(".answer-text .plain-ref", has_text="[8]")  # set apart from badges
+    assert own.count() >= 1
+    assert own.first.get_attribute("title") == "Not one of this answer's sources"
+    assert own.first.evaluate("e => getComputedStyle(e).verticalAlign") == "super"
+    screenshot(page, "37-documents-own-reference-muted")
     page.context.close()
 
 

@@ -59,7 +59,8 @@ export function renderAnswer(text, citations, spans, actions) {
       nodes.push(el("span", { class: "badges" },
         numbers.map((n) => badge(byIndex.get(n), actions))));
     } else {
-      nodes.push(document.createTextNode(match[0])); // no source, or quoted: plain text
+      // no source, or quoted (the document's own reference): text, set apart from badges
+      nodes.push(el("span", { class: "plain-ref", title: "Not one of this answer's sources", text: match[0] }));
     }
     last = match.index + match[0].length;
   }
