@@ -12,7 +12,6 @@ at no extra model cost.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -149,7 +148,6 @@ class SentenceTransformerEmbedder:
         return self._model
 
     def _load(self) -> Any:
-        _offline()
         try:
             model = load_transformer(self.path)
         except Exception as exc:
@@ -171,12 +169,12 @@ class SentenceTransformerEmbedder:
         from .embedding_onnx import OnnxEncoder, exported
 
         onnx = "int8" if self.precision == "int8" else "fp32"
-        shape = (self.max_tokens, self.config.cls_pooling)
         try:
             source = exported(model, self.tokenizer, self.path, self._cache_dir, onnx)
-            self._single = OnnxEncoder(self.tokenizer, source, 1, *shape)
+            self._single = OnnxEncoder(self.tokenizer, self.config, source, threads=1)
             if onnx == "int8":
-                self._onnx = OnnxEncoder(self.tokenizer, source, torch.get_num_threads(), *shape)
+                threads = torch.get_num_threads()
+                self._onnx = OnnxEncoder(self.tokenizer, self.config, source, threads)
         except Exception as exc:
             if onnx == "int8":
                 message = f"Could not load {self.name!r} in ONNX Runtime: {exc}"
@@ -250,7 +248,6 @@ class SentenceTransformerEmbedder:
         if self._tokenizer is None:
             with self._lock:
                 if self._tokenizer is None:
-                    _offline()
                     self._tokenizer = load_tokenizer(self.path)
         return self._tokenizer
 
@@ -268,15 +265,6 @@ class SentenceTransformerEmbedder:
         """Embed in slices so callers can report progress."""
         for start in range(0, len(texts), size):
             yield self.embed(texts[start : start + size])
-
-
-def _offline() -> None:
-    """Nothing is downloaded, and no library prints progress bars or advice."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 
 _shared: dict[tuple[str, str], SentenceTransformerEmbedder] = {}

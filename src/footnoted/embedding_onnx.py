@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .sentence_model import pool
+from .sentence_model import ModelConfig, pool
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _export_lock = threading.Lock()
@@ -109,7 +109,7 @@ class OnnxEncoder:
     """Encodes with an exported model; mean or CLS pooling, L2-normalised output."""
 
     def __init__(
-        self, tokenizer: Any, model: Path | bytes, threads: int, max_tokens: int, cls_pooling: bool
+        self, tokenizer: Any, config: ModelConfig, model: Path | bytes, threads: int
     ) -> None:
         import onnxruntime as ort
 
@@ -122,8 +122,8 @@ class OnnxEncoder:
         source = str(model) if isinstance(model, Path) else model
         self.session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
         self.tokenizer = tokenizer
-        self.max_tokens = max_tokens
-        self.cls_pooling = cls_pooling
+        self.max_tokens = config.max_tokens
+        self.cls_pooling = config.cls_pooling
 
     def encode(self, texts: Sequence[str], batch_size: int) -> npt.NDArray[np.float32]:
         order = np.argsort([-len(t) for t in texts], kind="stable")

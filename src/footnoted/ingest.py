@@ -1,11 +1,10 @@
 """Ingestion: files -> parsed text -> chunks -> vectors -> one atomic write per document.
 
 Parsing and chunking run in a worker process under a time and a memory limit
-(:mod:`.parsing`), a few files ahead of embedding and storing, which run here, so the
-two overlap. Ids are content hashes, so ingesting
-an unchanged file again is a no-op and a changed file replaces its old chunks in one
-transaction. Chunks of several small files are embedded together (sorted by length) so
-that small files still fill the model's batches.
+(:mod:`.parsing`), a few files ahead of embedding and storing, which run here, so the two
+overlap. Ids are content hashes, so ingesting an unchanged file again is a no-op and a
+changed file replaces its old chunks in one transaction. Chunks of several small files are
+embedded together (sorted by length) so that small files still fill the model's batches.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ and costs about 2 s per process, more than loading the model (measured: 1.9 s of
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -76,13 +77,24 @@ def _unsupported(path: Path, what: str) -> NoReturn:
     )
 
 
+def _offline() -> None:
+    """Nothing is downloaded, and no library prints progress bars or advice."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
 def load_tokenizer(path: str) -> Any:
+    _offline()
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(path, local_files_only=True)
 
 
 def load_transformer(path: str) -> Any:
+    _offline()
     from transformers import AutoModel
 
     return AutoModel.from_pretrained(path, local_files_only=True).eval()
