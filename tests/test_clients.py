@@ -54,8 +54,11 @@ def annotations(message: BaseMessage) -> list[dict[str, Any]]:
 
 
 def is_refusal(message: BaseMessage) -> bool:
+    """The Responses API's refusal part: a ``refusal`` block from langchain-core 1.8 on,
+    a ``non_standard`` one wrapping it before."""
     return any(
-        b["type"] == "non_standard" and b["value"].get("type") == "refusal"
+        b["type"] == "refusal"
+        or (b["type"] == "non_standard" and b["value"].get("type") == "refusal")
         for b in message.content_blocks
     )
 
