@@ -4,6 +4,7 @@ delete, reprocess, download and the viewer routes."""
 from __future__ import annotations
 
 import io
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from apihelpers import Api, api
+from conftest import shared
 from footnoted import loaders
 
 
@@ -175,8 +177,57 @@ def test_download_viewer_delete_and_reprocess(app: Api) -> None:
     assert app.client.post(path + "/reprocess", headers=app.admin).status_code == 404
 
 
-def test_ingested_files_download_from_their_source(app: Api) -> None:
-    docs = app.client.get("/api/documents", headers=app.alice).json()
+def test_ingested_files_download_from_their_source_whose_path_only_admins_see(app: Api) -> None:
+    docs = app.client.get("/api/documents", headers=app.admin).json()
     retention = next(d for d in docs if d["title"] == "Data Retention Policy")
+    path = Path(retention["source"])
+    assert path.is_absolute() and path.is_file()
+    listed = app.client.get("/api/documents", headers=app.alice).json()
+    one = app.client.get(f"/api/documents/{retention['id']}", headers=app.alice).json()
+    assert {d["source"] for d in listed if d["id"] == retention["id"]} == {path.name}
+    assert one["source"] == path.name == "data-retention.html"
+    assert all("/" not in d["source"] for d in listed)
     r = app.client.get(f"/api/documents/{retention['id']}/download", headers=app.alice)
-    assert r.status_code == 200 and r.content == Path(retention["source"]).read_bytes()
+    assert r.status_code == 200 and r.content == path.read_bytes()
+
+
+STAGES = ["queued", "parsing", "embedding", "saving"]
+
+
+def test_an_upload_answered_at_once_shows_its_stages_until_ready(app: Api) -> None:
+    data = shared("pdfs", "haystack__react_paper.pdf").read_bytes()
+    prefer = {**app.admin, "Prefer": "respond-async"}
+    r = app.client.post("/api/documents", files={"file": ("react.pdf", data)}, headers=prefer)
+    assert r.status_code == 202 and r.headers["Preference-Applied"] == "respond-async"
+    doc = r.json()
+    assert doc["status"] == "processing" and doc["progress"]["stage"] in ("queued", "parsing")
+    seen = [doc["progress"]]
+    while doc["status"] == "processing":
+        time.sleep(0.02)
+        doc = app.client.get(f"/api/documents/{doc['id']}", headers=app.alice).json()
+        listed = app.client.get("/api/documents", headers=app.admin).json()
+        if doc["status"] == "processing":
+            seen.append(doc["progress"])
+            assert next(d for d in listed if d["id"] == doc["id"])["progress"] is not None
+    assert doc["status"] == "ready" and doc["progress"] is None and doc["source"] == "react.pdf"
+    order = [STAGES.index(p["stage"]) for p in seen]
+    assert order == sorted(order) and STAGES.index("embedding") in order, seen
+    embedding = [p for p in seen if p["stage"] == "embedding"]
+    assert all(p["total"] == doc["chunk_count"] > 64 for p in embedding)
+    done = [p["done"] for p in embedding]
+    assert done == sorted(done) and all(0 <= d <= doc["chunk_count"] for d in done)
+    again = app.client.post(f"/api/documents/{doc['id']}/reprocess", headers=prefer)
+    assert again.status_code == 202 and again.json()["progress"]["stage"] in ("queued", "parsing")
+    while again.json()["status"] == "processing":
+        time.sleep(0.05)
+        again = app.client.get(f"/api/documents/{doc['id']}", headers=app.admin)
+    assert again.json()["status"] == "ready" and again.json()["chunk_count"] == doc["chunk_count"]
+
+
+def test_an_upload_without_the_preference_waits_for_the_document(app: Api) -> None:
+    r = app.client.post(
+        "/api/documents", files={"file": ("rules.md", NOTE + b"Bikes go in racks.\n")},
+        headers=app.admin,
+    )  # fmt: skip
+    assert r.status_code == 201 and "Preference-Applied" not in r.headers
+    assert r.json()["status"] == "ready" and r.json()["progress"] is None

@@ -17,7 +17,7 @@ import pytest
 from footnoted import Settings
 from footnoted.embedding import SentenceTransformerEmbedder, get_embedder
 from footnoted.errors import Conflict, NotFound
-from footnoted.models import Chunk, Document
+from footnoted.models import Chunk, Document, Progress
 from footnoted.records import Actor, NewMessage, RefusalEntry
 from footnoted.stores.base import Store, StoredFile, Vector
 from footnoted.stores.factory import open_store
@@ -337,6 +337,38 @@ def test_uploads_move_through_processing_failed_and_ready(open_new: OpenStore) -
     assert store.get_file(doc.id) == file  # kept for download and reprocessing
     with pytest.raises(NotFound):
         store.set_status("nope", "failed", "x")
+
+
+def test_progress_is_kept_only_while_a_document_is_processing(open_new: OpenStore) -> None:
+    store, other = open_new(), open_new()
+    doc, text, chunks = document(["Uploaded."], source="up.md")
+    file = StoredFile("up.md", "text/markdown", b"Uploaded.", None)
+    store.begin_upload(doc, file)
+    assert store.progress() == {}  # queued: no worker on it yet
+    store.set_progress(doc.id, Progress("parsing"))
+    store.set_progress(doc.id, Progress("embedding", 64, 480))
+    assert other.progress() == {doc.id: Progress("embedding", 64, 480)}  # every process sees it
+    store.set_status(doc.id, "failed", "could not parse")
+    assert store.progress() == {}
+    store.set_progress(doc.id, Progress("saving", 1, 1))  # too late: it is not processing
+    assert store.progress() == {}
+    store.set_status(doc.id, "processing")  # reprocessed: starts over, queued
+    assert store.progress() == {}
+    store.set_progress(doc.id, Progress("saving", 1, 1))
+    assert store.progress() == {doc.id: Progress("saving", 1, 1)}
+    store.save_document(doc, text, chunks, np.stack([unit(4)]))
+    assert store.progress() == {} and store.get_document(doc.id).status == "ready"
+    second, _, _ = document(["Also uploaded."], source="second.md")
+    store.begin_upload(second, file)
+    store.set_progress(second.id, Progress("embedding", 0, 3))
+    store.delete_document(second.id)
+    store.set_progress(second.id, Progress("embedding", 3, 3))  # a worker finishing late
+    assert store.progress() == {}
+    third, _, _ = document(["Third."], source="third.md")
+    store.begin_upload(third, file)
+    store.set_progress(third.id, Progress("parsing"))
+    assert other.fail_interrupted("interrupted by a restart") == 1
+    assert store.progress() == {}
 
 
 # -- users, tokens, rate limits ----------------------------------------------------------

@@ -946,3 +946,65 @@ def test_skip_link_and_history_focus_rings(site: Site) -> None:
         screenshot(page, f"27-{name}-history-focus")
         assert not page.errors
         page.context.close()
+
+
+def test_upload_shows_the_servers_stages_and_the_table_searches_and_sorts(site: Site) -> None:
+    """An upload's bar and pill follow the server's work (reading, embedding N of M
+    passages, saving) and its row shows the same; the table lists the newest first, shows
+    file names rather than server paths, and searches and sorts."""
+    page = site.page(site.admin)
+    page.click("#open-admin")
+    page.wait_for_selector("#doc-table tbody tr[data-id]")
+    page.fill("#upload-collection", "papers")
+    paper = shared("pdfs", "haystack__react_paper.pdf")
+    page.set_input_files("#file-input", str(paper))
+    upload = page.locator("#uploads .upload", has_text=paper.name)
+    embedding = re.compile(r"^Embedding (\d+) of (\d+) passages…$")
+    detail = upload.locator(".upload-detail")
+    page.wait_for_function(
+        "(n) => /^Embedding \\d+ of \\d+ passages…$/.test(n.textContent)",
+        arg=detail.element_handle(), timeout=60_000,
+    )  # fmt: skip
+    shown = embedding.match(detail.inner_text())
+    assert shown and 0 <= int(shown[1]) < int(shown[2])
+    assert upload.locator(".pill").inner_text().lower() == "embedding"
+    value = upload.locator("progress").get_attribute("value")
+    assert value is not None and 0 <= float(value) < 100
+    screenshot(page, "38-upload-embedding-stage")
+    upload.locator(".pill-ready").wait_for(timeout=120_000)
+    assert upload.locator(".upload-detail").inner_text().endswith(f"{shown[2]} passages")
+    with site.api(site.admin) as api:
+        docs = api.get("/api/documents").json()
+    react = next(d for d in docs if d["collection"] == "papers")
+    row = page.locator(f'#doc-table tbody tr[data-id="{react["id"]}"]')
+    row.locator(".pill-ready").wait_for()
+    assert row.locator(".stage").count() == 0  # the stage line goes with the processing
+    first = page.locator("#doc-table tbody tr").first
+    assert first.get_attribute("data-id") == react["id"]  # newest first
+    assert page.locator("#doc-table th[data-sort=created_at]").get_attribute("aria-sort") == (
+        "descending"
+    )
+    lines = page.locator("#doc-table tbody tr td:first-child .muted").all_inner_texts()
+    assert lines and not any(str(site.server.home) in line or "/" in line for line in lines)
+    assert f"pdf · {paper.name}" in row.inner_text()
+    page.fill("#doc-search", "react paper")
+    page.wait_for_function("() => document.querySelectorAll('#doc-table tbody tr').length === 1")
+    assert page.locator("#doc-count").inner_text() == f"1 of {len(docs)} documents"
+    screenshot(page, "39-documents-search")
+    page.fill("#doc-search", "no such words")
+    page.locator("#doc-table tbody td", has_text="No document matches the search.").wait_for()
+    page.fill("#doc-search", "")
+    page.locator("#doc-table th[data-sort=title] button").click()
+    titles = page.locator("#doc-table tbody .doc-title").all_inner_texts()
+    assert titles == sorted(titles, key=str.lower) and len(titles) == len(docs)
+    assert page.locator("#doc-table th[data-sort=title]").get_attribute("aria-sort") == "ascending"
+    page.locator("#doc-table th[data-sort=title] button").click()
+    assert page.locator("#doc-table tbody .doc-title").all_inner_texts() == titles[::-1]
+    page.locator("#doc-table th[data-sort=chunk_count] button").click()
+    counts = [int(t) for t in page.locator("#doc-table tbody td:nth-child(4)").all_inner_texts()]
+    assert counts == sorted(counts, reverse=True)
+    screenshot(page, "40-documents-sorted-by-chunks")
+    assert not page.errors
+    page.context.close()
+    with site.api(site.admin) as api:
+        assert api.delete(f"/api/documents/{react['id']}").status_code == 204

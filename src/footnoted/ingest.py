@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
+import numpy as np
+
 from . import loaders
 from .embedding import Embedder, Vectors
 from .errors import FootnotedError, InvalidInput
@@ -29,6 +31,7 @@ from .stores.base import Store
 Outcome = Literal["added", "replaced", "unchanged", "failed"]
 BATCH_CHUNKS = 256
 AHEAD = 4  # files parsed while earlier ones are embedded
+EMBED_STEP = 64  # chunks between progress reports while an upload is embedded
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,16 +117,32 @@ def embedding_text(title: str, chunk: Chunk) -> str:
     return f"{heading}\n{chunk.text}"
 
 
-def embed_chunks(embedder: Embedder, titled: Sequence[tuple[str, Chunk]]) -> Embedded:
+def embed_chunks(
+    embedder: Embedder,
+    titled: Sequence[tuple[str, Chunk]],
+    progress: Callable[[int], None] | None = None,
+) -> Embedded:
     """Embed ``(document title, chunk)`` pairs: each chunk's vector and, from the same
-    pass, its sentences' vectors in context (``chunk_sentences`` order)."""
+    pass, its sentences' vectors in context (``chunk_sentences`` order). With
+    ``progress``, chunks go in steps of ``EMBED_STEP``, each followed by
+    ``progress(chunks done)``."""
     texts, spans = [], []
     for title, chunk in titled:
         text = embedding_text(title, chunk)
         shift = len(text) - len(chunk.text)
         texts.append(text)
         spans.append([(shift + s, shift + e) for s, e, _ in chunk_sentences(chunk.text)])
-    return Embedded(*embedder.embed_passages(texts, spans))
+    if progress is None:
+        return Embedded(*embedder.embed_passages(texts, spans))
+    vectors: list[Vectors] = []
+    sentences: list[Vectors] = []
+    for start in range(0, max(len(texts), 1), EMBED_STEP):
+        end = start + EMBED_STEP
+        step_vectors, step_sentences = embedder.embed_passages(texts[start:end], spans[start:end])
+        vectors.append(step_vectors)
+        sentences.extend(step_sentences)
+        progress(min(end, len(texts)))
+    return Embedded(np.concatenate(vectors), sentences)
 
 
 class Ingestor:

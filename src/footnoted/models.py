@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 DocumentStatus = Literal["processing", "ready", "failed"]
+Stage = Literal["parsing", "embedding", "saving"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,17 @@ class Document:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Where a ``processing`` document's work stands: its stage, and while embedding how
+    many of its ``total`` chunks are ``done``. A processing document without one waits
+    for a worker."""
+
+    stage: Stage
+    done: int = 0
+    total: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from .citations import Answer, answer_markdown, escape_markdown_html
 from .collection_settings import CollectionSettings
 from .embedding import SentenceTransformerEmbedder, get_embedder
 from .ingest import FileResult, Ingestor, IngestReport, ProgressFn
-from .models import Chunk, Document, Event, Evidence, Refusal, Started
+from .models import Chunk, Document, Event, Evidence, Progress, Refusal, Started
 from .parsing import ChunkSpec, Parser
 from .records import RefusalEntry
 from .retrieval import Retrieval, Retriever
@@ -124,6 +124,10 @@ class Footnoted:
 
     def document(self, document_id: str) -> Document:
         return self.store.get_document(document_id)
+
+    def progress(self) -> dict[str, Progress]:
+        """Where the work of each ``processing`` document stands, by document id."""
+        return self.store.progress()
 
     def set_enabled(self, document_id: str, enabled: bool) -> Document:
         """Disabling a document also revokes its public links for good: links signed

@@ -4,6 +4,8 @@
 ``processing`` document in one transaction; :meth:`Uploads.process` (run in a worker
 thread) parses in the bounded parse worker (:mod:`.parsing`: a time and a memory limit),
 embeds and stores the chunks, or marks the document ``failed`` with a readable error.
+Each stage (parsing, embedding with the chunks done, saving) is recorded as the
+document's progress, which ``GET /api/documents`` shows while it is ``processing``.
 A server that stops mid-way leaves ``processing`` rows behind; :meth:`Uploads.recover`
 marks them failed at the next start.
 """
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 from . import loaders
 from .errors import DocumentError, FootnotedError, NotFound
 from .ingest import FileResult, check_url, document_id, embed_chunks
-from .models import Document
+from .models import Document, Progress
 from .stores.base import StoredFile
 
 if TYPE_CHECKING:
@@ -115,6 +117,7 @@ class Uploads:
 
     def _process(self, document: Document) -> Document:
         file = self.original(document)
+        self.store.set_progress(document.id, Progress("parsing"))
         item = self.service.ingestor.prepare(
             file.data,
             file.filename,
@@ -125,10 +128,17 @@ class Uploads:
         )
         if isinstance(item, FileResult):
             return self.store.get_document(item.document_id or document.id)
+        total = len(item.chunks)
+
+        def embedding(done: int) -> None:
+            self.store.set_progress(document.id, Progress("embedding", done, total))
+
+        embedding(0)
         embedded = embed_chunks(
-            self.service.embedder, [(item.document.title, c) for c in item.chunks]
+            self.service.embedder, [(item.document.title, c) for c in item.chunks], embedding
         )
-        ready = replace(item.document, chunk_count=len(item.chunks))
+        self.store.set_progress(document.id, Progress("saving", total, total))
+        ready = replace(item.document, chunk_count=total)
         self.store.get_document(document.id)  # NotFound if it was deleted meanwhile
         self.store.save_document(
             ready, item.text, item.chunks, embedded.vectors, embedded.sentences

@@ -147,11 +147,22 @@ class MessageOut(BaseModel):
     )  # fmt: skip
 
 
+class ProgressOut(BaseModel):
+    stage: Literal["queued", "parsing", "embedding", "saving"] = Field(
+        description="`queued`: waiting for a worker; `embedding`: `done` of `total` chunks."
+    )
+    done: int
+    total: int
+
+
 class DocumentOut(BaseModel):
     id: str
     collection: str
     title: str
-    source: str
+    source: str = Field(
+        description="Where it came from: an upload's file name, or an ingested file's path "
+        "(the path only to admins; other users see its file name)."
+    )
     kind: str
     size: int
     status: Literal["processing", "ready", "failed"]
@@ -163,6 +174,9 @@ class DocumentOut(BaseModel):
     embedding_model: str | None
     created_at: str
     updated_at: str
+    progress: ProgressOut | None = Field(
+        default=None, description="Where the work stands while `status` is `processing`."
+    )
 
 
 class DocumentPatch(BaseModel):

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..models import Chunk, Document
+from ..models import Chunk, Document, Progress
 from ..records import (
     Actor,
     AuditEntry,
@@ -126,7 +126,17 @@ class DocumentStore(Protocol):
         """Store the file and a ``processing`` document in one transaction."""
         ...
 
-    def set_status(self, document_id: str, status: str, error: str | None = None) -> Document: ...
+    def set_status(self, document_id: str, status: str, error: str | None = None) -> Document:
+        """Mark a document ``processing`` or ``failed``; either way its progress starts over."""
+        ...
+
+    def set_progress(self, document_id: str, progress: Progress) -> None:
+        """Record where a ``processing`` document's work stands (nothing once it is not)."""
+        ...
+
+    def progress(self) -> dict[str, Progress]:
+        """The progress of every ``processing`` document that has one, by document id."""
+        ...
 
     def fail_interrupted(self, error: str) -> int:
         """Mark documents left ``processing`` by a stopped server as failed; how many."""

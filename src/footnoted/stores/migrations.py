@@ -260,6 +260,23 @@ def m010_session_origin(db: sqlite3.Connection) -> None:
     )
 
 
+def m011_document_progress(db: sqlite3.Connection) -> None:
+    """Where each ``processing`` document's work stands (stage, chunks embedded), apart
+    from ``documents`` so that a progress step does not move its revision."""
+    run_script(
+        db,
+        """
+        CREATE TABLE document_progress (
+            document_id TEXT PRIMARY KEY,
+            stage TEXT NOT NULL CHECK (stage IN ('parsing', 'embedding', 'saving')),
+            done INTEGER NOT NULL,
+            total INTEGER NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -271,6 +288,7 @@ MIGRATIONS: list[Migration] = [
     m008_chunk_sentence_embeddings,
     m009_token_ids_and_audit_log,
     m010_session_origin,
+    m011_document_progress,
 ]
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from psycopg import sql
 
 from ..errors import FootnotedError
-from ..models import Chunk, Document
+from ..models import Chunk, Document, Progress
 from .base import StoredChunk, StoredFile, Vector
 from .encoding import pack_sentences
 from .keywords import plan
@@ -160,6 +160,7 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
     def _delete(self, db: Connection, document_id: str, keep_file: bool = False) -> None:
         db.execute("DELETE FROM chunks WHERE document_id = %s", (document_id,))
         db.execute("DELETE FROM documents WHERE id = %s", (document_id,))
+        db.execute("DELETE FROM document_progress WHERE document_id = %s", (document_id,))
         if not keep_file:
             db.execute("DELETE FROM document_files WHERE document_id = %s", (document_id,))
 
@@ -191,18 +192,46 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
 
     def _update(self, document_id: str, assignments: str, params: tuple[Any, ...]) -> Document:
         with self.transaction() as db:
-            row = db.execute(
-                f"UPDATE documents SET {assignments}, updated_at = %s WHERE id = %s "
-                f"RETURNING {_DOC_COLUMNS}",
-                (*params, now(), document_id),
-            ).fetchone()
+            return self._updated(db, document_id, assignments, params)
+
+    def _updated(
+        self, db: Connection, document_id: str, assignments: str, params: tuple[Any, ...]
+    ) -> Document:
+        row = db.execute(
+            f"UPDATE documents SET {assignments}, updated_at = %s WHERE id = %s "
+            f"RETURNING {_DOC_COLUMNS}",
+            (*params, now(), document_id),
+        ).fetchone()
         if row is None:
             raise no_document(document_id)
         return document_from(row)
 
     def set_status(self, document_id: str, status: str, error: str | None = None) -> Document:
-        """Mark a document ``processing`` or ``failed`` (with a readable error)."""
-        return self._update(document_id, "status = %s, error = %s", (status, error))
+        """Mark a document ``processing`` or ``failed`` (with a readable error); either way
+        its progress starts over."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM document_progress WHERE document_id = %s", (document_id,))
+            return self._updated(db, document_id, "status = %s, error = %s", (status, error))
+
+    def set_progress(self, document_id: str, progress: Progress) -> None:
+        """Record where a ``processing`` document's work stands (nothing once it is not)."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO document_progress (document_id, stage, done, total, updated_at) "
+                "SELECT id, %s, %s, %s, %s FROM documents WHERE id = %s AND status = 'processing' "
+                "ON CONFLICT (document_id) DO UPDATE SET stage = excluded.stage, "
+                "done = excluded.done, total = excluded.total, updated_at = excluded.updated_at",
+                (progress.stage, progress.done, progress.total, now(), document_id),
+            )
+
+    def progress(self) -> dict[str, Progress]:
+        """The progress of every ``processing`` document that has one, by document id."""
+        with self.transaction() as db:
+            rows = db.execute(
+                "SELECT p.document_id, p.stage, p.done, p.total FROM document_progress p "
+                "JOIN documents d ON d.id = p.document_id AND d.status = 'processing'"
+            ).fetchall()
+        return {r["document_id"]: Progress(r["stage"], r["done"], r["total"]) for r in rows}
 
     def fail_interrupted(self, error: str) -> int:
         """Mark documents left ``processing`` by a stopped server as failed."""
@@ -212,6 +241,7 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
                 "WHERE status = 'processing'",
                 (error, now()),
             )
+            db.execute("DELETE FROM document_progress")
             return cur.rowcount
 
     def set_enabled(self, document_id: str, enabled: bool) -> Document:

@@ -18,7 +18,7 @@ APP_ROLE = "footnoted_app"
 APP_TABLES = (
     "documents", "chunks", "users", "tokens", "rate_events", "sessions", "messages",
     "chat_requests", "document_files", "collection_settings", "refusals", "secrets",
-    "documents_revision", "audit_log",
+    "documents_revision", "audit_log", "document_progress",
 )  # fmt: skip
 USER_SETTING = "current_setting('footnoted.user_id', true)"
 Migration = Callable[[psycopg.Connection[Any], int], None]
@@ -289,6 +289,23 @@ def m010_denser_vector_index(db: psycopg.Connection[Any], dim: int) -> None:
     )
 
 
+def m011_document_progress(db: psycopg.Connection[Any], dim: int) -> None:
+    """Where each ``processing`` document's work stands (stage, chunks embedded), apart
+    from ``documents`` so that a progress step does not move its revision."""
+    run_script(
+        db,
+        """
+        CREATE TABLE document_progress (
+            document_id TEXT PRIMARY KEY,
+            stage TEXT NOT NULL CHECK (stage IN ('parsing', 'embedding', 'saving')),
+            done INTEGER NOT NULL,
+            total INTEGER NOT NULL,
+            updated_at TEXT NOT NULL
+        )
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -300,6 +317,7 @@ MIGRATIONS: list[Migration] = [
     m008_token_ids_and_audit_log,
     m009_session_origin,
     m010_denser_vector_index,
+    m011_document_progress,
 ]
 
 

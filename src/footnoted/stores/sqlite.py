@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..models import Chunk, Document
+from ..models import Chunk, Document, Progress
 from .base import StoredChunk, StoredFile, Vector
 from .encoding import pack_sentences
 from .keywords import fts5_match, phrase, plan
@@ -121,6 +121,7 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
         )
         db.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
         db.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+        db.execute("DELETE FROM document_progress WHERE document_id = ?", (document_id,))
         if not keep_file:
             db.execute("DELETE FROM document_files WHERE document_id = ?", (document_id,))
 
@@ -150,14 +151,35 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
             )
 
     def set_status(self, document_id: str, status: str, error: str | None = None) -> Document:
-        """Mark a document ``processing`` or ``failed`` (with a readable error)."""
+        """Mark a document ``processing`` or ``failed`` (with a readable error); either way
+        its progress starts over."""
         with self.transaction() as db:
             self.get_document(document_id)
             db.execute(
                 "UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ?",
                 (status, error, now(), document_id),
             )
+            db.execute("DELETE FROM document_progress WHERE document_id = ?", (document_id,))
         return self.get_document(document_id)
+
+    def set_progress(self, document_id: str, progress: Progress) -> None:
+        """Record where a ``processing`` document's work stands (nothing once it is not)."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO document_progress (document_id, stage, done, total, updated_at) "
+                "SELECT id, ?, ?, ?, ? FROM documents WHERE id = ? AND status = 'processing' "
+                "ON CONFLICT (document_id) DO UPDATE SET stage = excluded.stage, "
+                "done = excluded.done, total = excluded.total, updated_at = excluded.updated_at",
+                (progress.stage, progress.done, progress.total, now(), document_id),
+            )
+
+    def progress(self) -> dict[str, Progress]:
+        """The progress of every ``processing`` document that has one, by document id."""
+        rows = self.db.execute(
+            "SELECT p.document_id, p.stage, p.done, p.total FROM document_progress p "
+            "JOIN documents d ON d.id = p.document_id AND d.status = 'processing'"
+        ).fetchall()
+        return {r["document_id"]: Progress(r["stage"], r["done"], r["total"]) for r in rows}
 
     def fail_interrupted(self, error: str) -> int:
         """Mark documents left ``processing`` by a stopped server as failed."""
@@ -167,6 +189,7 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
                 "WHERE status = 'processing'",
                 (error, now()),
             )
+            db.execute("DELETE FROM document_progress")
         return cur.rowcount
 
     def set_enabled(self, document_id: str, enabled: bool) -> Document:

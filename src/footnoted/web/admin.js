@@ -1,8 +1,9 @@
 // Admin: documents (upload, enable, delete, reprocess), collection settings, refusal log.
 import { el, clear, $, when } from "./dom.js";
-import { get, put, post, patch, del, request } from "./api.js";
+import { get, put, patch, del, request } from "./api.js";
 
 const POLL_MS = 700;
+const ASYNC = { Prefer: "respond-async" }; // uploads and reprocessing answer at once; stages are polled
 
 export function initAdmin(collections) {
   for (const tab of document.querySelectorAll(".tab")) {
@@ -21,6 +22,10 @@ export function initAdmin(collections) {
   });
   input.addEventListener("change", () => { uploadAll([...input.files]); input.value = ""; });
   $("#doc-filter").addEventListener("change", refreshDocuments);
+  $("#doc-search").addEventListener("input", renderDocuments);
+  for (const th of document.querySelectorAll("#doc-table th[data-sort]")) {
+    th.querySelector("button").addEventListener("click", () => sortBy(th.dataset.sort));
+  }
   $("#settings-collection").addEventListener("change", loadSettings);
   $("#settings-form").addEventListener("submit", saveSettings);
   fillCollections(collections);
@@ -45,8 +50,25 @@ export function showTab(name) {
   if (name === "refusals") refreshRefusals();
 }
 
+// What the server is doing with a processing document (its `progress`), in words.
+const STAGES = {
+  queued: () => "Waiting for a worker…",
+  parsing: () => "Reading the file…",
+  embedding: (p) => `Embedding ${p.done} of ${p.total} passages…`,
+  saving: () => "Saving…",
+};
+
+function stageOf(doc) {
+  return doc.status === "processing" && doc.progress ? doc.progress.stage : doc.status;
+}
+
+function stageText(doc) {
+  if (doc.status !== "processing" || !doc.progress) return "";
+  return STAGES[doc.progress.stage](doc.progress);
+}
+
 function statusPill(doc) {
-  return el("span", { class: `pill pill-${doc.status}`, title: doc.error || null, text: doc.status });
+  return el("span", { class: `pill pill-${doc.status}`, title: doc.error || null, text: stageOf(doc) });
 }
 
 async function uploadAll(files) {
@@ -54,10 +76,12 @@ async function uploadAll(files) {
   refreshDocuments();
 }
 
+// One upload: the bar shows the bytes sent, then the server's progress (embedding: the
+// passages done; other stages: an indeterminate bar), the pill and detail its stage.
 async function uploadOne(file) {
   const state = el("span", { class: "pill pill-processing", text: "uploading" });
-  const detail = el("span", { class: "upload-detail muted" });
-  const bar = el("progress", { max: "100", value: "0", "aria-label": `Upload progress of ${file.name}` });
+  const detail = el("span", { class: "upload-detail muted", text: "Sending…" });
+  const bar = el("progress", { max: "100", value: "0", "aria-label": `Progress of ${file.name}` });
   $("#uploads").prepend(el("li", { class: "upload" }, el("span", { class: "upload-name", text: file.name }), bar, state, detail));
   const form = new FormData();
   form.append("file", file);
@@ -65,23 +89,37 @@ async function uploadOne(file) {
   if (collection) form.append("collection", collection);
   try {
     let doc = await sendWithProgress(form, (p) => { bar.value = p; });
-    bar.value = 100;
-    setState(state, "processing");
+    showProgress(doc, bar, state, detail);
+    if (doc.status === "processing") refreshDocuments(); // its row shows the stages too
     while (doc.status === "processing") {
       await new Promise((r) => setTimeout(r, POLL_MS));
       doc = await get(`/api/documents/${encodeURIComponent(doc.id)}`);
+      showProgress(doc, bar, state, detail);
     }
-    setState(state, doc.status);
-    detail.textContent = doc.status === "failed" ? doc.error || "Failed." : `${doc.title}`;
+    bar.value = 100;
+    detail.textContent = doc.status === "failed" ? doc.error || "Failed." : `${doc.title} · ${plural(doc.chunk_count, "passage")}`;
   } catch (error) {
     setState(state, "failed");
     detail.textContent = error.message;
   }
 }
 
-function setState(pill, status) {
+function showProgress(doc, bar, state, detail) {
+  setState(state, doc.status, stageOf(doc));
+  if (doc.status !== "processing") return;
+  detail.textContent = stageText(doc);
+  const p = doc.progress;
+  if (p && p.stage === "embedding" && p.total) bar.value = (100 * p.done) / p.total;
+  else bar.removeAttribute("value"); // indeterminate: the stage has no count
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function setState(pill, status, text = status) {
   pill.className = `pill pill-${status}`;
-  pill.textContent = status;
+  pill.textContent = text;
 }
 
 // XMLHttpRequest, because fetch cannot report upload progress.
@@ -90,6 +128,7 @@ function sendWithProgress(form, onProgress) {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", "/api/documents");
     xhr.setRequestHeader("X-Requested-With", "footnoted");
+    for (const [name, value] of Object.entries(ASYNC)) xhr.setRequestHeader(name, value);
     xhr.upload.addEventListener("progress", (e) => { if (e.lengthComputable) onProgress((100 * e.loaded) / e.total); });
     xhr.addEventListener("load", () => {
       let body = null;
@@ -103,7 +142,17 @@ function sendWithProgress(form, onProgress) {
 }
 
 let listing = 0; // only the latest listing request fills the table
+let listed = []; // the documents last fetched: search and sort work on them
+let polling = null; // a refresh while some document is processing
 const confirming = new Set(); // documents whose Delete was clicked once: a refresh keeps it
+const sort = { key: "created_at", descending: true }; // newest first
+const SORTS = {
+  title: (d) => d.title.toLowerCase(),
+  collection: (d) => d.collection.toLowerCase(),
+  status: (d) => d.status,
+  chunk_count: (d) => d.chunk_count,
+  created_at: (d) => d.created_at,
+};
 
 export async function refreshDocuments() {
   const filter = $("#doc-filter").value;
@@ -114,13 +163,48 @@ export async function refreshDocuments() {
     docs = await get(`/api/documents${query}`);
   } catch (error) {
     if (mine !== listing) return;
-    clear($("#doc-table tbody")).append(el("tr", {}, el("td", { colspan: "6", class: "form-error", text: error.message })));
+    clear($("#doc-table tbody")).append(el("tr", {}, el("td", { colspan: "7", class: "form-error", text: error.message })));
     return;
   }
   if (mine !== listing) return;
+  listed = docs;
+  renderDocuments();
+  clearTimeout(polling);
+  const open = !$("#admin-view").hidden && !$("#tab-docs").hidden;
+  if (open && docs.some((d) => d.status === "processing")) polling = setTimeout(refreshDocuments, POLL_MS);
+}
+
+function fileName(source) {
+  return source.split(/[\\/]/).filter(Boolean).pop() || source;
+}
+
+function renderDocuments() {
+  const words = $("#doc-search").value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = listed.filter((d) => {
+    const hay = `${d.title} ${fileName(d.source)} ${d.collection}`.toLowerCase();
+    return words.every((w) => hay.includes(w));
+  });
+  const key = SORTS[sort.key];
+  shown.sort((a, b) => {
+    const x = key(a), y = key(b);
+    const order = x < y ? -1 : x > y ? 1 : 0;
+    return sort.descending ? -order : order;
+  });
+  for (const th of document.querySelectorAll("#doc-table th[data-sort]")) {
+    const on = th.dataset.sort === sort.key;
+    th.setAttribute("aria-sort", on ? (sort.descending ? "descending" : "ascending") : "none");
+  }
   const tbody = clear($("#doc-table tbody"));
-  if (!docs.length) tbody.append(el("tr", {}, el("td", { colspan: "6", class: "muted", text: "No documents yet: upload some above." })));
-  for (const doc of docs) tbody.append(documentRow(doc));
+  if (!listed.length) tbody.append(el("tr", {}, el("td", { colspan: "7", class: "muted", text: "No documents yet: upload some above." })));
+  else if (!shown.length) tbody.append(el("tr", {}, el("td", { colspan: "7", class: "muted", text: "No document matches the search." })));
+  for (const doc of shown) tbody.append(documentRow(doc));
+  $("#doc-count").textContent = words.length ? `${shown.length} of ${plural(listed.length, "document")}` : plural(listed.length, "document");
+}
+
+function sortBy(key) {
+  if (sort.key === key) sort.descending = !sort.descending;
+  else Object.assign(sort, { key, descending: key === "created_at" || key === "chunk_count" });
+  renderDocuments();
 }
 
 function documentRow(doc) {
@@ -136,7 +220,8 @@ function documentRow(doc) {
   const reprocess = el("button", { type: "button", class: "btn btn-ghost btn-small", text: "Reprocess" });
   reprocess.addEventListener("click", async () => {
     reprocess.disabled = true;
-    try { await post(`/api/documents/${encodeURIComponent(doc.id)}/reprocess`); } catch (error) { alertRow(error); }
+    const path = `/api/documents/${encodeURIComponent(doc.id)}/reprocess`;
+    try { await request("POST", path, undefined, ASYNC); } catch (error) { alertRow(error); }
     refreshDocuments();
   });
   const asking = confirming.has(doc.id);
@@ -148,11 +233,13 @@ function documentRow(doc) {
     refreshDocuments();
   });
   const error = doc.status === "failed" && doc.error ? el("div", { class: "form-error small", text: doc.error }) : null;
+  const stage = stageText(doc) ? el("div", { class: "muted small stage", text: stageText(doc) }) : null;
   return el("tr", { dataset: { id: doc.id } },
-    el("td", {}, el("div", { class: "doc-title", text: doc.title }), el("div", { class: "muted small", text: `${doc.kind} · ${doc.source}` }), error),
+    el("td", {}, el("div", { class: "doc-title", text: doc.title }), el("div", { class: "muted small", text: `${doc.kind} · ${fileName(doc.source)}` }), error),
     el("td", { text: doc.collection }),
-    el("td", {}, statusPill(doc)),
+    el("td", {}, statusPill(doc), stage),
     el("td", { text: String(doc.chunk_count) }),
+    el("td", { class: "small added", text: when(doc.created_at) }),
     el("td", {}, el("label", { class: "switch" }, toggle, el("span", { class: "slider", "aria-hidden": "true" }))),
     el("td", { class: "row-actions" }, reprocess, remove));
 }

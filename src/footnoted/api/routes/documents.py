@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import Future
+from dataclasses import asdict
 from typing import Annotated
 
 import anyio
-from fastapi import APIRouter, File, Form, Query, UploadFile
+from fastapi import APIRouter, File, Form, Header, Query, UploadFile
 from starlette.responses import Response
 
 from ...errors import Conflict, Forbidden
-from ...models import Document
+from ...models import Document, Progress
+from ...records import User
 from ..access import readable
 from ..auth import AdminUser, CurrentUser
 from ..errors import responses
@@ -23,15 +25,36 @@ from ..state import AppState, State
 router = APIRouter(prefix="/api/documents", tags=["documents"], responses=responses(401))
 
 UPLOAD_WAIT_S = 20.0  # past this an upload answers 202 `processing` and carries on
+PREFER = (
+    "`respond-async`: answer 202 `processing` at once, without waiting up to 20 s for the "
+    "document to be ready; poll `GET /api/documents/{id}` for its `progress`."
+)
+QUEUED = {"stage": "queued", "done": 0, "total": 0}  # processing, no worker on it yet
 
 
-def _out(doc: Document) -> DocumentOut:
-    return DocumentOut.model_validate(doc.to_dict())
+def file_name(source: str) -> str:
+    """The last part of a source path: what a user who is not an admin sees of it."""
+    return source.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or source
 
 
-async def _wait(job: Future[Document], fallback: Document) -> tuple[Document, bool]:
-    """The processed document, or (still processing) the fallback after UPLOAD_WAIT_S."""
-    deadline = time.monotonic() + UPLOAD_WAIT_S
+def _out(doc: Document, user: User, progress: Progress | None = None) -> DocumentOut:
+    data = doc.to_dict()
+    if not user.is_admin:
+        data["source"] = file_name(doc.source)
+    if doc.status == "processing":
+        data["progress"] = QUEUED if progress is None else asdict(progress)
+    return DocumentOut.model_validate(data)
+
+
+def respond_async(prefer: str | None) -> bool:
+    """RFC 7240's ``Prefer: respond-async``: answer 202 at once, the client polls."""
+    tokens = (t.split(";")[0].strip().lower() for t in (prefer or "").split(","))
+    return "respond-async" in tokens
+
+
+async def _wait(job: Future[Document], fallback: Document, wait_s: float) -> tuple[Document, bool]:
+    """The processed document, or (still processing) the fallback after ``wait_s``."""
+    deadline = time.monotonic() + wait_s
     while not job.done():
         if time.monotonic() > deadline:
             return fallback, False
@@ -39,11 +62,17 @@ async def _wait(job: Future[Document], fallback: Document) -> tuple[Document, bo
     return job.result(), True
 
 
-async def _process(state: AppState, doc: Document) -> Response:
+async def _process(state: AppState, doc: Document, user: User, prefer: str | None) -> Response:
     job = state.ingest_pool.submit(state.service.uploads.process, doc.id)
-    result, finished = await _wait(job, doc)
-    status = 201 if finished else 202
-    return SafeJSONResponse(_out(result).model_dump(), status_code=status)
+    at_once = respond_async(prefer)
+    result, finished = await _wait(job, doc, 0.0 if at_once else UPLOAD_WAIT_S)
+    progress = None if finished else state.service.progress().get(doc.id)
+    headers = {"Preference-Applied": "respond-async"} if at_once and not finished else None
+    return SafeJSONResponse(
+        _out(result, user, progress).model_dump(),
+        status_code=201 if finished else 202,
+        headers=headers,
+    )
 
 
 @router.post(
@@ -63,6 +92,7 @@ async def upload(
     collection: Annotated[str | None, Form(min_length=1, max_length=200)] = None,
     title: Annotated[str | None, Form(min_length=1, max_length=500)] = None,
     url: Annotated[str | None, Form(max_length=2000)] = None,
+    prefer: Annotated[str | None, Header(description=PREFER)] = None,
 ) -> Response:
     """Upload a file; parsed off the event loop, with limits on size, type and time."""
     data = await file.read()
@@ -72,8 +102,8 @@ async def upload(
         lambda: service.uploads.begin(data, name, collection, title=title, url=url or None)
     )
     if doc.status != "processing":
-        return SafeJSONResponse(_out(doc).model_dump(), status_code=200)
-    return await _process(state, doc)
+        return SafeJSONResponse(_out(doc, user).model_dump(), status_code=200)
+    return await _process(state, doc, user, prefer)
 
 
 @router.get("")
@@ -82,12 +112,15 @@ def list_documents(
     state: State,
     collection: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
 ) -> list[DocumentOut]:
-    return [_out(d) for d in state.service.documents(collection)]
+    service = state.service
+    progress = service.progress()
+    return [_out(d, user, progress.get(d.id)) for d in service.documents(collection)]
 
 
 @router.get("/{document_id}", responses=responses(404))
 def get_document(document_id: str, user: CurrentUser, state: State) -> DocumentOut:
-    return _out(state.service.document(document_id))
+    service = state.service
+    return _out(service.document(document_id), user, service.progress().get(document_id))
 
 
 @router.patch("/{document_id}", responses=responses(403, 404, 422))
@@ -95,7 +128,7 @@ def patch_document(
     document_id: str, patch: DocumentPatch, user: AdminUser, state: State
 ) -> DocumentOut:
     """``{"enabled": false}`` hides the document from the next question on."""
-    return _out(state.service.set_enabled(document_id, patch.enabled))
+    return _out(state.service.set_enabled(document_id, patch.enabled), user)
 
 
 @router.delete("/{document_id}", status_code=204, responses=responses(403, 404))
@@ -111,14 +144,19 @@ def delete_document(document_id: str, user: AdminUser, state: State) -> Response
     response_model=DocumentOut,
     responses={202: {"model": DocumentOut}, **responses(403, 404, 409)},
 )
-async def reprocess(document_id: str, user: AdminUser, state: State) -> Response:
+async def reprocess(
+    document_id: str,
+    user: AdminUser,
+    state: State,
+    prefer: Annotated[str | None, Header(description=PREFER)] = None,
+) -> Response:
     """Parse, chunk and embed the document again from its original file."""
     uploads = state.service.uploads
     current = await anyio.to_thread.run_sync(state.service.document, document_id)
     if current.status == "processing":
         raise Conflict("The document is being processed right now.", code="document_busy")
     doc = await anyio.to_thread.run_sync(uploads.reprocess, document_id)
-    return await _process(state, doc)
+    return await _process(state, doc, user, prefer)
 
 
 @router.get(
