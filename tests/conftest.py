@@ -27,6 +27,7 @@ BOTH_BACKENDS = {
     "test_api_sessions",
     "test_api_settings",
     "test_llm",
+    "test_llm_connection",
     "test_v1",
     "test_web_auth",
 }

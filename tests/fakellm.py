@@ -4,7 +4,10 @@ Tests set :attr:`FakeLLM.script` to say what the next replies are: the tokens to
 a delay between them, an HTTP status, a drop after some tokens, or an endless stream
 (:attr:`FakeLLM.sent` counts the bytes it wrote); or :attr:`FakeLLM.respond`, a function
 from the request body to its reply, when replies depend on the request. Every request
-body is kept in :attr:`FakeLLM.requests`.
+body is kept in :attr:`FakeLLM.requests`, its Authorization header in
+:attr:`FakeLLM.keys`. Like a real server it can demand a key (:attr:`FakeLLM.api_key`:
+401 otherwise) and know only some models (:attr:`FakeLLM.models`: 404 for others), each
+with an OpenAI-style error message.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class Script:
     drop_after: int | None = None  # close the connection after this many tokens
     garbage: bool = False  # send a line that is not JSON instead of tokens
     endless: bool = False  # repeat the tokens until the client hangs up, never finishing
+    error: str = "boom"  # the error message of a reply whose status is not 200
 
 
 def words(text: str) -> list[str]:
@@ -50,6 +54,9 @@ class FakeLLM:
         self.script = Script(words("Annual plans are refunded in full [1]."))
         self.respond: Callable[[dict[str, Any]], Script] | None = None
         self.requests: list[dict[str, Any]] = []
+        self.keys: list[str | None] = []
+        self.api_key: str | None = None
+        self.models: set[str] | None = None
         self.sent = 0  # bytes of the latest reply
         fake = self
 
@@ -63,7 +70,12 @@ class FakeLLM:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length))
                 fake.requests.append(body)
+                fake.keys.append(self.headers.get("Authorization"))
                 script = fake.script if fake.respond is None else fake.respond(body)
+                if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
+                    script = Script(status=401, error="Incorrect API key provided.")
+                elif fake.models is not None and body.get("model") not in fake.models:
+                    script = Script(status=404, error=f"model {body.get('model')!r} not found")
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     fake.reply(self, script)  # a client that gave up (a timeout test) is fine
 
@@ -73,7 +85,7 @@ class FakeLLM:
 
     def reply(self, h: BaseHTTPRequestHandler, script: Script) -> None:
         if script.status != 200:
-            body = json.dumps({"error": {"message": "boom"}}).encode()
+            body = json.dumps({"error": {"message": script.error}}).encode()
             h.send_response(script.status)
             h.send_header("Content-Type", "application/json")
             h.send_header("Content-Length", str(len(body)))

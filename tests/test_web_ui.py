@@ -1008,3 +1008,79 @@ def test_upload_shows_the_servers_stages_and_the_table_searches_and_sorts(site: 
     page.context.close()
     with site.api(site.admin) as api:
         assert api.delete(f"/api/documents/{react['id']}").status_code == 204
+
+
+def test_settings_explain_themselves_and_the_llm_connection_is_set_and_tested(site: Site) -> None:
+    """Every collection setting has help text in plain words; the LLM connection's base
+    URL, model and key are set from the page, and "Test connection" shows what the
+    server sent back: the model's words, or its status and error message."""
+    page = site.page(site.admin)
+    page.click("#open-admin")
+    page.get_by_role("tab", name="Collection settings").click()
+    page.wait_for_function("() => document.querySelector('[name=top_k]').value !== ''")
+    fields = page.locator("#settings-form [name]")
+    assert fields.count() == 6
+    for i in range(fields.count()):
+        help_id = fields.nth(i).get_attribute("aria-describedby")
+        assert help_id and len(page.locator(f"#{help_id}").inner_text()) > 40, help_id
+    labels = page.locator("#settings-form").inner_text()
+    assert "RAG" not in labels and "Top k" not in labels and "Answer from the documents" in labels
+    form = page.locator("#llm-form")
+    base = form.locator("[name=base_url]")
+    page.wait_for_function(
+        "(url) => document.querySelector('#llm-form [name=base_url]').value === url",
+        arg=site.llm.url,
+    )
+    assert "server's FOOTNOTED_LLM_* settings" in form.inner_text()
+    assert page.locator("#llm-reset").is_hidden()
+    result = page.locator("#llm-result")
+    try:
+        page.click("#llm-test")
+        result.locator("text=It wrote:").wait_for()
+        assert result.get_attribute("class") == "llm-result ok"
+        assert result.inner_text().startswith(f"✓ llama3.1 at {site.llm.url} answered. (")
+        site.llm.api_key = "sk-web-7d1e"
+        page.click("#llm-test")
+        result.locator("text=The server said:").wait_for()
+        assert "✕ The LLM server answered HTTP 401." in result.inner_text()
+        assert "“Incorrect API key provided.”" in result.inner_text()
+        screenshot(page, "41-llm-test-refused")
+        form.locator("[name=api_key]").fill("sk-web-7d1e")
+        form.locator("[name=model]").fill("qwen2.5")
+        page.click("#llm-test")
+        result.locator("text=It wrote:").wait_for()
+        assert "qwen2.5" in result.inner_text() and site.llm.requests[-1]["model"] == "qwen2.5"
+        with site.api(site.admin) as api:
+            assert api.get("/api/admin/llm").json()["saved"] is False  # tested, not saved
+        page.click("#llm-form button[type=submit]")
+        page.locator("#llm-status", has_text="Saved").wait_for()
+        assert form.locator("[name=api_key]").get_attribute("placeholder") == (
+            "A key is set: type to replace it"
+        )
+        assert form.locator("[name=api_key]").input_value() == ""  # never shown again
+        assert page.locator("#llm-reset").is_visible()
+        with site.api(site.admin) as api:
+            saved = api.get("/api/admin/llm").json()
+        assert saved == {"base_url": site.llm.url, "model": "qwen2.5", "api_key_set": True,
+                         "saved": True}  # fmt: skip
+        site.llm.script = Script(words("<img src=x onerror=alert(1)> OK"))
+        page.click("#llm-test")  # the saved key is kept: the field is empty
+        result.locator("text=It wrote:").wait_for()
+        assert "<img src=x onerror=alert(1)>" in result.inner_text()
+        assert result.locator("img").count() == 0
+        screenshot(page, "42-llm-connection-saved-and-tested")
+        base.fill("ftp://nowhere")
+        page.click("#llm-form button[type=submit]")
+        page.locator("#llm-status", has_text="http:// or https://").wait_for()
+        page.click("#llm-reset")
+        page.locator("#llm-status", has_text="defaults apply again").wait_for()
+        assert base.input_value() == site.llm.url
+        with site.api(site.admin) as api:
+            assert api.get("/api/admin/llm").json()["saved"] is False
+        assert not page.errors
+    finally:
+        site.llm.api_key = None
+        site.llm.script = Script(words("Annual plans are refunded in full [1]."))
+        with site.api(site.admin) as api:
+            api.delete("/api/admin/llm")
+    page.context.close()

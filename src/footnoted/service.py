@@ -9,7 +9,7 @@ import secrets
 from collections.abc import Generator, Sequence
 from pathlib import Path
 
-from . import collection_settings
+from . import collection_settings, llm_connection
 from .answering.conversation import NO_CONVERSATION, Conversation
 from .answering.pipeline import (
     MAX_QUESTION_CHARS,
@@ -48,7 +48,7 @@ class Footnoted:
         self.settings.home.mkdir(parents=True, exist_ok=True)
         self.store: Store = store or open_store(self.settings, self.embedder.dim)
         self.retriever = Retriever(self.store, self.embedder)
-        self.pipeline = Pipeline(self.settings, self.retriever, self.embedder)
+        self.pipeline = Pipeline(self.settings, self.retriever, self.embedder, self.llm_settings)
         self._ingestor: Ingestor | None = None
         self.uploads = Uploads(self)
 
@@ -124,6 +124,11 @@ class Footnoted:
 
     def document(self, document_id: str) -> Document:
         return self.store.get_document(document_id)
+
+    def llm_settings(self) -> Settings:
+        """The settings with the LLM connection in force: an admin's saved one, else the
+        environment's."""
+        return llm_connection.settings_for(self.settings, self.store)
 
     def progress(self) -> dict[str, Progress]:
         """Where the work of each ``processing`` document stands, by document id."""

@@ -37,6 +37,7 @@ from .prompt import MAX_SOURCES, REFUSAL_PHRASE, build_messages
 class LLMUnavailable(FootnotedError):
     status = 503
     code = "generation_unavailable"
+    detail: str | None = None  # the server's own error message, for admins (never users)
 
 
 class GenerationInterrupted(FootnotedError):
@@ -51,6 +52,9 @@ class GenerationLimit(LLMUnavailable):
 
     status = 502
     code = "generation_limit"
+
+
+ERROR_BYTES = 4096  # read of an error reply's body, for its message
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,13 +96,35 @@ class ChatClient:
                 client.stream("POST", self.url, json=body, headers=self.headers) as response,
             ):
                 if response.status_code >= 400:
-                    raise LLMUnavailable(f"The LLM server answered HTTP {response.status_code}.")
+                    failure = LLMUnavailable(
+                        f"The LLM server answered HTTP {response.status_code}."
+                    )
+                    failure.detail = _error_detail(response)
+                    raise failure
                 lines = _lines(response.iter_bytes(), self.caps, deadline)
                 yield from _tokens(lines, self.caps.tokens)
         except httpx.TimeoutException as exc:
             raise LLMUnavailable("The LLM server did not answer in time.") from exc
         except httpx.HTTPError as exc:
             raise LLMUnavailable(f"The LLM server could not be reached ({exc}).") from exc
+
+
+def _error_detail(response: httpx.Response, limit: int = ERROR_BYTES) -> str | None:
+    """The server's error message (OpenAI's ``{"error": {"message"}}``, else its text),
+    from at most ``limit`` bytes of the body."""
+    body = b""
+    for chunk in response.iter_bytes():
+        body += chunk
+        if len(body) >= limit:
+            break
+    text = body[:limit].decode("utf-8", "replace").strip()
+    try:
+        error = json.loads(text).get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+    except (ValueError, AttributeError):
+        message = None
+    detail = message if isinstance(message, str) and message.strip() else text
+    return " ".join(detail.split())[:500] or None
 
 
 def _lines(chunks: Iterator[bytes], caps: StreamCaps, deadline: float) -> Iterator[str]:

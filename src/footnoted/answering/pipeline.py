@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 
 from ..citations import MARKER, Answer
@@ -93,11 +93,16 @@ class Pipeline:
     """Prepares and streams questions for one ``Footnoted``."""
 
     def __init__(
-        self, settings: Settings, retriever: Retriever, embedder: SentenceTransformerEmbedder
+        self,
+        settings: Settings,
+        retriever: Retriever,
+        embedder: SentenceTransformerEmbedder,
+        llm_settings: Callable[[], Settings],
     ) -> None:
         self.settings = settings
         self.retriever = retriever
         self.embedder = embedder
+        self.llm_settings = llm_settings  # the LLM connection in force (an admin may change it)
 
     @property
     def reader(self) -> Reader:
@@ -143,7 +148,7 @@ class Pipeline:
         """The model's standalone form of a follow-up; None when it has none to give (a
         model that is down is reported by the answer step, which falls back too)."""
         try:
-            return LLMAnswerer(self.settings, self.embedder).condense(question, history)
+            return LLMAnswerer(self.llm_settings(), self.embedder).condense(question, history)
         except LLMUnavailable:
             return None
 
@@ -216,7 +221,7 @@ class Pipeline:
                 extract(p.query, p.read, p.reader_threshold, grounding), p.cite
             )
             return
-        answerer = LLMAnswerer(self.settings, self.embedder)
+        answerer = LLMAnswerer(self.llm_settings(), self.embedder)
         try:
             sources, first, tokens = answerer.open(p.query, [r.hit for r in p.read], p.conversation)
         except LLMUnavailable as exc:

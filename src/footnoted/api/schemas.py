@@ -317,3 +317,21 @@ class PageHighlightsOut(BaseModel):
     page: int
     page_count: int
     highlights: list[HighlightOut]
+
+
+class LLMConnectionOut(BaseModel):
+    base_url: str
+    model: str
+    api_key_set: bool = Field(description="Whether a key is sent; the key itself is never shown.")
+    saved: bool = Field(
+        description="true: an admin's saved connection; false: the environment's "
+        "(FOOTNOTED_LLM_BASE_URL, FOOTNOTED_LLM_MODEL, FOOTNOTED_LLM_API_KEY)."
+    )
+
+
+class LLMTestOut(BaseModel):
+    ok: bool = Field(description="The model answered.")
+    message: str
+    latency_ms: int
+    reply: str | None = Field(description="What the model wrote (at most 200 characters).")
+    detail: str | None = Field(description="The server's own error message, when it gave one.")

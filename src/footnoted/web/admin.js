@@ -1,6 +1,6 @@
 // Admin: documents (upload, enable, delete, reprocess), collection settings, refusal log.
 import { el, clear, $, when } from "./dom.js";
-import { get, put, patch, del, request } from "./api.js";
+import { get, put, post, patch, del, request } from "./api.js";
 
 const POLL_MS = 700;
 const ASYNC = { Prefer: "respond-async" }; // uploads and reprocessing answer at once; stages are polled
@@ -28,6 +28,10 @@ export function initAdmin(collections) {
   }
   $("#settings-collection").addEventListener("change", loadSettings);
   $("#settings-form").addEventListener("submit", saveSettings);
+  $("#llm-form").addEventListener("submit", saveLLM);
+  $("#llm-test").addEventListener("click", testLLM);
+  $("#llm-reset").addEventListener("click", resetLLM);
+  $("#llm-form").elements.no_key.addEventListener("change", (e) => { $("#llm-form").elements.api_key.disabled = e.target.checked; });
   fillCollections(collections);
 }
 
@@ -46,7 +50,7 @@ export function showTab(name) {
   for (const tab of document.querySelectorAll(".tab")) tab.setAttribute("aria-selected", String(tab.dataset.tab === name));
   for (const panel of document.querySelectorAll(".tab-panel")) panel.hidden = panel.id !== `tab-${name}`;
   if (name === "docs") refreshDocuments();
-  if (name === "settings") loadSettings();
+  if (name === "settings") { loadSettings(); loadLLM(); }
   if (name === "refusals") refreshRefusals();
 }
 
@@ -280,6 +284,75 @@ async function saveSettings(event) {
     status.textContent = "Saved.";
   } catch (error) {
     status.textContent = error.message;
+  }
+}
+
+// The LLM connection: what is in force (an admin's saved one or the server's defaults),
+// saved for every process, tested with the values in the form before or after saving.
+function showLLM(current) {
+  const form = $("#llm-form");
+  form.elements.base_url.value = current.base_url;
+  form.elements.model.value = current.model;
+  form.elements.api_key.value = "";
+  form.elements.api_key.disabled = false;
+  form.elements.no_key.checked = false;
+  form.elements.api_key.placeholder = current.api_key_set ? "A key is set: type to replace it" : "No key is sent";
+  $("#llm-origin").textContent = current.saved
+    ? "Saved here; it overrides the server's FOOTNOTED_LLM_* settings."
+    : "These are the server's FOOTNOTED_LLM_* settings.";
+  $("#llm-reset").hidden = !current.saved;
+}
+
+async function loadLLM() {
+  try { showLLM(await get("/api/admin/llm")); } catch (error) { $("#llm-status").textContent = error.message; }
+}
+
+function llmValues() {
+  const form = $("#llm-form");
+  const values = { base_url: form.elements.base_url.value.trim(), model: form.elements.model.value.trim() };
+  if (form.elements.no_key.checked) values.api_key = null;
+  else if (form.elements.api_key.value) values.api_key = form.elements.api_key.value;
+  return values; // no api_key: the current key is kept
+}
+
+async function saveLLM(event) {
+  event.preventDefault();
+  const status = $("#llm-status");
+  try {
+    showLLM(await put("/api/admin/llm", llmValues()));
+    status.textContent = "Saved: answers use this connection from the next question on.";
+  } catch (error) {
+    status.textContent = error.message;
+  }
+}
+
+async function resetLLM() {
+  try {
+    showLLM(await request("DELETE", "/api/admin/llm"));
+    $("#llm-status").textContent = "The server's defaults apply again.";
+  } catch (error) {
+    $("#llm-status").textContent = error.message;
+  }
+}
+
+async function testLLM() {
+  const button = $("#llm-test");
+  const box = $("#llm-result");
+  button.disabled = true;
+  box.hidden = false;
+  box.className = "llm-result";
+  box.textContent = "Asking the model for one word…";
+  try {
+    const r = await post("/api/admin/llm/test", llmValues());
+    box.className = `llm-result ${r.ok ? "ok" : "bad"}`;
+    clear(box).append(`${r.ok ? "✓" : "✕"} ${r.message} (${r.latency_ms} ms)`);
+    if (r.reply) box.append(el("span", { class: "said", text: `It wrote: “${r.reply}”` }));
+    if (r.detail) box.append(el("span", { class: "said", text: `The server said: “${r.detail}”` }));
+  } catch (error) {
+    box.className = "llm-result bad";
+    box.textContent = `✕ ${error.message}`;
+  } finally {
+    button.disabled = false;
   }
 }
 

@@ -1,15 +1,17 @@
 """Admin views: the refusal log (what the knowledge base lacks), users and tokens
-(``users``) and the audit log of every change to them."""
+(``users``) and the audit log of every change to them, and the LLM connection."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Body, Query
 
+from ... import llm_connection
+from ...llm_connection import LLMConnection
 from ..auth import AdminUser
 from ..errors import responses
-from ..schemas import AuditOut, RefusalLogOut
+from ..schemas import AuditOut, LLMConnectionOut, LLMTestOut, RefusalLogOut
 from ..state import State
 from . import users
 
@@ -38,3 +40,38 @@ def audit(
 ) -> list[AuditOut]:
     """Every change to users and tokens (CLI and API), newest first; ``user_id`` for one."""
     return [AuditOut(**e.to_dict()) for e in state.service.store.list_audit(limit, user_id)]
+
+
+@router.get("/llm")
+def get_llm(user: AdminUser, state: State) -> LLMConnectionOut:
+    """The LLM connection in force (LLM generation mode); the key is never shown."""
+    service = state.service
+    return LLMConnectionOut(**llm_connection.current(service.settings, service.store).to_dict())
+
+
+@router.put("/llm", responses=responses(422))
+def put_llm(connection: LLMConnection, user: AdminUser, state: State) -> LLMConnectionOut:
+    """Save a connection for every process; ``api_key`` left out keeps the current key."""
+    service = state.service
+    saved = llm_connection.save(service.settings, service.store, connection)
+    return LLMConnectionOut(**saved.to_dict())
+
+
+@router.delete("/llm")
+def reset_llm(user: AdminUser, state: State) -> LLMConnectionOut:
+    """Forget the saved connection: the environment's applies again."""
+    service = state.service
+    return LLMConnectionOut(**llm_connection.reset(service.settings, service.store).to_dict())
+
+
+@router.post("/llm/test", responses=responses(422))
+def test_llm(
+    user: AdminUser,
+    state: State,
+    connection: Annotated[LLMConnection | None, Body()] = None,
+) -> LLMTestOut:
+    """Ask the model for one word, as an answer would: the saved connection, or the one
+    given (not saved). Reports the reply, or the server's status and error message."""
+    service = state.service
+    result = llm_connection.check(service.settings, service.store, connection)
+    return LLMTestOut(**result.to_dict())

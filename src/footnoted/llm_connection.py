@@ -1,0 +1,184 @@
+"""The LLM connection: the OpenAI-compatible server's base URL, the model and its key.
+
+``FOOTNOTED_LLM_BASE_URL``, ``FOOTNOTED_LLM_MODEL`` and ``FOOTNOTED_LLM_API_KEY`` give
+the defaults. What an admin saves (the admin page, ``PUT /api/admin/llm``) is kept in
+the database, so every process answers with it, and overrides them until it is reset.
+:func:`check` sends the model one short request the way an answer does and reports what
+came back: the reply, or the server's status and its own error message.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .answering.llm import ChatClient, GenerationLimit, LLMUnavailable
+from .settings import Settings
+from .stores.base import Store
+
+STORED = "llm_connection"  # the secrets row that holds what an admin saved, as JSON
+CHECK_PROMPT = [{"role": "user", "content": "Reply with the single word OK."}]
+CHECK_TIMEOUT_S = 15.0
+CHECK_MAX_TOKENS = 16
+
+
+class LLMConnection(BaseModel):
+    """A connection to save or check. ``api_key``: left out keeps the current one;
+    ``null`` or empty sends none."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str = Field(
+        min_length=1, max_length=2000, description="The part before /chat/completions."
+    )
+    model: str = Field(min_length=1, max_length=200)
+    api_key: str | None = Field(default=None, max_length=2000)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http(cls, value: str) -> str:
+        url = value.strip()
+        parts = httpx.URL(url) if url.startswith(("http://", "https://")) else None
+        if parts is None or not parts.host:
+            raise ValueError("must be an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1")
+        return url.rstrip("/")
+
+
+@dataclass(frozen=True, slots=True)
+class Current:
+    base_url: str
+    model: str
+    api_key_set: bool
+    saved: bool  # an admin's values, not the environment's
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "base_url": self.base_url,
+            "model": self.model,
+            "api_key_set": self.api_key_set,
+            "saved": self.saved,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    ok: bool
+    message: str  # for people: what happened
+    latency_ms: int
+    reply: str | None = None  # the model's words, when it answered
+    detail: str | None = None  # the server's own error message, when it gave one
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "message": self.message,
+            "latency_ms": self.latency_ms,
+            "reply": self.reply,
+            "detail": self.detail,
+        }
+
+
+def _saved(store: Store) -> dict[str, Any]:
+    try:
+        data = json.loads(store.secret(STORED, lambda: "{}"))
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def settings_for(settings: Settings, store: Store) -> Settings:
+    """``settings`` with the saved connection, if any, in place of the environment's."""
+    saved = _saved(store)
+    if not saved:
+        return settings
+    return settings.model_copy(
+        update={
+            "llm_base_url": saved["base_url"],
+            "llm_model": saved["model"],
+            "llm_api_key": saved.get("api_key") or None,
+        }
+    )
+
+
+def current(settings: Settings, store: Store) -> Current:
+    effective = settings_for(settings, store)
+    return Current(
+        effective.llm_base_url,
+        effective.llm_model,
+        bool(effective.llm_api_key),
+        bool(_saved(store)),
+    )
+
+
+def _with(settings: Settings, store: Store, connection: LLMConnection) -> Settings:
+    """The settings ``connection`` makes, its key kept from the current ones if left out."""
+    key = (
+        connection.api_key
+        if "api_key" in connection.model_fields_set
+        else settings_for(settings, store).llm_api_key
+    )
+    return settings.model_copy(
+        update={
+            "llm_base_url": connection.base_url,
+            "llm_model": connection.model,
+            "llm_api_key": key or None,
+        }
+    )
+
+
+def save(settings: Settings, store: Store, connection: LLMConnection) -> Current:
+    chosen = _with(settings, store, connection)
+    value = {
+        "base_url": chosen.llm_base_url,
+        "model": chosen.llm_model,
+        "api_key": chosen.llm_api_key,
+    }
+    store.set_secret(STORED, json.dumps(value))
+    return current(settings, store)
+
+
+def reset(settings: Settings, store: Store) -> Current:
+    """Forget the saved connection: the environment's applies again."""
+    store.set_secret(STORED, "{}")
+    return current(settings, store)
+
+
+def check(
+    settings: Settings,
+    store: Store,
+    connection: LLMConnection | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> CheckResult:
+    """Ask the model for one word, as an answer would ask it (streamed, with the key)."""
+    chosen = (
+        settings_for(settings, store) if connection is None else _with(settings, store, connection)
+    )
+    probe = chosen.model_copy(
+        update={
+            "llm_timeout_s": min(chosen.llm_timeout_s, CHECK_TIMEOUT_S),
+            "llm_max_seconds": CHECK_TIMEOUT_S,
+            "llm_max_tokens": CHECK_MAX_TOKENS,
+        }
+    )
+    started = time.monotonic()
+    pieces: list[str] = []
+    try:
+        for piece in ChatClient(probe, transport).stream(CHECK_PROMPT):
+            pieces.append(piece)
+    except LLMUnavailable as exc:
+        if not (isinstance(exc, GenerationLimit) and pieces):  # past a cap, yet it answered
+            return CheckResult(False, exc.message, _ms(started), detail=exc.detail)
+    reply = "".join(pieces).strip()
+    where = f"{chosen.llm_model} at {chosen.llm_base_url}"
+    if not reply:
+        return CheckResult(False, f"{where} answered with no text.", _ms(started), reply="")
+    return CheckResult(True, f"{where} answered.", _ms(started), reply=reply[:200])
+
+
+def _ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
