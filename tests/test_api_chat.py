@@ -250,6 +250,34 @@ def test_start_page_and_openapi(app: Api) -> None:
     )
 
 
+GARDEN = (
+    b"# Community Garden\n\nThe community garden opens at 7 am on Saturdays and closes at "
+    b"noon. Plots are assigned every March by lottery.\n"
+)
+
+
+def test_a_refusal_names_the_other_collection_whose_documents_answer(app: Api) -> None:
+    up = app.client.post(
+        "/api/documents", files={"file": ("garden.md", GARDEN)}, data={"collection": "garden"},
+        headers=app.admin,
+    )  # fmt: skip
+    assert up.status_code == 201, up.text
+    question = "When does the community garden open on Saturdays?"
+    r, events = app.stream(question)  # asked in "default", the handbooks
+    body = r.json()
+    assert events == [] and body["type"] == "refusal" and body["elsewhere"] == ["garden"]
+    stored = app.client.get(f"/api/sessions/{body['session_id']}/messages", headers=app.alice)
+    assert stored.json()[-1]["elsewhere"] == ["garden"]  # shown again from the history
+    there = app.chat(question, collection="garden").json()
+    assert there["type"] == "answer" and "7 am" in there["answer"]
+    off = app.chat("Who painted the Mona Lisa?").json()
+    assert off["type"] == "refusal" and "elsewhere" not in off  # no collection answers it
+    empty = app.chat(QUESTION, collection="nothing-here").json()
+    assert empty["message"] == "The knowledge base is empty. Please contact an admin."
+    assert empty["elsewhere"] == ["default"]
+    app.client.delete(f"/api/documents/{up.json()['id']}", headers=app.admin)
+
+
 def test_rate_limit_first_20_of_25_pass(tmp_path: Path) -> None:
     with api(tmp_path / "home", rate_limit=20) as a:
         codes = [a.chat("Refund?", who=a.bob).status_code for _ in range(25)]

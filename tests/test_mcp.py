@@ -21,6 +21,7 @@ from mcp.types import CallToolResult, TextContent
 
 from apihelpers import cli
 from docshelpers import blocks, run_python
+from footnoted.mcp.results import refused
 from servedhelpers import BIN, NOT_COVERED, QUESTION, REFUSAL, Served, served
 
 pytestmark = pytest.mark.slow
@@ -235,3 +236,19 @@ def test_the_claude_desktop_entry_launches_the_server(server: Served) -> None:
             return await client.call_tool("ask", {"question": QUESTION})
 
     assert "\n\nSources:\n[1] Data Retention Policy" in text(asyncio.run(run()))
+
+
+def test_a_refusal_names_the_collections_whose_documents_answer() -> None:
+    payload = {
+        "type": "refusal", "message": REFUSAL, "suggestions": ["Rephrase your question"],
+        "evidence": {"max_score": 0.15, "threshold": 0.35, "reason": "below_threshold"},
+        "elsewhere": ["party", "wiki"],
+    }  # fmt: skip
+    result = refused(payload)
+    assert not result.is_error and data(result)["refused"] is True
+    assert (
+        "Passages that answer it are in another collection: party, wiki (ask again with that "
+        "collection)." in text(result)
+    )
+    del payload["elsewhere"]
+    assert "another collection" not in text(refused(payload))

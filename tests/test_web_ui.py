@@ -1084,3 +1084,32 @@ def test_settings_explain_themselves_and_the_llm_connection_is_set_and_tested(si
         with site.api(site.admin) as api:
             api.delete("/api/admin/llm")
     page.context.close()
+
+
+def test_a_refusal_points_to_the_knowledge_base_that_answers_and_asks_there(
+    site: Site,
+) -> None:
+    page = site.page(site.alice)
+    page.click("#new-chat")
+    page.wait_for_function("() => document.querySelector('#collection').value === 'default'")
+    ask(page, PARTY_Q)  # the default knowledge base has no party hall; "party" has
+    refusal = page.locator(".bubble-refusal").last
+    refusal.wait_for(timeout=60_000)
+    hint = refusal.locator(".refusal-elsewhere")
+    assert hint.locator("p").inner_text() == (
+        "Passages that answer this are in another knowledge base: “party”."
+    )
+    screenshot(page, "43-refusal-points-elsewhere")
+    hint.get_by_role("button", name="Ask in “party”").click()
+    answer = last_answer(page)
+    assert "forty helium balloons" in answer.locator(".answer-text").inner_text()
+    assert page.locator("#collection").input_value() == "party"
+    page.reload()  # the conversation, hint included, as first shown
+    stored = page.locator(".bubble-refusal .refusal-elsewhere")
+    stored.wait_for()
+    assert "“party”" in stored.inner_text()
+    ask(page, OFF_TOPIC)  # no knowledge base answers it: no hint
+    page.locator(".bubble-refusal").nth(1).wait_for(timeout=60_000)
+    assert page.locator(".bubble-refusal").nth(1).locator(".refusal-elsewhere").count() == 0
+    assert not page.errors
+    page.context.close()

@@ -218,6 +218,7 @@ class Refusal:
     message: str
     suggestions: tuple[str, ...]
     evidence: Evidence
+    elsewhere: tuple[str, ...] = ()  # other collections whose documents answer it
 
 
 @dataclass(frozen=True, slots=True)

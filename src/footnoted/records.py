@@ -58,7 +58,7 @@ class NewMessage:
     spans: list[dict[str, Any]] | None = None
     grounding: dict[str, Any] | None = None
     incomplete: bool = False
-    refusal: dict[str, Any] | None = None  # refusals: {"suggestions", "evidence"}
+    refusal: dict[str, Any] | None = None  # refusals: {"suggestions", "evidence", "elsewhere"?}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +74,7 @@ class Message:
     created_at: str
     grounding: dict[str, Any] | None = None  # LLM answers only
     incomplete: bool = False  # generation broke off part-way
-    refusal: dict[str, Any] | None = None  # refusals: {"suggestions", "evidence"}
+    refusal: dict[str, Any] | None = None  # refusals: {"suggestions", "evidence", "elsewhere"?}
     message_id: str | None = None  # the chat request's id (the client's message_id)
 
     def to_dict(self) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Generator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from . import collection_settings, llm_connection
@@ -39,6 +40,7 @@ def link_epoch_name(document_id: str) -> str:
 
 
 TITLE_TOKENS = 16  # room kept for the title and section embedded with each chunk
+ELSEWHERE_CHECKED = 8  # other collections a refusal looks into for the answer
 
 
 class Footnoted:
@@ -195,7 +197,10 @@ class Footnoted:
             question, coll, cfg, top_k=top_k, threshold=threshold, embedding=embedding,
             include_citations=include_citations, conversation=conversation,
         )  # fmt: skip
-        yield from self.pipeline.stream(prepared)
+        for event in self.pipeline.stream(prepared):
+            yield (
+                self._pointed(event, prepared.query, coll) if isinstance(event, Refusal) else event
+            )
 
     def answer(
         self,
@@ -217,7 +222,31 @@ class Footnoted:
             question, coll, cfg, top_k=top_k, threshold=threshold, embedding=embedding,
             conversation=conversation,
         )  # fmt: skip
-        return self.pipeline.answer(prepared)
+        result = self.pipeline.answer(prepared)
+        if result.refusal is None:
+            return result
+        return replace(result, refusal=self._pointed(result.refusal, prepared.query, coll))
+
+    def _pointed(self, refusal: Refusal, query: str, collection: str) -> Refusal:
+        """A refusal for want of evidence names the other collections that answer it (a
+        model that declined had its evidence: it is left as it is)."""
+        if refusal.evidence.reason == "ok":
+            return refusal
+        return replace(refusal, elsewhere=self.elsewhere(query, collection))
+
+    def elsewhere(self, query: str, collection: str) -> tuple[str, ...]:
+        """The other collections (at most ``ELSEWHERE_CHECKED`` of them, by name) whose
+        documents pass the evidence check for ``query``, reader included."""
+        found: list[str] = []
+        others = [c for c in self.store.collections() if c != collection]
+        for other in others[:ELSEWHERE_CHECKED]:
+            cfg = self.collection_settings(other)
+            if not cfg.enable_rag:
+                continue
+            checked = self.pipeline.prepare(query, other, cfg, include_citations=False)
+            if checked.evidence.reason == "ok":
+                found.append(other)
+        return tuple(found)
 
     def answer_json(self, question: str, collection: str | None = None) -> dict[str, object]:
         """``/api/chat``'s JSON answer or refusal, answered here (a refusal is logged)."""
@@ -264,12 +293,15 @@ class Footnoted:
 
 
 def refusal_payload(refusal: Refusal) -> dict[str, object]:
-    return {
+    payload: dict[str, object] = {
         "type": "refusal",
         "message": refusal.message,
         "suggestions": list(refusal.suggestions),
         "evidence": refusal.evidence.to_dict(),
     }
+    if refusal.elsewhere:
+        payload["elsewhere"] = list(refusal.elsewhere)
+    return payload
 
 
 def answer_payload(

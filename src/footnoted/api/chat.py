@@ -183,7 +183,8 @@ class ChatService:
     # -- storing ----------------------------------------------------------------------------
     def store_refusal(self, turn: Turn, refusal: Refusal) -> dict[str, Any]:
         payload = {**refusal_payload(refusal), **turn.ids}
-        shown = {"suggestions": payload["suggestions"], "evidence": payload["evidence"]}
+        kept = ("suggestions", "evidence", "elsewhere")
+        shown: dict[str, Any] = {k: payload[k] for k in kept if k in payload}
         reply = NewMessage("assistant", "refusal", refusal.message, refusal=shown)
         entry = self.service.refusal_entry(turn.request.message, turn.collection, refusal)
         self._complete(turn, reply, payload, entry)

@@ -112,6 +112,11 @@ class RefusalOut(BaseModel):
     message: str
     suggestions: list[str]
     evidence: EvidenceOut
+    elsewhere: list[str] | None = Field(
+        default=None,
+        description="Other collections whose documents answer the question (sent only when "
+        "there are some, and only for want of evidence in this one).",
+    )
     session_id: str | None = None
     message_id: str | None = None
 

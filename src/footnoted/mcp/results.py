@@ -121,6 +121,12 @@ def refused(payload: dict[str, Any]) -> CallToolResult:
         evidence=evidence,
     )  # fmt: skip
     lines = [REFUSED, str(payload["message"])]
+    elsewhere = [str(c) for c in payload.get("elsewhere") or []]
+    if elsewhere:
+        lines.append(
+            f"Passages that answer it are in another collection: {', '.join(elsewhere)} "
+            "(ask again with that collection)."
+        )
     if evidence.get("max_score") is not None:
         lines.append(
             f"(best match {evidence['max_score']:.2f}, threshold {evidence['threshold']:.2f})"

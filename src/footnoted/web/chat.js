@@ -67,7 +67,10 @@ function addRow(node) {
   return node;
 }
 
+let lastQuestion = ""; // what a refusal's "Ask in …" asks again
+
 export function renderQuestion(text) {
+  lastQuestion = text;
   return addRow(el("div", { class: "msg msg-user" }, el("div", { class: "bubble bubble-user", text })));
 }
 
@@ -239,7 +242,26 @@ function renderRefusal(body) {
         el("strong", { text: "Not in your documents" })),
       el("p", { class: "refusal-text", text: body.message || body.content || "" }),
       evidence ? el("p", { class: "refusal-evidence muted", text: evidence }) : null,
+      elsewhere(body.elsewhere, lastQuestion),
       el("div", { class: "suggestions" }, buttons), note));
+}
+
+// Other knowledge bases whose documents answer the question: say so, and ask there.
+function elsewhere(names, question) {
+  const known = (names || []).filter((n) => [...$("#collection").options].some((o) => o.value === n));
+  if (!known.length || !question) return null;
+  const quoted = known.map((n) => `“${n}”`).join(", ");
+  return el("div", { class: "refusal-elsewhere" },
+    el("p", { text: `Passages that answer this are in ${known.length === 1 ? "another knowledge base" : "other knowledge bases"}: ${quoted}.` }),
+    el("div", { class: "suggestions" }, known.map((name) => el("button", {
+      type: "button", class: "btn btn-small btn-primary", text: `Ask in “${name}”`,
+      onclick: () => {
+        const select = $("#collection");
+        select.value = name;
+        select.dispatchEvent(new Event("change"));
+        ask(question);
+      },
+    }))));
 }
 
 function suggestion(label, note) {
@@ -260,7 +282,7 @@ export function renderStored(message) {
   if (message.role === "user") return renderQuestion(message.content);
   if (message.type === "refusal") {
     return addRow(renderRefusal({ message: message.content, suggestions: message.suggestions,
-      evidence: message.evidence }));
+      evidence: message.evidence, elsewhere: message.elsewhere }));
   }
   const view = new AnswerView(message.message_id);
   view.text = message.content;

@@ -18,7 +18,9 @@ from .stream import Reply, data
 
 
 def _refusal_field(payload: dict[str, Any]) -> dict[str, Any]:
-    return {k: payload[k] for k in ("message", "suggestions", "evidence") if k in payload}
+    return {
+        k: payload[k] for k in ("message", "suggestions", "evidence", "elsewhere") if k in payload
+    }
 
 
 def _usage(prompt: int, completion: int) -> dict[str, int]:

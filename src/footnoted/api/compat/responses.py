@@ -26,7 +26,9 @@ def _refusal_part(message: str) -> dict[str, Any]:
 
 
 def _refusal_field(payload: dict[str, Any]) -> dict[str, Any]:
-    return {k: payload[k] for k in ("message", "suggestions", "evidence") if k in payload}
+    return {
+        k: payload[k] for k in ("message", "suggestions", "evidence", "elsewhere") if k in payload
+    }
 
 
 class Responses:
