@@ -34,7 +34,7 @@ def put(app: Api, name: str, **values: object) -> dict[str, object]:
 
 def test_defaults_and_admin_only_changes(app: Api) -> None:
     r = app.client.get("/api/collections/default/settings", headers=app.alice)
-    assert r.json() == CollectionSettings().model_dump()
+    assert r.json() == CollectionSettings().model_dump(mode="json")
     denied = app.client.put(
         "/api/collections/default/settings", json={"top_k": 3}, headers=app.alice
     )
@@ -44,6 +44,26 @@ def test_defaults_and_admin_only_changes(app: Api) -> None:
         r = app.client.put("/api/collections/default/settings", json=bad, headers=app.admin)
         assert r.status_code == 422, bad
     assert "default" in app.client.get("/api/collections", headers=app.alice).json()
+
+
+def test_example_questions_are_kept_trimmed_and_bounded(app: Api) -> None:
+    asked = [
+        "  How are annual plans refunded? ",
+        "How long is data kept after an account is closed?",
+    ]
+    body = put(app, "default", example_questions=asked)
+    assert body["example_questions"] == [q.strip() for q in asked]
+    seen = app.client.get("/api/collections/default/settings", headers=app.alice).json()
+    assert seen["example_questions"] == body["example_questions"]  # every user sees them
+    assert put(app, "default", top_k=5)["example_questions"] == body["example_questions"]
+    for bad in (["Q?"] * 7, ["   "], ["x" * 301], "one string"):
+        r = app.client.put(
+            "/api/collections/default/settings", json={"example_questions": bad},
+            headers=app.admin,
+        )  # fmt: skip
+        assert r.status_code == 422, bad
+        assert r.json()["error"]["code"] in ("invalid_input", "invalid_settings"), r.text
+    assert put(app, "default", example_questions=[])["example_questions"] == []
 
 
 def test_settings_change_answers_at_once(app: Api) -> None:

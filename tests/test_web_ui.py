@@ -37,6 +37,7 @@ pytestmark = pytest.mark.slow
 
 QUESTION = "How are annual plans refunded?"
 OFF_TOPIC = "What is the boiling point of mercury on Jupiter?"
+RETENTION_Q = "How long is data kept after an account is closed?"
 BACKUPS = "How long are backups of customer files retained?"
 XSS = '<img src=x onerror="window.__xss=1"> <script>window.__xss=1</script> pineapple protocol?'
 BACKUP_DOC = "# Backup Guide\n\n" + "\n\n".join(
@@ -1019,7 +1020,7 @@ def test_settings_explain_themselves_and_the_llm_connection_is_set_and_tested(si
     page.get_by_role("tab", name="Collection settings").click()
     page.wait_for_function("() => document.querySelector('[name=top_k]').value !== ''")
     fields = page.locator("#settings-form [name]")
-    assert fields.count() == 6
+    assert fields.count() == 7
     for i in range(fields.count()):
         help_id = fields.nth(i).get_attribute("aria-describedby")
         assert help_id and len(page.locator(f"#{help_id}").inner_text()) > 40, help_id
@@ -1113,3 +1114,37 @@ def test_a_refusal_points_to_the_knowledge_base_that_answers_and_asks_there(
     assert page.locator(".bubble-refusal").nth(1).locator(".refusal-elsewhere").count() == 0
     assert not page.errors
     page.context.close()
+
+
+def test_example_questions_set_by_an_admin_are_offered_on_an_empty_chat(site: Site) -> None:
+    page = site.page(site.admin)
+    page.click("#open-admin")
+    page.get_by_role("tab", name="Collection settings").click()
+    page.wait_for_function("() => document.querySelector('[name=top_k]').value !== ''")
+    page.fill("[name=example_questions]", f"{QUESTION}\n\n  {RETENTION_Q}  \n")
+    page.click("#settings-form button[type=submit]")
+    page.wait_for_selector("#settings-status:has-text('Saved')")
+    page.context.close()
+    try:
+        with site.api(site.admin) as api:
+            saved = api.get("/api/collections/default/settings").json()["example_questions"]
+        assert saved == [QUESTION, RETENTION_Q]
+        page = site.page(site.alice)
+        page.click("#new-chat")
+        examples = page.get_by_role("group", name="Example questions").get_by_role("button")
+        examples.first.wait_for()
+        assert examples.all_inner_texts() == [QUESTION, RETENTION_Q]
+        screenshot(page, "44-empty-chat-example-questions")
+        examples.nth(1).click()
+        answer = last_answer(page)
+        assert "60 days" in answer.locator(".answer-text").inner_text()
+        assert page.locator(".bubble-user").last.inner_text() == RETENTION_Q
+        page.select_option("#collection", "party")  # a collection without examples
+        page.click("#new-chat")
+        page.locator("#indexed", has_text="party").wait_for()
+        assert page.locator("#examples button").count() == 0
+        assert not page.errors
+        page.context.close()
+    finally:
+        with site.api(site.admin) as api:
+            api.put("/api/collections/default/settings", json={"example_questions": []})

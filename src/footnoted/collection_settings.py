@@ -6,15 +6,17 @@ Stored values override the defaults taken from :class:`~footnoted.settings.Setti
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from .errors import InvalidInput
 from .settings import Settings
 
 LinkMode = Literal["none", "authenticated", "public"]
 GenerationMode = Literal["extractive", "llm"]
+MAX_EXAMPLES = 6
+Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 
 
 class CollectionSettings(BaseModel):
@@ -41,6 +43,11 @@ class CollectionSettings(BaseModel):
         default=0.35, ge=0.0, le=1.0, description="Lowest best-chunk similarity that answers."
     )
     top_k: int = Field(default=5, ge=1, le=50, description="Chunks retrieved per question.")
+    example_questions: tuple[Question, ...] = Field(
+        default=(),
+        max_length=MAX_EXAMPLES,
+        description="Questions an empty chat offers, to show what the collection answers.",
+    )
 
 
 def defaults(settings: Settings) -> CollectionSettings:

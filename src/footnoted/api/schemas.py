@@ -6,7 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..collection_settings import GenerationMode, LinkMode
+from ..collection_settings import MAX_EXAMPLES, GenerationMode, LinkMode
+from ..collection_settings import Question as ExampleQuestion
 from ..records import Origin
 from ..service import MAX_QUESTION_CHARS
 
@@ -219,6 +220,7 @@ class CollectionSettingsOut(BaseModel):
     generation_mode: GenerationMode
     evidence_threshold: float
     top_k: int
+    example_questions: list[str]
 
 
 class CollectionSettingsIn(BaseModel):
@@ -232,6 +234,11 @@ class CollectionSettingsIn(BaseModel):
     generation_mode: GenerationMode | None = None
     evidence_threshold: Finite | None = Field(default=None, ge=0.0, le=1.0)
     top_k: int | None = Field(default=None, ge=1, le=50)
+    example_questions: list[ExampleQuestion] | None = Field(
+        default=None,
+        max_length=MAX_EXAMPLES,
+        description="Offered on an empty chat; `[]` offers none.",
+    )
 
 
 class RefusalLogOut(BaseModel):

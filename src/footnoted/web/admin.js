@@ -261,6 +261,7 @@ async function loadSettings() {
     const field = form.elements.namedItem(key);
     if (!field) continue;
     if (field.type === "checkbox") field.checked = Boolean(value);
+    else if (Array.isArray(value)) field.value = value.join("\n");
     else field.value = String(value);
   }
   $("#settings-status").textContent = "";
@@ -277,11 +278,13 @@ async function saveSettings(event) {
     generation_mode: form.elements.generation_mode.value,
     evidence_threshold: Number(form.elements.evidence_threshold.value),
     top_k: Number(form.elements.top_k.value),
+    example_questions: form.elements.example_questions.value.split("\n").map((q) => q.trim()).filter(Boolean),
   };
   const status = $("#settings-status");
   try {
     await put(`/api/collections/${encodeURIComponent(name)}/settings`, values);
     status.textContent = "Saved.";
+    window.dispatchEvent(new CustomEvent("footnoted:settings-saved", { detail: name }));
   } catch (error) {
     status.textContent = error.message;
   }

@@ -1,7 +1,7 @@
 // Start-up: warm-up check, sign in/out, wiring of chat, history, viewer and admin.
 import { el, clear, $ } from "./dom.js";
 import { ApiError, get, post, del } from "./api.js";
-import { chat, ask, resetChat, showExport, describeIndexed } from "./chat.js";
+import { chat, ask, resetChat, showExport, describeIndexed, describeExamples } from "./chat.js";
 import { refreshSessions, setUrl, followUrl } from "./history.js";
 import { closeViewer } from "./viewer.js";
 import { initAdmin, fillCollections, showTab } from "./admin.js";
@@ -97,6 +97,7 @@ async function showApp() {
 }
 
 async function describeWhatIsIndexed() {
+  describeExamples();
   try {
     describeIndexed(await get("/api/documents"));
   } catch (_) { /* the hint is a nicety */ }
@@ -155,6 +156,7 @@ function wire() {
     describeWhatIsIndexed();
   });
   $("#origin-filter").addEventListener("change", () => refreshSessions());
+  window.addEventListener("footnoted:settings-saved", (e) => { if (e.detail === chat.collection) describeExamples(); });
   window.addEventListener("popstate", () => { if (me) { showChat(); followUrl(); } });
   $("#viewer-close").addEventListener("click", closeViewer);
   $("#skip-link").addEventListener("click", (e) => { // past the sidebar, to what is shown

@@ -15,6 +15,7 @@ export const chat = {
   onSession: () => {},
   onAdmin: () => {}, // open the admin's "Unanswered questions"
   indexed: "", // what the knowledge base holds, in a few words
+  examples: [], // the collection's example questions, offered on an empty chat
 };
 
 const messages = () => $("#messages");
@@ -46,7 +47,24 @@ function emptyState() {
   return el("div", { id: "empty", class: "empty" },
     el("h2", { text: "Ask your documents" }),
     el("p", { class: "muted", text: "Every sentence of an answer links to the exact passage it came from. When the documents don't say, footnoted tells you so." }),
-    el("p", { id: "indexed", class: "indexed small", text: chat.indexed }));
+    el("p", { id: "indexed", class: "indexed small", text: chat.indexed }),
+    el("div", { id: "examples", class: "examples", role: "group", "aria-label": "Example questions" }, exampleButtons()));
+}
+
+function exampleButtons() {
+  return chat.examples.map((q) => el("button", { type: "button", class: "btn btn-small example", text: q,
+    onclick: () => { if (!chat.busy) ask(q); } }));
+}
+
+// The chosen collection's example questions, on the empty screen (none: nothing shown).
+export async function describeExamples() {
+  let examples = [];
+  try {
+    if (chat.collection) examples = (await get(`/api/collections/${encodeURIComponent(chat.collection)}/settings`)).example_questions || [];
+  } catch (_) { /* the examples are a nicety */ }
+  chat.examples = examples;
+  const box = $("#examples");
+  if (box) clear(box).append(...exampleButtons());
 }
 
 // Say on the empty screen what the chosen knowledge base holds.
