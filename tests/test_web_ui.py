@@ -1114,6 +1114,13 @@ def test_a_refusal_points_to_the_knowledge_base_that_answers_and_asks_there(
     assert page.locator(".bubble-refusal").nth(1).locator(".refusal-elsewhere").count() == 0
     assert not page.errors
     page.context.close()
+    phone = site.page(site.alice, viewport=PHONE)
+    ask(phone, PARTY_Q)
+    hinted = phone.locator(".bubble-refusal .refusal-elsewhere")
+    hinted.wait_for(timeout=60_000)
+    assert phone.evaluate(NO_SIDEWAYS) and hinted.get_by_role("button").is_visible()
+    screenshot(phone, "46-phone-refusal-points-elsewhere")
+    phone.context.close()
 
 
 def test_example_questions_set_by_an_admin_are_offered_on_an_empty_chat(site: Site) -> None:
@@ -1145,6 +1152,15 @@ def test_example_questions_set_by_an_admin_are_offered_on_an_empty_chat(site: Si
         assert page.locator("#examples button").count() == 0
         assert not page.errors
         page.context.close()
+        phone = site.page(site.alice, viewport=PHONE)
+        offered = phone.locator("#examples button")
+        offered.first.wait_for()
+        assert offered.count() == 2 and phone.evaluate(NO_SIDEWAYS)
+        for i in range(2):
+            box = offered.nth(i).bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+        screenshot(phone, "45-phone-example-questions")
+        phone.context.close()
     finally:
         with site.api(site.admin) as api:
             api.put("/api/collections/default/settings", json={"example_questions": []})

@@ -90,6 +90,7 @@ async function showApp() {
   chat.isAdmin = me.is_admin;
   showChat();
   $("#open-admin").hidden = !me.is_admin;
+  if (!chat.sessionId) resetChat(); // the empty chat, unless one is open already
   describeWhatIsIndexed();
   await followUrl(); // the conversation the address names, if any
   refreshSessions();
