@@ -76,6 +76,7 @@ function leave(notice = "") {
 async function showApp() {
   $("#signin").hidden = true;
   $("#app").hidden = false;
+  if (!$("#messages").firstChild) resetChat(); // the empty chat, before anything can be asked
   $("#user-name").textContent = me.name + (me.is_admin ? " · admin" : "");
   // shown only once the views are set up: a click while they load would be undone
   $("#open-admin").hidden = true;
@@ -90,7 +91,6 @@ async function showApp() {
   chat.isAdmin = me.is_admin;
   showChat();
   $("#open-admin").hidden = !me.is_admin;
-  if (!chat.sessionId) resetChat(); // the empty chat, unless one is open already
   describeWhatIsIndexed();
   await followUrl(); // the conversation the address names, if any
   refreshSessions();
