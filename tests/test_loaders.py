@@ -16,7 +16,9 @@ import pytest
 
 from footnoted import loaders
 from footnoted.errors import DocumentError, NotFound, TooLarge, UnsupportedType
-from footnoted.loaders import SUPPORTED_SUFFIXES, detect_kind, load_bytes, load_path
+from footnoted.loaders import KINDS, detect_kind, load_bytes, load_path, media_type
+from footnoted.loaders.kinds import hinted
+from footnoted.loaders.load import LOADERS
 from footnoted.models import ParsedDocument
 from footnoted.pages import page_in_text
 
@@ -377,10 +379,19 @@ def test_detect_kind_refuses_other_binaries() -> None:
         detect_kind(b"\xff\xd8\xff\xe0" + bytes(32), "uploads/photo.pdf")
 
 
-def test_supported_suffixes() -> None:
-    assert {".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text"} == set(
-        SUPPORTED_SUFFIXES
-    )
+def test_every_kind_has_a_loader_a_media_type_and_suffixes_that_hint_at_it() -> None:
+    assert set(LOADERS) == set(KINDS) == {"pdf", "docx", "html", "markdown", "text"}
+    for kind in KINDS.values():
+        assert media_type(kind.name) == kind.media_type and "/" in kind.media_type
+        assert kind.suffixes and all(hinted(s) == kind.name for s in kind.suffixes)
+    assert media_type("nope") == "application/octet-stream" and hinted(".exe") is None
+    note = b"# Title\n\nSome text.\n"  # content alone cannot tell: the suffix decides
+    assert detect_kind(note, "notes.markdown") == "markdown"
+    assert detect_kind(note, "notes.text") == detect_kind(note, "notes") == "text"
+    assert detect_kind(b"<p>Hello</p>\n", "page.htm") == "html"
+    listed = "supported are PDF, Word (.docx), HTML, Markdown and plain text."
+    with pytest.raises(UnsupportedType, match=re.escape(listed)):
+        detect_kind(b"\xff\xd8\xff\xe0" + bytes(32), "photo.jpg")
 
 
 # ---- bad input ------------------------------------------------------------------------

@@ -26,13 +26,6 @@ from .stores.base import StoredFile
 if TYPE_CHECKING:
     from .service import Footnoted
 
-MEDIA_TYPES = {
-    "pdf": "application/pdf",
-    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-    "html": "text/html; charset=utf-8",
-    "markdown": "text/markdown; charset=utf-8",
-    "text": "text/plain; charset=utf-8",
-}
 INTERRUPTED = "Processing was interrupted because the server stopped; reprocess the document."
 
 
@@ -77,7 +70,9 @@ class Uploads:
             status="processing",
             url=url,
         )
-        self.store.begin_upload(document, StoredFile(filename, MEDIA_TYPES[kind], data, title))
+        self.store.begin_upload(
+            document, StoredFile(filename, loaders.media_type(kind), data, title)
+        )
         return self.store.get_document(doc_id)
 
     def original(self, document: Document) -> StoredFile:
@@ -95,9 +90,7 @@ class Uploads:
                 f"The original file of {document.title!r} is no longer available.",
                 code="file_not_found",
             )
-        return StoredFile(
-            path.name, MEDIA_TYPES.get(document.kind, "application/octet-stream"), data
-        )
+        return StoredFile(path.name, loaders.media_type(document.kind), data)
 
     def reprocess(self, document_id: str) -> Document:
         """Mark a document ``processing`` again (its file must still be available)."""

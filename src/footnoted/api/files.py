@@ -7,17 +7,19 @@ from urllib.parse import quote
 
 from starlette.responses import Response
 
+from ..loaders.kinds import KINDS, OTHER_MEDIA_TYPE
 from ..stores.base import StoredFile
-from ..uploads import MEDIA_TYPES
 
-_OTHER = "application/octet-stream"
 # OpenAPI: a download is sent with the file's own media type (what it was uploaded as).
 FILE_RESPONSE: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "The original file, as an attachment, with its own media type.",
         "content": {
             t: {"schema": {"type": "string", "format": "binary"}}
-            for t in [*sorted({m.split(";")[0] for m in MEDIA_TYPES.values()}), _OTHER]
+            for t in [
+                *sorted({k.media_type.split(";")[0] for k in KINDS.values()}),
+                OTHER_MEDIA_TYPE,
+            ]
         },
     }
 }

@@ -6,16 +6,18 @@ loader per kind. Every loader produces blocks (one paragraph-like run of text wi
 page and heading path) that :func:`.blocks.assemble` joins into
 :attr:`ParsedDocument.text`, with one :class:`Segment` per block.
 
-Modules: ``load`` (entry points), ``sniff`` (kinds, encodings), ``sizes`` (size limit),
+Modules: ``kinds`` (the one table of kinds: names, suffixes, media types), ``load``
+(entry points, a loader per kind), ``sniff`` (which kind, encodings), ``sizes`` (size limit),
 ``blocks`` (shared block/segment builder), and one per kind: ``pdf`` (+ ``pdflayout``),
 ``word`` (.docx), ``web`` (HTML), ``md`` (Markdown), ``plain`` (text).
 """
 
 from __future__ import annotations
 
+from .kinds import KINDS, media_type
 from .load import load_bytes, load_path
 from .sizes import check_size
-from .sniff import KINDS, SUPPORTED_SUFFIXES, detect_kind
+from .sniff import detect_kind
 
 __all__ = [
     "KINDS",
@@ -25,11 +27,11 @@ __all__ = [
     "MAX_TEXT_CHARS",
     "MAX_ZIP_MEMBERS",
     "MAX_ZIP_RATIO",
-    "SUPPORTED_SUFFIXES",
     "check_size",
     "detect_kind",
     "load_bytes",
     "load_path",
+    "media_type",
 ]
 
 # Limits on hostile input. The loaders read them from this package each time they run,

@@ -12,6 +12,7 @@ from footnoted.models import ParsedDocument
 
 from . import ocr
 from .blocks import clean, describe
+from .kinds import KINDS
 from .md import load_markdown
 from .pdf import load_pdf
 from .plain import load_text
@@ -20,19 +21,12 @@ from .sniff import display_name, sniff
 from .web import load_html
 from .word import load_docx
 
-_LOADERS: dict[str, Callable[[bytes, str | None, str], ParsedDocument]] = {
+LOADERS: dict[str, Callable[[bytes, str | None, str], ParsedDocument]] = {  # one per kind
     "pdf": load_pdf,
     "docx": load_docx,
     "html": load_html,
     "markdown": load_markdown,
     "text": load_text,
-}
-_KIND_NAMES = {
-    "pdf": "a PDF",
-    "docx": "a Word document",
-    "html": "an HTML page",
-    "markdown": "Markdown",
-    "text": "plain text",
 }
 
 
@@ -47,12 +41,12 @@ def load_bytes(data: bytes, filename: str, *, max_bytes: int | None = None) -> P
         raise DocumentError(f"{name} is empty.")
     _check_text_size(len(text or ""), name)
     try:
-        document = _LOADERS[kind](data, text, name)
+        document = LOADERS[kind](data, text, name)
     except (FootnotedError, MemoryError):
         raise
     except Exception as exc:
         raise DocumentError(
-            f"Could not read {name} as {_KIND_NAMES[kind]}: {describe(exc)}"
+            f"Could not read {name} as {KINDS[kind].label}: {describe(exc)}"
         ) from exc
     if not document.text:
         raise DocumentError(_no_text_message(name, kind))

@@ -11,10 +11,7 @@ from pathlib import PurePath
 
 from footnoted.errors import UnsupportedType
 
-SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
-    {".pdf", ".docx", ".html", ".htm", ".md", ".markdown", ".txt", ".text"}
-)
-KINDS: tuple[str, ...] = ("pdf", "docx", "html", "markdown", "text")
+from .kinds import SUPPORTED_LIST, hinted
 
 ZIP_ERRORS = (zipfile.BadZipFile, OSError, ValueError)  # what opening a bad archive raises
 
@@ -36,7 +33,6 @@ _HTML_START = re.compile(
     r"\A(?:\s|<!--.*?-->|<\?xml[^>]*>)*<(?:!doctype\s+html|html|head|body)[\s>/]",
     re.IGNORECASE | re.DOTALL,
 )
-_SUPPORTED_LIST = "PDF, Word (.docx), HTML, Markdown and plain text"
 
 
 def detect_kind(data: bytes, filename: str) -> str:
@@ -70,27 +66,27 @@ def sniff(data: bytes, filename: str) -> tuple[str, str | None]:
     for signature, what in _BINARY_SIGNATURES:
         if data.startswith(signature):
             raise UnsupportedType(
-                f"{name} looks like {what}, which is not supported; "
-                f"supported are {_SUPPORTED_LIST}."
+                f"{name} looks like {what}, which is not supported; supported are {SUPPORTED_LIST}."
             )
     text = _decode(data)
     if text is None:
         raise UnsupportedType(
             f"{name} is not a supported document: it is binary data, or text in an "
-            f"encoding other than UTF-8/UTF-16; supported are {_SUPPORTED_LIST}."
+            f"encoding other than UTF-8/UTF-16; supported are {SUPPORTED_LIST}."
         )
     if _HTML_START.match(text[:65536]):
         return "html", text
-    if suffix in {".html", ".htm"} and text.lstrip().startswith("<"):
+    hint = hinted(suffix)
+    if hint == "html" and text.lstrip().startswith("<"):
         return "html", text
-    return ("markdown" if suffix in {".md", ".markdown"} else "text"), text
+    return ("markdown" if hint == "markdown" else "text"), text
 
 
 def _sniff_zip(data: bytes, name: str, suffix: str) -> str:
     try:
         names = {member.filename for member in zip_members(data)}
     except ZIP_ERRORS as exc:
-        if suffix == ".docx":
+        if hinted(suffix) == "docx":
             return "docx"  # a damaged Word file: the DOCX loader reports it as unreadable
         raise UnsupportedType(
             f"{name} is a damaged ZIP archive, not a supported document."
@@ -101,7 +97,7 @@ def _sniff_zip(data: bytes, name: str, suffix: str) -> str:
         return "docx"
     raise UnsupportedType(
         f"{name} is a ZIP archive (such as .xlsx, .pptx, .odt or .epub) but not a Word "
-        f".docx document; supported are {_SUPPORTED_LIST}."
+        f".docx document; supported are {SUPPORTED_LIST}."
     )
 
 
