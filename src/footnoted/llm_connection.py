@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import httpx
@@ -57,12 +57,7 @@ class Current:
     saved: bool  # an admin's values, not the environment's
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "base_url": self.base_url,
-            "model": self.model,
-            "api_key_set": self.api_key_set,
-            "saved": self.saved,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +69,7 @@ class CheckResult:
     detail: str | None = None  # the server's own error message, when it gave one
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "message": self.message,
-            "latency_ms": self.latency_ms,
-            "reply": self.reply,
-            "detail": self.detail,
-        }
+        return asdict(self)
 
 
 def _saved(store: Store) -> dict[str, Any]:
@@ -93,7 +82,10 @@ def _saved(store: Store) -> dict[str, Any]:
 
 def settings_for(settings: Settings, store: Store) -> Settings:
     """``settings`` with the saved connection, if any, in place of the environment's."""
-    saved = _saved(store)
+    return _applied(settings, _saved(store))
+
+
+def _applied(settings: Settings, saved: dict[str, Any]) -> Settings:
     if not saved:
         return settings
     return settings.model_copy(
@@ -106,12 +98,10 @@ def settings_for(settings: Settings, store: Store) -> Settings:
 
 
 def current(settings: Settings, store: Store) -> Current:
-    effective = settings_for(settings, store)
+    saved = _saved(store)
+    effective = _applied(settings, saved)
     return Current(
-        effective.llm_base_url,
-        effective.llm_model,
-        bool(effective.llm_api_key),
-        bool(_saved(store)),
+        effective.llm_base_url, effective.llm_model, bool(effective.llm_api_key), bool(saved)
     )
 
 
