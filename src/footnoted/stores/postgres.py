@@ -23,7 +23,16 @@ from .postgres_base import Connection, PostgresBase, now
 from .postgres_chat import ChatMixin
 from .postgres_search import LIVE, dense_search, keyword_search, term_rows
 from .postgres_service import ServiceDataMixin
-from .rows import chunk_from, document_from, no_document, stored_chunks
+from .rows import (
+    PROGRESS_QUERY,
+    chunk_from,
+    document_from,
+    no_document,
+    progress_by_document,
+    progress_params,
+    progress_upsert,
+    stored_chunks,
+)
 
 _DOC_COLUMNS = (
     "id, collection, title, source, kind, content_hash, size, status, enabled, error, url, "
@@ -216,22 +225,13 @@ class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
     def set_progress(self, document_id: str, progress: Progress) -> None:
         """Record where a ``processing`` document's work stands (nothing once it is not)."""
         with self.transaction() as db:
-            db.execute(
-                "INSERT INTO document_progress (document_id, stage, done, total, updated_at) "
-                "SELECT id, %s, %s, %s, %s FROM documents WHERE id = %s AND status = 'processing' "
-                "ON CONFLICT (document_id) DO UPDATE SET stage = excluded.stage, "
-                "done = excluded.done, total = excluded.total, updated_at = excluded.updated_at",
-                (progress.stage, progress.done, progress.total, now(), document_id),
-            )
+            db.execute(progress_upsert(self.PARAM), progress_params(document_id, progress))
 
     def progress(self) -> dict[str, Progress]:
         """The progress of every ``processing`` document that has one, by document id."""
         with self.transaction() as db:
-            rows = db.execute(
-                "SELECT p.document_id, p.stage, p.done, p.total FROM document_progress p "
-                "JOIN documents d ON d.id = p.document_id AND d.status = 'processing'"
-            ).fetchall()
-        return {r["document_id"]: Progress(r["stage"], r["done"], r["total"]) for r in rows}
+            rows = db.execute(PROGRESS_QUERY).fetchall()
+        return progress_by_document(rows)
 
     def fail_interrupted(self, error: str) -> int:
         """Mark documents left ``processing`` by a stopped server as failed."""

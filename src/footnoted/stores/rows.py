@@ -11,10 +11,10 @@ from dataclasses import fields
 from typing import Any, Protocol
 
 from ..errors import NotFound
-from ..models import Chunk, Document
+from ..models import Chunk, Document, Progress
 from ..records import ChatSession, Message, RefusalEntry, User
 from .base import StoredChunk, Vector
-from .encoding import loads, unpack_sentences
+from .encoding import loads, now, unpack_sentences
 
 
 class Row(Protocol):
@@ -29,6 +29,32 @@ def document_from(row: Row) -> Document:
     data = {f.name: row[f.name] for f in fields(Document)}
     data["enabled"] = bool(data["enabled"])
     return Document(**data)
+
+
+# A processing document's progress, in either dialect (``param``: its placeholder). The
+# upsert writes nothing for a document that is no longer processing (a late worker).
+PROGRESS_QUERY = (
+    "SELECT p.document_id, p.stage, p.done, p.total FROM document_progress p "
+    "JOIN documents d ON d.id = p.document_id AND d.status = 'processing'"
+)
+
+
+def progress_upsert(param: str) -> str:
+    values = ", ".join([param] * 4)
+    return (
+        "INSERT INTO document_progress (document_id, stage, done, total, updated_at) "
+        f"SELECT id, {values} FROM documents WHERE id = {param} AND status = 'processing' "
+        "ON CONFLICT (document_id) DO UPDATE SET stage = excluded.stage, "
+        "done = excluded.done, total = excluded.total, updated_at = excluded.updated_at"
+    )
+
+
+def progress_params(document_id: str, progress: Progress) -> tuple[Any, ...]:
+    return (progress.stage, progress.done, progress.total, now(), document_id)
+
+
+def progress_by_document(rows: Sequence[Row]) -> dict[str, Progress]:
+    return {r["document_id"]: Progress(r["stage"], r["done"], r["total"]) for r in rows}
 
 
 def chunk_from(row: Row) -> Chunk:

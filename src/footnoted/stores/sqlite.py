@@ -19,7 +19,16 @@ from .base import StoredChunk, StoredFile, Vector
 from .encoding import pack_sentences
 from .keywords import fts5_match, phrase, plan
 from .migrations import migrate
-from .rows import chunk_from, document_from, no_document, stored_chunks
+from .rows import (
+    PROGRESS_QUERY,
+    chunk_from,
+    document_from,
+    no_document,
+    progress_by_document,
+    progress_params,
+    progress_upsert,
+    stored_chunks,
+)
 from .sqlite_accounts import AccountsMixin
 from .sqlite_base import SQLiteBase, now
 from .sqlite_chat import ChatMixin
@@ -165,21 +174,12 @@ class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
     def set_progress(self, document_id: str, progress: Progress) -> None:
         """Record where a ``processing`` document's work stands (nothing once it is not)."""
         with self.transaction() as db:
-            db.execute(
-                "INSERT INTO document_progress (document_id, stage, done, total, updated_at) "
-                "SELECT id, ?, ?, ?, ? FROM documents WHERE id = ? AND status = 'processing' "
-                "ON CONFLICT (document_id) DO UPDATE SET stage = excluded.stage, "
-                "done = excluded.done, total = excluded.total, updated_at = excluded.updated_at",
-                (progress.stage, progress.done, progress.total, now(), document_id),
-            )
+            db.execute(progress_upsert(self.PARAM), progress_params(document_id, progress))
 
     def progress(self) -> dict[str, Progress]:
         """The progress of every ``processing`` document that has one, by document id."""
-        rows = self.db.execute(
-            "SELECT p.document_id, p.stage, p.done, p.total FROM document_progress p "
-            "JOIN documents d ON d.id = p.document_id AND d.status = 'processing'"
-        ).fetchall()
-        return {r["document_id"]: Progress(r["stage"], r["done"], r["total"]) for r in rows}
+        rows = self.db.execute(PROGRESS_QUERY).fetchall()
+        return progress_by_document(rows)
 
     def fail_interrupted(self, error: str) -> int:
         """Mark documents left ``processing`` by a stopped server as failed."""

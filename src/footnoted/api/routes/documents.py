@@ -12,6 +12,7 @@ from fastapi import APIRouter, File, Form, Header, Query, UploadFile
 from starlette.responses import Response
 
 from ...errors import Conflict, Forbidden
+from ...loaders.sniff import display_name
 from ...models import Document, Progress
 from ...records import User
 from ..access import readable
@@ -32,15 +33,10 @@ PREFER = (
 QUEUED = {"stage": "queued", "done": 0, "total": 0}  # processing, no worker on it yet
 
 
-def file_name(source: str) -> str:
-    """The last part of a source path: what a user who is not an admin sees of it."""
-    return source.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or source
-
-
 def _out(doc: Document, user: User, progress: Progress | None = None) -> DocumentOut:
     data = doc.to_dict()
     if not user.is_admin:
-        data["source"] = file_name(doc.source)
+        data["source"] = display_name(doc.source)  # the file's name, not the server's path
     if doc.status == "processing":
         data["progress"] = QUEUED if progress is None else asdict(progress)
     return DocumentOut.model_validate(data)
