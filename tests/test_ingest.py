@@ -8,6 +8,7 @@ import pytest
 from conftest import SAMPLES, shared, write
 from footnoted import Footnoted
 from footnoted.errors import InvalidInput
+from footnoted.ingest import Parts, embedding_texts
 from footnoted.pages import page_at, page_in_text
 
 
@@ -184,3 +185,22 @@ def test_files_parsed_ahead_are_stored_in_order_and_a_late_twin_is_still_a_dupli
     assert len(service.documents()) == ingest.AHEAD + 3
     again = service.ingest([tmp_path / "docs" / "00.txt", tmp_path / "docs" / "00.txt"])
     assert [r.outcome for r in again.results] == ["unchanged", "unchanged"]
+
+
+def test_table_rows_are_embedded_with_their_header(service: Footnoted, tmp_path: Path) -> None:
+    """A chunk that starts among a table's rows carries the table's first row in what is
+    embedded (the title and section first, its own text last); the text stays as is."""
+    rows = "\n".join(f"| Region {n} | {n * 7} | {n * 3}% |" for n in range(1, 80))
+    table = "| Region | Active riders | Growth |\n|---|---|---|\n" + rows
+    service.ingest([write(tmp_path / "riders.md", f"# Riders\n\nBy region.\n\n{table}\n")])
+    (doc,) = service.documents()
+    chunks = service.store.document_chunks(doc.id)
+    assert len(chunks) > 2
+    texts = embedding_texts(Parts(doc.title, service.store.document_text(doc.id), chunks))
+    assert texts[0] == f"Riders\n{chunks[0].text}"  # the header row is in its own text
+    for chunk, text in zip(chunks[1:], texts[1:], strict=True):
+        assert text == f"Riders\nRegion | Active riders | Growth\n{chunk.text}"
+        assert "Active riders" not in chunk.text
+    (stored,) = service.store.fetch_chunks([chunks[1].id])
+    with_header, without = service.embedder.embed([texts[1], f"Riders\n{chunks[1].text}"])
+    assert float(stored.vector @ with_header) > 0.999 > float(stored.vector @ without)

@@ -273,6 +273,48 @@ def test_html_title_falls_back_to_first_h1() -> None:
     assert doc.title == "Only heading"
 
 
+def test_html_paragraphs_made_of_line_breaks_and_layout_tables() -> None:
+    """Pages without <p>, laid out with tables: two <br> part paragraphs, and a table
+    whose rows hold paragraphs or tables is layout, while a data table keeps its rows."""
+    page = (
+        "<html><body><table><tr><td><img alt=logo></td><td>"
+        "<table><tr><td><font>May 2021<br><br>First paragraph,<br>one line on.<br> <br>"
+        "Second paragraph.</font></td></tr></table></td></tr></table>"
+        "<table><tr><td>Plan</td><td>Price<br>per month</td></tr>"
+        "<tr><td>Team</td><td>25</td></tr></table></body></html>"
+    )
+    assert blocks(load_bytes(page.encode(), "essay.html")) == [
+        "May 2021",
+        "First paragraph, one line on.",
+        "Second paragraph.",
+        "Plan | Price per month",
+        "Team | 25",
+    ]
+
+
+def test_a_saved_web_page_is_read_in_the_encoding_it_declares() -> None:
+    legacy = "<html><head><meta http-equiv='Content-Type' content='text/html; charset={}'>"
+    body = "<title>Caf\u00e9 \u2014 menu</title></head><body><p>Cr\u00e8me br\u00fbl\u00e9e.</p>"
+    for charset in ("windows-1252", "ISO-8859-1"):  # as browsers do, 8859-1 reads as 1252
+        doc = load_bytes((legacy.format(charset) + body).encode("cp1252"), "menu.html")
+        assert (doc.title, blocks(doc)) == (
+            "Caf\u00e9 \u2014 menu",
+            ["Cr\u00e8me br\u00fbl\u00e9e."],
+        )
+    xml = '<?xml version="1.0" encoding="iso-8859-15"?><html><body><p>5 \u20ac</p></body></html>'
+    assert blocks(load_bytes(xml.encode("iso-8859-15"), "price.xhtml")) == ["5 \u20ac"]
+    unknown = "<meta charset=klingon><p>caf\u00e9</p>".encode("latin-1")  # undeclared: refused
+    with pytest.raises(UnsupportedType, match="UTF-8"):
+        load_bytes(unknown, "menu.html")
+    path = PDF_DIR.parent / "html" / "R2R__pg_essay_1.html"  # real: windows-1252, tables
+    if path.is_file():
+        essay = load_path(path)
+        assert essay.title == "A Project of One's Own" and len(essay.segments) == 33
+        assert blocks(essay)[0] == "June 2021"
+        assert blocks(essay)[1].startswith("A few days ago, on the way home from school")
+        assert "as happy as anything I've heard him say \u2014 not just" in essay.text
+
+
 MARKDOWN = """\
 # Guide
 

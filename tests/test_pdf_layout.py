@@ -21,7 +21,7 @@ import pytest
 
 from footnoted.chunking import Chunker, split_sentences
 from footnoted.loaders import load_bytes, load_path
-from footnoted.loaders.blocks import clean_title, slug_title
+from footnoted.loaders.blocks import clean_title, slug_title, table_headers
 from footnoted.models import Chunk, ParsedDocument
 from footnoted.pages import PAGE_BREAK, page_at, page_in_text, page_range
 from footnoted.parsing import Parser
@@ -158,7 +158,7 @@ def texts(doc: ParsedDocument) -> list[str]:
         ("R2R__lyft_2021.pdf", "Lyft, Inc."),  # metadata: an SEC accession number
         ("pdfplumber__scotus-transcript-p1.pdf", "IN THE SUPREME COURT OF THE UNITED STATES"),
         ("R2R__graphrag.pdf", "Graph RAG"),  # metadata: "graphrag"
-        ("pdfplumber__nics-background-checks-2015-11.pdf", "NICS Firearm Background Checks"),
+        ("pdfplumber__nics-background-checks-2015-11.pdf", "NICS Firearm Background Checks November - 2015"),
         ("pdfplumber__cupertino_usd_4-6-16.pdf", "Board of Education Special Meeting AGENDA"),
         ("pdfplumber__senate-expenditures.pdf", None),  # no heading: the file name is used
     ],
@@ -222,6 +222,59 @@ def test_table_rows_stay_rows(more: dict[str, ParsedDocument]) -> None:
     senate = texts(more["pdfplumber__senate-expenditures.pdf"])  # a page printed sideways
     row = next(block for block in senate if block.startswith("DHAW20190001 |"))
     assert row.endswith("920.68 AIRFARE FOR E JOHNSON KANSAS CITY TO WASHINGTON DC AND RETURN")
+
+
+def test_a_bulleted_list_set_as_one_text_object_is_not_a_table(
+    more: dict[str, ParsedDocument],
+) -> None:
+    """PDFium reads some of the 10-K's bulleted lists as one line; their bullets and
+    indents are not table cells, and each item is its own block."""
+    lyft = texts(more["R2R__lyft_2021.pdf"])
+    assert not [block for block in lyft if "• |" in block or "; • " in block]
+    item = "• the sufficiency of our cash, cash equivalents and short-term investments to"
+    assert sum(block.startswith(item) for block in lyft) == 1
+
+
+def test_a_table_header_is_found_for_the_rows_below_it(more: dict[str, ParsedDocument]) -> None:
+    lyft = more["R2R__lyft_2021.pdf"]
+    row = lyft.text.index("Cost of revenue | 1,649,532 | 1,447,516 | 2,176,469")
+    label = lyft.text.index("(in thousands)", row - 200)
+    header = lyft.text.rindex("2021 | 2020 | 2019", 0, row)
+    assert table_headers(lyft.text, [row, label, header, 0]) == [
+        "2021 | 2020 | 2019",  # labels printed between header and rows stay in the table
+        "2021 | 2020 | 2019",
+        None,  # the header row itself
+        None,  # not in a table
+    ]
+    nics = more["pdfplumber__nics-background-checks-2015-11.pdf"]
+    (found,) = table_headers(nics.text, [nics.text.index("Alaska | 209 |")])
+    assert found is not None and found.startswith("State / Territory | Permit | Handgun |")
+    assert found.endswith(" …") and len(found) < 250  # a long header is cut between cells
+
+
+def test_table_headers_part_tables_and_skip_rows_of_amounts() -> None:
+    text = "\n\n".join(
+        [
+            "Plans and their prices, as of this year.",
+            "Plan | Monthly | Yearly",
+            "Starter | $10 | $100",
+            "Team | $25 | $250",
+            "A paragraph after the table, long enough to end it for anyone reading it.",
+            "Item | Count",  # a new table
+            "Seats | 5",
+            "Prices in dollars",  # a label between rows: the same table
+            "Storage | 10",
+            "Totals",
+            "Region | Users | Share | Growth",  # more cells after a label: the next table
+            "North | 10 | 5% | 1%",
+            "Summary",
+            "1,000 | 2,000 | 3,000",  # amounts: no header printed as a row
+            "4,000 | 5,000 | 6,000",
+        ]
+    )
+    rows = [text.index(line) for line in ("Team |", "Storage |", "North |", "4,000 |")]
+    assert table_headers(text, rows) == ["Plan | Monthly | Yearly", "Item | Count",
+                                         "Region | Users | Share | Growth", None]  # fmt: skip
 
 
 def _text_pdf(lines_per_page: list[list[str]]) -> bytes:

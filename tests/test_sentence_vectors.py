@@ -9,7 +9,7 @@ import pytest
 
 from footnoted import Footnoted, Settings
 from footnoted.embedding import SentenceTransformerEmbedder, get_embedder, pool_spans
-from footnoted.ingest import embedding_text
+from footnoted.ingest import Parts, embedding_texts
 from footnoted.sentences import chunk_sentences
 
 pytestmark = pytest.mark.precision
@@ -80,7 +80,7 @@ def test_ingest_stores_them_retrieval_scores_them_and_reindex_fills_old_chunks(
 
         assert stored.sentences is not None and len(stored.sentences) == len(spans) == 4
         backups = next(i for i, (s, e, _) in enumerate(spans) if "Backups" in text_of(s, e))
-        text = embedding_text(doc.title, stored.chunk)
+        (text,) = embedding_texts(Parts(doc.title, fn.store.document_text(doc.id), chunks))
         shift = len(text) - len(stored.chunk.text)
         _, (fresh,) = fn.embedder.embed_passages(  # the service's own precision
             [text], [[(shift + s, shift + e) for s, e, _ in spans]]

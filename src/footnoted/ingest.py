@@ -23,6 +23,7 @@ import numpy as np
 from . import loaders
 from .embedding import Embedder, Vectors
 from .errors import FootnotedError, InvalidInput
+from .loaders.blocks import table_headers
 from .models import Chunk, Document
 from .parsing import Parser
 from .sentences import chunk_sentences
@@ -80,6 +81,10 @@ class _Pending:
     chunks: list[Chunk]
     replaces: bool
 
+    @property
+    def parts(self) -> Parts:
+        return Parts(self.document.title, self.text, self.chunks)
+
 
 def document_id(collection: str, content_hash: str) -> str:
     return hashlib.sha256(f"{collection}\x00{content_hash}".encode()).hexdigest()[:32]
@@ -111,27 +116,43 @@ def walk(paths: Iterable[Path]) -> Iterator[Path]:
             yield path
 
 
-def embedding_text(title: str, chunk: Chunk) -> str:
-    """What gets embedded: the document title and section path give a chunk its context."""
-    heading = title if not chunk.section or chunk.section == title else f"{title} > {chunk.section}"
-    return f"{heading}\n{chunk.text}"
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """A document's chunks with what their context needs: its title and text."""
+
+    title: str
+    text: str
+    chunks: Sequence[Chunk]
+
+
+def embedding_texts(parts: Parts) -> list[str]:
+    """What gets embedded for each chunk: the document title and section path give it
+    its context, and a chunk that starts among a table's rows gets the table's first row
+    (its header); the chunk's own text comes last."""
+    headers = table_headers(parts.text, [c.char_start for c in parts.chunks])
+    texts = []
+    for chunk, header in zip(parts.chunks, headers, strict=True):
+        title, section = parts.title, chunk.section
+        heading = title if not section or section == title else f"{title} > {section}"
+        texts.append("\n".join(filter(None, (heading, header, chunk.text))))
+    return texts
 
 
 def embed_chunks(
     embedder: Embedder,
-    titled: Sequence[tuple[str, Chunk]],
+    documents: Sequence[Parts],
     progress: Callable[[int], None] | None = None,
 ) -> Embedded:
-    """Embed ``(document title, chunk)`` pairs: each chunk's vector and, from the same
+    """Embed the documents' chunks, in order: each chunk's vector and, from the same
     pass, its sentences' vectors in context (``chunk_sentences`` order). With
     ``progress``, chunks go in steps of ``EMBED_STEP``, each followed by
     ``progress(chunks done)``."""
     texts, spans = [], []
-    for title, chunk in titled:
-        text = embedding_text(title, chunk)
-        shift = len(text) - len(chunk.text)
-        texts.append(text)
-        spans.append([(shift + s, shift + e) for s, e, _ in chunk_sentences(chunk.text)])
+    for parts in documents:
+        for chunk, text in zip(parts.chunks, embedding_texts(parts), strict=True):
+            shift = len(text) - len(chunk.text)
+            texts.append(text)
+            spans.append([(shift + s, shift + e) for s, e, _ in chunk_sentences(chunk.text)])
     if progress is None:
         return Embedded(*embedder.embed_passages(texts, spans))
     vectors: list[Vectors] = []
@@ -291,9 +312,7 @@ class Ingestor:
     def _flush(self, pending: list[_Pending], done: ProgressFn) -> None:
         if not pending:
             return
-        embedded = embed_chunks(
-            self.embedder, [(p.document.title, c) for p in pending for c in p.chunks]
-        )
+        embedded = embed_chunks(self.embedder, [p.parts for p in pending])
         offset = 0
         for item in pending:
             n = len(item.chunks)
@@ -308,7 +327,7 @@ class Ingestor:
         """Re-embed a stored document's chunks with the current model (no re-parsing)."""
         chunks = self.store.document_chunks(document.id)
         text = self.store.document_text(document.id)
-        embedded = embed_chunks(self.embedder, [(document.title, c) for c in chunks])
+        embedded = embed_chunks(self.embedder, [Parts(document.title, text, chunks)])
         updated = replace(document, embedding_model=self.embedder.name, chunk_count=len(chunks))
         self.store.save_document(updated, text, chunks, embedded.vectors, embedded.sentences)
         return len(chunks)

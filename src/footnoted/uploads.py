@@ -127,9 +127,7 @@ class Uploads:
             self.store.set_progress(document.id, Progress("embedding", done, total))
 
         embedding(0)
-        embedded = embed_chunks(
-            self.service.embedder, [(item.document.title, c) for c in item.chunks], embedding
-        )
+        embedded = embed_chunks(self.service.embedder, [item.parts], embedding)
         self.store.set_progress(document.id, Progress("saving", total, total))
         ready = replace(item.document, chunk_count=total)
         self.store.get_document(document.id)  # NotFound if it was deleted meanwhile

@@ -13,7 +13,7 @@ from ..evaluation.datasets import (
     read_squad,
     safe_stem,
 )
-from ..ingest import embedding_text
+from ..ingest import FileResult, embedding_texts
 from ..service import Footnoted
 
 DATA = Path("../shared/data")
@@ -53,12 +53,12 @@ def questions(data: Path) -> list[str]:
 
 
 def chunk_texts(fn: Footnoted, files: dict[str, str], limit: int) -> list[str]:
-    """What ingestion would embed for these files: chunk text with title and section."""
+    """What ingestion would embed for these files (``ingest.embedding_texts``)."""
     texts: list[str] = []
     for name, text in files.items():
         pending = fn.ingestor.prepare(text.encode(), name, name, "bench")
-        chunks = getattr(pending, "chunks", [])
-        texts.extend(embedding_text(pending.document.title, c) for c in chunks)  # type: ignore[union-attr]
+        if not isinstance(pending, FileResult):
+            texts.extend(embedding_texts(pending.parts))
         if len(texts) >= limit:
             break
     return texts[:limit]

@@ -11,12 +11,19 @@ form feed and extends its segment, so chunking never cuts that paragraph in two.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from footnoted.models import ParsedDocument, Segment
 from footnoted.pages import PAGE_BREAK, separator
+
+CELLS = " | "  # what joins a table row's cells: each row is one block
+HEADER_CHARS = 240  # a table header row given as context is cut to about this length
+LABEL_WORDS = 12  # a longer block between rows ends the table
+_AMOUNT = re.compile(r"^[-–—$€£¥%().,\d\s]*\d[-–—$€£¥%().,\d\s]*$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +90,63 @@ def describe(exc: BaseException) -> str:
     """An exception as one short, clean line for an error message."""
     text = clean(str(exc)) or type(exc).__name__
     return text if len(text) <= 200 else text[:199] + "…"
+
+
+def table_headers(text: str, offsets: Sequence[int]) -> list[str | None]:
+    """For each offset into an assembled ``text``: the first row of the table it is in,
+    when that row is above the offset's block (the header its cells need to be read),
+    else None. A table is a run of rows (blocks of cells joined by ``CELLS``) and of the
+    short labels printed between them; a row with another number of cells after such a
+    label, once the table has data rows, starts the next table. One pass over the
+    blocks, however many offsets."""
+    starts: list[int] = []
+    headers: list[tuple[int, str] | None] = []
+    table = _Table()
+    for match in re.finditer(r"[^\n]+", text):
+        starts.append(match.start())
+        headers.append(table.add(match.start(), match.group().lstrip(PAGE_BREAK)))
+    found: list[str | None] = []
+    for offset in offsets:
+        index = bisect.bisect_right(starts, offset) - 1
+        row = headers[index] if index >= 0 else None
+        found.append(row[1] or None if row is not None and row[0] < starts[index] else None)
+    return found
+
+
+class _Table:
+    """The table being read, block by block."""
+
+    def __init__(self) -> None:
+        self.header: tuple[int, str] | None = None
+        self.cells = 0  # the last row's
+        self.data = False  # a row below the header was seen
+        self.label = False  # a label since the last row
+
+    def add(self, start: int, block: str) -> tuple[int, str] | None:
+        """The header of the table ``block`` belongs to (None: not in a table)."""
+        if CELLS not in block:
+            words = block.split()
+            if self.header is None or len(words) > LABEL_WORDS or block[-1:] in ".?!":
+                self.header = None
+            self.label = True
+            return self.header
+        cells = block.split(CELLS)
+        if self.header is None or (self.label and self.data and len(cells) != self.cells):
+            # a row of amounts is data: its table's header was not printed as a row
+            named = not any(_AMOUNT.match(cell) and not _YEAR.match(cell) for cell in cells)
+            self.header = (start, _cut_row(block)) if named else (start, "")
+            self.data = False
+        else:
+            self.data = True
+        self.cells, self.label = len(cells), False
+        return self.header
+
+
+def _cut_row(row: str) -> str:
+    if len(row) <= HEADER_CHARS:
+        return row
+    cut = row.rfind(CELLS, 0, HEADER_CHARS)
+    return row[: cut if cut > 0 else HEADER_CHARS] + " …"
 
 
 def _turns(block: Block, previous: int | None) -> int:

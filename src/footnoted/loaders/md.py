@@ -11,7 +11,7 @@ from markdown_it.token import Token
 
 from footnoted.models import ParsedDocument
 
-from .blocks import Block, Sections, assemble, clean, clean_title
+from .blocks import CELLS, Block, Sections, assemble, clean, clean_title
 from .web import html_fragment_blocks
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
@@ -65,7 +65,7 @@ class _MarkdownBlocks:
             self._flush()
             self._row = []
         elif kind == "tr_close":
-            self._add(" | ".join(cell for cell in (self._row or []) if cell))
+            self._add(CELLS.join(cell for cell in (self._row or []) if cell))
             self._row = None
         elif kind in ("paragraph_open", "paragraph_close") and self._item_depth:
             self._buffer.append(" ")  # the paragraphs of one list item stay one block

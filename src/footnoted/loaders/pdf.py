@@ -20,7 +20,7 @@ from footnoted.errors import DocumentError
 from footnoted.models import ParsedDocument
 
 from . import ocr
-from .blocks import assemble, clean, describe
+from .blocks import CELLS, assemble, clean, describe
 from .pdflayout import Bookmark, Line, lay_out
 
 PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe
@@ -143,11 +143,11 @@ def _page_lines(page: _Page) -> list[Line]:
         raw = match.group()
         positions = [match.start() + i for i, ch in enumerate(raw) if not ch.isspace()]
         if positions:
-            chars = [to_char(p) for p in positions]
-            line = _measure(page, raw, chars)
-            if line.size > 0:
-                _find_cells(page, line, chars)
-            lines.append(line)
+            for piece, chars in _printed_lines(page, raw, [to_char(p) for p in positions]):
+                line = _measure(page, piece, chars)
+                if line.size > 0:
+                    _find_cells(page, line, chars)
+                lines.append(line)
     return [line for line in lines if not line.garbled]
 
 
@@ -191,6 +191,34 @@ def _bold(textpage: Any, index: int) -> bool:
     return bool(_BOLD_NAME.search(name.value.decode("latin-1")))
 
 
+def _printed_lines(page: _Page, raw: str, chars: list[int]) -> list[tuple[str, list[int]]]:
+    """PDFium reports some runs of printed lines as one line (a bulleted list set as one
+    text object); split such a line where its words wrap back to a lower line, so its
+    bullets and gaps are not read as table cells. ``chars`` are the PDFium indexes of
+    ``raw``'s non-space characters."""
+    runs = page.runs(chars[0], chars[-1])
+    size = min((top - bottom for _, bottom, _, top in runs), default=0.0)
+    if len(runs) < 3 or size <= 0 or max(r[1] for r in runs) - min(r[1] for r in runs) < size:
+        return [(raw, chars)]
+    pieces: list[tuple[list[str], list[int]]] = []
+    offset = 0
+    previous: Box | None = None
+    for word in raw.split():
+        box = page.box(chars[offset])
+        wraps = (
+            box is not None
+            and previous is not None
+            and (box[3] < previous[1] + 0.2 * size and box[0] < previous[0])
+        )
+        if not pieces or wraps:
+            pieces.append(([], []))
+        pieces[-1][0].append(word)
+        pieces[-1][1].extend(chars[offset : offset + len(word)])
+        offset += len(word)
+        previous = box or previous
+    return [(" ".join(words), indexes) for words, indexes in pieces]
+
+
 def _find_cells(page: _Page, line: Line, chars: list[int]) -> None:
     """A line whose text runs stand apart by more than a text height, twice or more, is
     a table row: its cells are joined with " | " (``line.row``)."""
@@ -213,7 +241,7 @@ def _find_cells(page: _Page, line: Line, chars: list[int]) -> None:
         cells[-1].append(word)
         offset += len(word)
     if len(cells) >= 3:
-        line.text = " | ".join(" ".join(cell) for cell in cells)
+        line.text = CELLS.join(" ".join(cell) for cell in cells)
         line.row = True
 
 

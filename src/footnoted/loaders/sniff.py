@@ -29,6 +29,12 @@ _BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"\x7fELF", "an executable program"),
     (b"{\\rtf", "an RTF document"),
 )
+_DECLARED = re.compile(  # <meta charset=…>, <meta … content="text/html; charset=…">, <?xml …?>
+    rb"<meta\b[^>]*?charset\s*=\s*[\"']?([a-z0-9_.:-]+)"
+    rb"|<\?xml\b[^>]*?encoding\s*=\s*[\"']([a-z0-9_.:-]+)",
+    re.IGNORECASE,
+)
+_ASCII_SUPERSETS = {"ascii", "latin-1", "iso8859-1"}  # declared as such, meant as windows-1252
 _HTML_START = re.compile(
     r"\A(?:\s|<!--.*?-->|<\?xml[^>]*>)*<(?:!doctype\s+html|html|head|body)[\s>/]",
     re.IGNORECASE | re.DOTALL,
@@ -102,13 +108,15 @@ def _sniff_zip(data: bytes, name: str, suffix: str) -> str:
 
 
 def _decode(data: bytes) -> str | None:
-    """Text from UTF-8 (BOM optional) or BOM-marked UTF-16; None when it is not text."""
+    """Text from UTF-8 (BOM optional), BOM-marked UTF-16, or the encoding an HTML page or
+    XML file declares at its top (a saved web page in windows-1252); None when it is not
+    text. Undeclared legacy encodings are not guessed."""
     if data.startswith(codecs.BOM_UTF8):
         encoding = "utf-8-sig"
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
     else:
-        encoding = "utf-8"
+        encoding = _declared(data) or "utf-8"
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError:
@@ -118,3 +126,16 @@ def _decode(data: bytes) -> str | None:
     if "\x00" in text or controls > len(sample) // 100:
         return None
     return text
+
+
+def _declared(data: bytes) -> str | None:
+    """The encoding declared in the first 4 KiB (Python's name for it), if Python knows it.
+    As browsers do, ASCII and ISO-8859-1 are read as windows-1252, their superset."""
+    found = _DECLARED.search(data[:4096])
+    if found is None:
+        return None
+    try:
+        name = codecs.lookup((found[1] or found[2]).decode("ascii")).name
+    except LookupError:
+        return None
+    return "cp1252" if name in _ASCII_SUPERSETS else name

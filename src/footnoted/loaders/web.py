@@ -12,7 +12,7 @@ from footnoted import loaders
 from footnoted.errors import DocumentError
 from footnoted.models import ParsedDocument
 
-from .blocks import Block, Sections, assemble, clean, clean_title
+from .blocks import CELLS, Block, Sections, assemble, clean, clean_title
 
 
 def _words(text: str) -> frozenset[str]:
@@ -34,6 +34,8 @@ _HTML_FLAT = _words(
 )
 _HTML_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^<>]*)>")
 _HTML_HEADINGS = {f"h{level}": level for level in range(1, 7)}
+# what a data table's row does not hold: its cells are parts of a page, not values
+_LAYOUT_INSIDE = "table, h1, h2, h3, h4, h5, h6, br + br"
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 
 
@@ -79,6 +81,7 @@ class _HtmlBlocks:
         self._buffer: list[str] = []
         self._cells: list[str] | None = None
         self._in_heading = False
+        self._after_br = False  # a <br> and nothing but white space since
 
     def walk(self, root: LexborNode) -> None:
         stack: list[LexborNode | _End] = [root]
@@ -92,19 +95,27 @@ class _HtmlBlocks:
 
     def _open(self, node: LexborNode) -> list[LexborNode | _End]:
         if node.is_text_node:
-            self._buffer.append(node.text_content or "")
+            text = node.text_content or ""
+            self._buffer.append(text)
+            self._after_br = self._after_br and not text.strip()
             return []
         tag = node.tag or ""
         if not node.is_element_node or tag in _HTML_SKIP or _html_hidden(node):
             return []
-        if tag == "br":
-            self._buffer.append(" ")
+        if tag == "br":  # two in a row part paragraphs, as pages without <p> are written
+            if self._after_br and self._cells is None and not self._in_heading:
+                self._flush()
+            else:
+                self._buffer.append(" ")
+                self._after_br = True
             return []
         children: list[LexborNode | _End] = list(node.iter(include_text=True))
         if tag in _HTML_INLINE:
             return children
         if self._cells is not None or self._in_heading:
             return self._open_inside(tag, children)
+        if tag == "tr" and node.css_first(_LAYOUT_INSIDE) is not None:
+            return children  # a page laid out with a table: its cells hold blocks
         if tag == "tr":
             self._flush()
             self._cells = []
@@ -129,7 +140,7 @@ class _HtmlBlocks:
         elif end.row:
             cells, self._cells = self._cells or [], None
             self._buffer.clear()
-            self._add(" | ".join(cell for cell in cells if cell), 0)
+            self._add(CELLS.join(cell for cell in cells if cell), 0)
         else:
             self._flush(end.heading)
             self._in_heading = False
@@ -137,6 +148,7 @@ class _HtmlBlocks:
     def _flush(self, heading: int = 0) -> None:
         text = clean("".join(self._buffer))
         self._buffer.clear()
+        self._after_br = False
         self._add(text, heading)
 
     def _add(self, text: str, heading: int) -> None:

@@ -19,7 +19,7 @@ from footnoted import loaders
 from footnoted.errors import DocumentError
 from footnoted.models import ParsedDocument
 
-from .blocks import Block, Sections, assemble, clean, clean_title
+from .blocks import CELLS, Block, Sections, assemble, clean, clean_title
 from .sizes import megabytes
 from .sniff import ZIP_ERRORS, zip_members
 
@@ -116,7 +116,7 @@ def _docx_rows(table: Table) -> Iterator[str]:
         for cell in row.tc_lst:
             texts = (Paragraph(p, table).text for p in cell.iter(_W_P))
             cells.append(clean(" ".join(texts)))
-        yield " | ".join(cell for cell in cells if cell)
+        yield CELLS.join(cell for cell in cells if cell)
 
 
 def _is_title_style(paragraph: Paragraph) -> bool:
