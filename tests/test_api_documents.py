@@ -9,6 +9,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import docx
 import pytest
 
 from apihelpers import Api, api
@@ -175,6 +176,42 @@ def test_download_viewer_delete_and_reprocess(app: Api) -> None:
     body = app.chat("Where do bikes go?", collection="campus").json()
     assert doc["id"] not in {c["document_id"] for c in body.get("citations", [])}
     assert app.client.post(path + "/reprocess", headers=app.admin).status_code == 404
+
+
+def _docx(paragraphs: list[tuple[str, str]]) -> bytes:
+    document = docx.Document()
+    for style, text in paragraphs:
+        document.add_paragraph(text, style=style)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def test_document_text_names_its_headings_for_the_viewer(app: Api) -> None:
+    """Markdown, Word and HTML keep their structure: ``/text`` says where each heading is
+    and at what level, in the offsets citations use."""
+    outline = [("Title", 1), ("Rooms", 2), ("Booking", 3), ("Keys", 2)]
+    body = "Rooms are booked a week ahead and held for ten minutes past the hour."
+    files = {
+        "rooms.md": f"# Title\n\n## Rooms\n\n### Booking\n\n{body}\n\n## Keys\n\nAt the desk.\n",
+        "rooms.html": (
+            "<html><body><h1>Title</h1><h2>Rooms</h2><h3>Booking</h3>"
+            f"<p>{body}</p><h2>Keys</h2><p>At the desk.</p></body></html>"
+        ),
+    }
+    uploads = {
+        name: upload(app, name, text.encode(), collection="rooms") for name, text in files.items()
+    }
+    word = [("Heading 1", "Title"), ("Heading 2", "Rooms"), ("Heading 3", "Booking"),
+            ("Normal", body), ("Heading 2", "Keys"), ("Normal", "At the desk.")]  # fmt: skip
+    uploads["rooms.docx"] = upload(app, "rooms.docx", _docx(word), collection="rooms")
+    for name, doc in uploads.items():
+        got = app.client.get(f"/api/documents/{doc['id']}/text", headers=app.alice).json()
+        found = [(got["text"][h["start"] : h["end"]], h["level"]) for h in got["headings"]]
+        assert found == outline, name
+    plain = upload(app, "rooms.txt", body.encode(), collection="rooms")
+    got = app.client.get(f"/api/documents/{plain['id']}/text", headers=app.alice).json()
+    assert got["headings"] == []
 
 
 def test_ingested_files_download_from_their_source_whose_path_only_admins_see(app: Api) -> None:

@@ -220,6 +220,20 @@ def test_ask_streams_badges_footer_hover_and_viewer(site: Site) -> None:
     assert found.inner_text() == text[lead["exact_doc_start"] : lead["exact_doc_end"]]
     assert "refunded in full" in "".join(marks)
     assert page.locator("#viewer mark.exact").first.is_visible()  # scrolled into view
+    headings = page.locator("#viewer [role=heading]")  # the Markdown's own structure
+    assert headings.all_inner_texts() == [
+        "Northwind Cloud Customer Handbook", "Plans", "Billing", "Refunds", "Monthly plans",
+        "Annual plans", "Security", "Support",
+    ]  # fmt: skip
+    levels = [h.get_attribute("aria-level") for h in headings.all()]
+    assert levels == ["1", "2", "2", "2", "3", "3", "2", "2"]
+    sizes = page.eval_on_selector_all(
+        "#viewer [role=heading]", "hs => hs.map(h => parseFloat(getComputedStyle(h).fontSize))"
+    )
+    body_size = page.eval_on_selector(
+        "#viewer-text", "t => parseFloat(getComputedStyle(t).fontSize)"
+    )
+    assert sizes[0] > sizes[1] > sizes[4] > body_size  # levels look like levels
     active = answer.locator(".source.active")
     assert active.count() == 1 and "Annual plans" in active.inner_text()
     assert answer.locator("details.sources").get_attribute("open") is not None

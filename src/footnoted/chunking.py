@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from sentencex import segment
 
-from .models import Chunk, ParsedDocument, Segment
+from .models import SECTION_JOIN, Chunk, ParsedDocument, Segment
 from .pages import PAGE_BREAK, page_after
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
@@ -102,7 +102,7 @@ class Chunker:
                     char_start=start,
                     char_end=end,
                     page=page_after(first.page, parsed.text, first.start, start),
-                    section=" > ".join(last.section) or None,
+                    section=SECTION_JOIN.join(last.section) or None,
                     token_count=sum(p.tokens for p in group),
                 )
             )
@@ -210,6 +210,32 @@ def _heading_only(group: list[Piece], segments: Sequence[Segment]) -> bool:
     """A group that is just a heading block: it should join the text it introduces."""
     seg = segments[group[0].segment]
     return len({p.segment for p in group}) == 1 and bool(seg.section) and len(group) == 1
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """Where one of the document's own headings is in its text (level 1: outermost)."""
+
+    start: int
+    end: int
+    level: int
+
+
+def headings(chunks: Sequence[Chunk]) -> list[Heading]:
+    """The headings in the text, read back from stored chunks: a heading is a block of
+    its own that opens its section, so the chunk of that section starts with it (a
+    heading that opens a subsection at once comes right before that one's)."""
+    found: dict[int, Heading] = {}
+    for chunk in chunks:
+        path = chunk.section.split(SECTION_JOIN) if chunk.section else []
+        depth = 0
+        for match in re.finditer(r"[^\n\f]+", chunk.text):
+            if match.group() not in path[depth:]:
+                break
+            depth = path.index(match.group(), depth) + 1
+            start = chunk.char_start + match.start()
+            found[start] = Heading(start, start + len(match.group()), depth)
+    return sorted(found.values(), key=lambda heading: heading.start)
 
 
 def chunk_id(document_id: str, index: int, text: str) -> str:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from .models import Citation, RetrievedChunk, Span
+from .models import SECTION_JOIN, Citation, RetrievedChunk, Span
 from .pages import page_at
 
 MARKER = re.compile(r"\[(\d+(?:\s*[,\-–]\s*\d+)*)\]")
@@ -47,7 +47,7 @@ def excerpt(text: str, section: str | None = None, limit: int = EXCERPT_CHARS) -
     section path ends with is left out: the citation shows its section already, and
     "Annual plans Annual plans are refunded…" reads as a stutter."""
     first, newline, rest = text.strip().partition("\n")
-    heading = (section or "").rsplit(" > ", 1)[-1].strip()
+    heading = (section or "").rsplit(SECTION_JOIN, 1)[-1].strip()
     if newline and heading and " ".join(first.split()) == " ".join(heading.split()):
         text = rest
     flat = " ".join(text.split())

@@ -74,6 +74,9 @@ class Progress:
     total: int = 0
 
 
+SECTION_JOIN = " > "  # how a chunk's section path is written: "Handbook > Refunds"
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     id: str

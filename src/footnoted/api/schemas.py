@@ -191,10 +191,20 @@ class DocumentPatch(BaseModel):
     enabled: bool = Field(description="false hides the document from retrieval at once.")
 
 
+class HeadingOut(BaseModel):
+    start: int = Field(description="Offset of the heading in `text`, as citations count.")
+    end: int
+    level: int = Field(description="1 for the outermost heading, 2 below it, and so on.")
+
+
 class DocumentTextOut(BaseModel):
     id: str
     title: str
     text: str
+    headings: list[HeadingOut] = Field(
+        description="The document's own headings in `text` (Markdown, Word, HTML, and PDF "
+        "outline or inferred headings), in order."
+    )
 
 
 class ChunkOut(BaseModel):

@@ -120,7 +120,9 @@ async function showText() {
   const ranges = spans.map((s) => [at(s.doc_start), at(s.doc_end)]);
   const answers = spans.filter((s) => Number.isInteger(s.exact_doc_start))
     .map((s) => [at(s.exact_doc_start), at(s.exact_doc_end)]);
-  body.append(...highlighted(doc.text, [at(citation.char_start), at(citation.char_end)], ranges, answers));
+  const headings = (doc.headings || []).map((h) => [at(h.start), at(h.end), h.level]);
+  body.append(...highlighted(doc.text, [at(citation.char_start), at(citation.char_end)], ranges,
+    answers, headings));
   const target = body.querySelector("mark.exact") || body.querySelector(".passage");
   if (target) {
     target.scrollIntoView({ block: "center" });
@@ -138,16 +140,17 @@ function safeUrl(url) {
   }
 }
 
-// Text nodes for the whole document: the cited chunk as a passage, the quoted spans
-// marked, and inside them the exact answer the reader found.
-function highlighted(text, chunk, exact, answers = []) {
+// Text nodes for the whole document: its own headings as headings, the cited chunk as a
+// passage, the quoted spans marked, and inside them the exact answer the reader found.
+function highlighted(text, chunk, exact, answers = [], headings = []) {
   const clamp = (n) => Math.max(0, Math.min(text.length, n));
   const [cs, ce] = [clamp(chunk[0]), clamp(chunk[1])];
   const marks = exact.map(([a, b]) => [clamp(a), clamp(b)]).filter(([a, b]) => b > a)
     .sort((x, y) => x[0] - y[0]);
   const cuts = new Set([0, text.length, cs, ce]);
   const found = answers.map(([a, b]) => [clamp(a), clamp(b)]).filter(([a, b]) => b > a);
-  for (const [a, b] of [...marks, ...found]) { cuts.add(a); cuts.add(b); }
+  const heads = headings.map(([a, b, level]) => [clamp(a), clamp(b), level]).filter(([a, b]) => b > a);
+  for (const [a, b] of [...marks, ...found, ...heads]) { cuts.add(a); cuts.add(b); }
   const points = [...cuts].sort((a, b) => a - b);
   const nodes = [];
   let passage = null;
@@ -157,9 +160,15 @@ function highlighted(text, chunk, exact, answers = []) {
     const piece = text.slice(a, b);
     const inExact = marks.some(([x, y]) => x <= a && b <= y);
     const inAnswer = found.some(([x, y]) => x <= a && b <= y);
-    const node = inExact
+    let node = inExact
       ? el("mark", { class: inAnswer ? "exact answer-span" : "exact", text: piece })
       : document.createTextNode(piece);
+    const heading = heads.find(([x, y]) => x <= a && b <= y);
+    if (heading) { // the heading's first piece is the one a screen reader names
+      const level = Math.min(heading[2], 6);
+      node = el("span", { class: `doc-heading doc-heading-${Math.min(level, 4)}`, ...(a === heading[0]
+        ? { role: "heading", "aria-level": String(level) } : {}) }, node);
+    }
     if (a >= cs && b <= ce && ce > cs) {
       if (!passage) {
         passage = el("span", { class: "passage" });

@@ -11,6 +11,7 @@ import anyio
 from fastapi import APIRouter, File, Form, Header, Query, UploadFile
 from starlette.responses import Response
 
+from ...chunking import headings
 from ...errors import Conflict, Forbidden
 from ...loaders.sniff import display_name
 from ...models import Document, Progress
@@ -20,7 +21,14 @@ from ..auth import AdminUser, CurrentUser
 from ..errors import responses
 from ..files import FILE_RESPONSE, file_response
 from ..responses import SafeJSONResponse
-from ..schemas import ChunkOut, DocumentOut, DocumentPatch, DocumentTextOut, LinkOut
+from ..schemas import (
+    ChunkOut,
+    DocumentOut,
+    DocumentPatch,
+    DocumentTextOut,
+    HeadingOut,
+    LinkOut,
+)
 from ..state import AppState, State
 
 router = APIRouter(prefix="/api/documents", tags=["documents"], responses=responses(401))
@@ -184,7 +192,13 @@ def public_link(document_id: str, user: CurrentUser, state: State) -> LinkOut:
 def document_text(document_id: str, user: CurrentUser, state: State) -> DocumentTextOut:
     """The extracted text that citation offsets point into."""
     doc = readable(state.service, document_id, user)
-    return DocumentTextOut(id=doc.id, title=doc.title, text=state.service.document_text(doc.id))
+    found = headings(state.service.document_chunks(doc.id))
+    return DocumentTextOut(
+        id=doc.id,
+        title=doc.title,
+        text=state.service.document_text(doc.id),
+        headings=[HeadingOut(start=h.start, end=h.end, level=h.level) for h in found],
+    )
 
 
 @router.get("/{document_id}/chunks", responses=responses(403, 404))
