@@ -52,7 +52,7 @@ class Footnoted:
         self.retriever = Retriever(self.store, self.embedder)
         self.pipeline = Pipeline(self.settings, self.retriever, self.embedder, self.llm_settings)
         self._ingestor: Ingestor | None = None
-        self.uploads = Uploads(self)
+        self.uploads = Uploads(self.settings, self.store, lambda: self.ingestor)
 
     def close(self) -> None:
         if self._ingestor is not None:

@@ -13,26 +13,27 @@ marks them failed at the next start.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from . import loaders
 from .errors import DocumentError, FootnotedError, NotFound
-from .ingest import FileResult, check_url, document_id, embed_chunks
+from .ingest import FileResult, Ingestor, check_url, document_id, embed_chunks
 from .models import Document, Progress
-from .stores.base import StoredFile
-
-if TYPE_CHECKING:
-    from .service import Footnoted
+from .settings import Settings
+from .stores.base import Store, StoredFile
 
 INTERRUPTED = "Processing was interrupted because the server stopped; reprocess the document."
 
 
 class Uploads:
-    def __init__(self, service: Footnoted) -> None:
-        self.service = service
-        self.store = service.store
+    def __init__(self, settings: Settings, store: Store, ingestor: Callable[[], Ingestor]) -> None:
+        """``ingestor`` gives the ingestor when a file is processed: its parse worker
+        starts on first use."""
+        self.settings = settings
+        self.store = store
+        self.ingestor = ingestor
 
     def begin(
         self,
@@ -45,12 +46,12 @@ class Uploads:
     ) -> Document:
         """Check and record an upload; returns the document (``processing`` unless known)."""
         url = check_url(url)
-        max_bytes = int(self.service.settings.max_file_mb * 1024 * 1024)
+        max_bytes = int(self.settings.max_file_mb * 1024 * 1024)
         loaders.check_size(len(data), max_bytes, filename)
         if not data.strip():
             raise DocumentError(f"{filename} is empty.", code="empty_document")
         kind = loaders.detect_kind(data, filename)  # UnsupportedType (415) for anything else
-        coll = collection or self.service.settings.collection
+        coll = collection or self.settings.collection
         content_hash = hashlib.sha256(data).hexdigest()
         doc_id = document_id(coll, content_hash)
         try:
@@ -111,7 +112,7 @@ class Uploads:
     def _process(self, document: Document) -> Document:
         file = self.original(document)
         self.store.set_progress(document.id, Progress("parsing"))
-        item = self.service.ingestor.prepare(
+        item = self.ingestor().prepare(
             file.data,
             file.filename,
             document.source,
@@ -127,7 +128,7 @@ class Uploads:
             self.store.set_progress(document.id, Progress("embedding", done, total))
 
         embedding(0)
-        embedded = embed_chunks(self.service.embedder, [item.parts], embedding)
+        embedded = embed_chunks(self.ingestor().embedder, [item.parts], embedding)
         self.store.set_progress(document.id, Progress("saving", total, total))
         ready = replace(item.document, chunk_count=total)
         self.store.get_document(document.id)  # NotFound if it was deleted meanwhile
