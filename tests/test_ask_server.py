@@ -14,7 +14,7 @@ import pytest
 
 from apihelpers import Server, cli, start_server
 from conftest import SAMPLES
-from footnoted.cli_remote import SERVER_FILE, TOKEN_FILE
+from footnoted.cli.remote import SERVER_FILE, TOKEN_FILE
 
 pytestmark = pytest.mark.slow
 

@@ -158,7 +158,10 @@ def texts(doc: ParsedDocument) -> list[str]:
         ("R2R__lyft_2021.pdf", "Lyft, Inc."),  # metadata: an SEC accession number
         ("pdfplumber__scotus-transcript-p1.pdf", "IN THE SUPREME COURT OF THE UNITED STATES"),
         ("R2R__graphrag.pdf", "Graph RAG"),  # metadata: "graphrag"
-        ("pdfplumber__nics-background-checks-2015-11.pdf", "NICS Firearm Background Checks November - 2015"),
+        (
+            "pdfplumber__nics-background-checks-2015-11.pdf",
+            "NICS Firearm Background Checks November - 2015",  # its two title lines
+        ),
         ("pdfplumber__cupertino_usd_4-6-16.pdf", "Board of Education Special Meeting AGENDA"),
         ("pdfplumber__senate-expenditures.pdf", None),  # no heading: the file name is used
     ],

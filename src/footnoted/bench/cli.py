@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..cli_errors import failure
+from ..cli.errors import failure
 from ..errors import FootnotedError
 from ..evaluation.cli import progress_bar
 from . import report

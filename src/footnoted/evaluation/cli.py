@@ -22,7 +22,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from ..cli_errors import failure
+from ..cli.errors import failure
 from ..errors import FootnotedError
 from . import runners
 from .followups import FollowupResult, run_followups

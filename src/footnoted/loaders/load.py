@@ -12,14 +12,14 @@ from footnoted.models import ParsedDocument
 
 from . import ocr
 from .blocks import clean, describe
+from .docx import load_docx
+from .html import load_html
 from .kinds import KINDS
-from .md import load_markdown
+from .markdown import load_markdown
 from .pdf import load_pdf
-from .plain import load_text
 from .sizes import check_size
 from .sniff import display_name, sniff
-from .web import load_html
-from .word import load_docx
+from .text import load_text
 
 LOADERS: dict[str, Callable[[bytes, str | None, str], ParsedDocument]] = {  # one per kind
     "pdf": load_pdf,

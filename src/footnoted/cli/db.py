@@ -6,8 +6,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from .errors import FootnotedError
-from .settings import Settings
+from ..errors import FootnotedError
+from ..settings import Settings
 
 db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
 out = Console()
@@ -17,8 +17,8 @@ err = Console(stderr=True)
 @db_app.command("migrate")
 def db_migrate() -> None:
     """Apply pending migrations (the server also applies them when it starts)."""
-    from .embedding import get_embedder
-    from .stores.factory import migrate_database
+    from ..embedding import get_embedder
+    from ..stores.factory import migrate_database
 
     settings = Settings()
     where = "PostgreSQL" if settings.database_url else str(settings.home / "footnoted.db")

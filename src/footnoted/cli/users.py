@@ -15,11 +15,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .accounts import Accounts, Issued
-from .cli_errors import failure
-from .errors import FootnotedError
-from .records import CLI_ACTOR, TokenInfo
-from .settings import Settings
+from ..accounts import Accounts, Issued
+from ..errors import FootnotedError
+from ..records import CLI_ACTOR, TokenInfo
+from ..settings import Settings
+from .errors import failure
 
 user_app = typer.Typer(
     help="Users and their API tokens: add, list, revoke, rotate, promote, demote, delete.",
@@ -36,8 +36,8 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 @contextmanager
 def _accounts() -> Iterator[Accounts]:
     """The home's store, acting as the command line; errors print as ``error [code] …``."""
-    from .embedding import get_embedder
-    from .stores.factory import open_store
+    from ..embedding import get_embedder
+    from ..stores.factory import open_store
 
     settings = Settings()
     store = open_store(settings, get_embedder(settings).dim)

@@ -20,8 +20,8 @@ from typing import Any
 
 import httpx
 
-from .errors import FootnotedError
-from .settings import Settings
+from ..errors import FootnotedError
+from ..settings import Settings
 
 SERVER_FILE = "server.json"
 TOKEN_FILE = "cli-token"
@@ -102,9 +102,9 @@ def cli_token(settings: Settings, renew: bool = False) -> str:
 
 
 def _issue(settings: Settings) -> str:
-    from .accounts import issue_token
-    from .embedding import get_embedder
-    from .stores.factory import open_store
+    from ..accounts import issue_token
+    from ..embedding import get_embedder
+    from ..stores.factory import open_store
 
     store = open_store(settings, get_embedder(settings).dim)
     try:

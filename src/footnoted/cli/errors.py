@@ -6,7 +6,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from .errors import FootnotedError
+from ..errors import FootnotedError
 
 
 def failure(console: Console, exc: FootnotedError) -> typer.Exit:

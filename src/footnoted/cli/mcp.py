@@ -10,6 +10,6 @@ def mcp() -> None:
     standard input and output; it answers in this process, from this home's documents.
     The running footnoted serve offers the same tools over HTTP at /mcp.
     """
-    from .mcp.local import serve_stdio
+    from ..mcp.local import serve_stdio
 
     serve_stdio()

@@ -18,11 +18,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from .cli_errors import failure
-from .cli_remote import ask_server, cli_token, running_server
-from .errors import FootnotedError
-from .service import Footnoted, refusal_payload
-from .settings import Settings
+from ..errors import FootnotedError
+from ..service import Footnoted, refusal_payload
+from ..settings import Settings
+from .errors import failure
+from .remote import ask_server, cli_token, running_server
 
 REFUSED = 3  # exit status of a refusal: the documents do not hold the answer
 
@@ -127,8 +127,8 @@ def _local(
     settings: Settings, question: str, collection: str | None, as_json: bool
 ) -> dict[str, Any]:
     """Answer here; returns the answer object (only its type and references when streamed)."""
-    from .citations import sources_block
-    from .models import Delta, Failed, Notice, Refusal, Sources
+    from ..citations import sources_block
+    from ..models import Delta, Failed, Notice, Refusal, Sources
 
     with _service(settings) as fn:
         if as_json:
@@ -165,8 +165,8 @@ def _local(
 
 def _print(payload: dict[str, Any], as_json: bool) -> None:
     """Print an answer object: as JSON, or as the answer and its Sources block."""
-    from .citations import sources_block
-    from .models import Citation
+    from ..citations import sources_block
+    from ..models import Citation
 
     if as_json:
         out.print_json(json.dumps(payload, ensure_ascii=False))

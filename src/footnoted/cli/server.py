@@ -1,4 +1,4 @@
-"""Commands for the HTTP service: ``serve`` and ``refusals`` (``user …``: ``cli_users``)."""
+"""Commands for the HTTP service: ``serve`` and ``refusals`` (``user …``: :mod:`.users`)."""
 
 from __future__ import annotations
 
@@ -10,19 +10,19 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .cli_remote import advertised, connect_url
-from .settings import Settings
+from ..settings import Settings
+from .remote import advertised, connect_url
 
 if TYPE_CHECKING:
-    from .stores.base import Store
+    from ..stores.base import Store
 
 out = Console()
 err = Console(stderr=True)
 
 
 def _store() -> Store:
-    from .embedding import get_embedder
-    from .stores.factory import open_store
+    from ..embedding import get_embedder
+    from ..stores.factory import open_store
 
     settings = Settings()
     return open_store(settings, get_embedder(settings).dim)
@@ -43,7 +43,7 @@ def serve(
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    from .api.listener import TcpConfig
+    from ..api.listener import TcpConfig
 
     settings = Settings()
     data = "PostgreSQL" if settings.database_url else settings.home

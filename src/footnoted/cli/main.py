@@ -16,19 +16,19 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from . import cli_help
-from .bench.cli import bench_app
-from .cli_ask import ask
-from .cli_db import db_app
-from .cli_errors import failure
-from .cli_mcp import mcp
-from .cli_server import refusals, serve
-from .cli_users import user_app
-from .errors import FootnotedError
-from .evaluation.cli import eval_app
-from .ingest import FileResult, walk
-from .service import Footnoted
-from .settings import Settings
+from ..bench.cli import bench_app
+from ..errors import FootnotedError
+from ..evaluation.cli import eval_app
+from ..ingest import FileResult, walk
+from ..service import Footnoted
+from ..settings import Settings
+from . import help as cli_help
+from .ask import ask
+from .db import db_app
+from .errors import failure
+from .mcp import mcp
+from .server import refusals, serve
+from .users import user_app
 
 app = typer.Typer(
     help="Answers questions over your documents and footnotes every claim.",
@@ -53,7 +53,7 @@ err = Console(stderr=True)
 
 def _version(value: bool) -> None:
     if value:
-        from . import __version__
+        from .. import __version__
 
         out.print(f"footnoted {__version__}")
         raise typer.Exit()

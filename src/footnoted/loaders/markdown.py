@@ -12,7 +12,7 @@ from markdown_it.token import Token
 from footnoted.models import ParsedDocument
 
 from .blocks import CELLS, Block, Sections, assemble, clean, clean_title
-from .web import html_fragment_blocks
+from .html import html_fragment_blocks
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
