@@ -103,7 +103,8 @@ UNSUPPORTED = [
 
 
 def test_support_threshold_separates_the_calibration_set(samples_service: Footnoted) -> None:
-    """The README's calibration: every sentence cites the annual-plan refund chunk."""
+    """The support check's calibration (docs/api.md, LLM answers): every sentence cites
+    the annual-plan refund chunk."""
     question = "How are annual plans refunded?"
     hits = samples_service.retrieve(question).hits
     assert "refunded in full" in hits[0].chunk.text

@@ -1,7 +1,7 @@
 """Answer-quality regression guard: the eval commands on small slices of the shared data.
 
 Floors sit a few points below what these exact slices measured when they were set
-(README, "Answer quality"); a drop below one means a change made answers worse.
+(docs/quality.md); a drop below one means a change made answers worse.
 """
 
 from __future__ import annotations

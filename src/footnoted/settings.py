@@ -97,7 +97,7 @@ class Settings(BaseSettings):
         default=None,
         description=(
             "Lowest reader score (best answer span against no answer) that lets an answer "
-            "through; unset: the calibrated value shipped with the reader (README, quality). "
+            "through; unset: the calibrated value shipped with the reader (docs/quality.md). "
             "Lower answers more and refuses less."
         ),
     )
