@@ -214,6 +214,8 @@ def test_furniture_and_contents_are_not_text(more: dict[str, ParsedDocument]) ->
     lyft = more["R2R__lyft_2021.pdf"]
     assert "Table of Contents" not in lyft.text  # a running header and the contents page
     assert not any(block.startswith("Item 1A. | Risk Factors") for block in texts(lyft))
+    assert "_____" not in lyft.text  # rules drawn with characters above footnotes, blanks
+    assert "\n\n(1) $250.3 million of insurance expense recorded" in lyft.text  # the footnote
     transcript = more["pdfplumber__scotus-transcript-p1.pdf"]
     assert "2 3 4 5 6" not in transcript.text  # the line-number gutter
 

@@ -27,6 +27,7 @@ PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe
 _BOLD_WEIGHT = 600
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[•◦▪▫●○■□‣⁃∙\-–—*]|\(?[0-9a-zA-Z]{1,3}[.)])$")
+_RULE = re.compile(r"[_\u2014\u2015\u2500]{5,}")  # ________ or ————————
 Box = tuple[float, float, float, float]  # left, bottom, right, top (as displayed)
 
 
@@ -140,7 +141,9 @@ def _page_lines(page: _Page) -> list[Line]:
     to_char = _char_indexer(page.text, text)
     lines = []
     for match in re.finditer(r"[^\r\n]+", text):
-        raw = match.group()
+        # a rule drawn with characters (above footnotes, a form's blank) is not text: its
+        # characters become spaces, so the line's offsets still index ``text``
+        raw = _RULE.sub(lambda rule: " " * len(rule[0]), match.group())
         positions = [match.start() + i for i, ch in enumerate(raw) if not ch.isspace()]
         if positions:
             for piece, chars in _printed_lines(page, raw, [to_char(p) for p in positions]):
