@@ -52,8 +52,11 @@ def test_crossing_the_switch_point_builds_the_graph(monkeypatch: pytest.MonkeyPa
     assert index.size == 0  # the matrix is given up: the graph holds the vectors
     held = np.stack(index.graph.get(np.arange(1500, dtype=np.uint64), dtype=np.float32))
     assert np.abs(held - matrix).max() < 2e-3  # those added before and after, in f16
-    near = [key for key, _ in index.search(matrix[450], 10)]
-    assert 450 in near  # an approximate graph: the vector itself among its 10 nearest
+    # an approximate graph (built on two threads, so not the same graph every run): each
+    # of 100 vectors, before and after the switch, finds itself among its 10 nearest,
+    # allowing the one miss in a thousand that such a graph has on random vectors
+    found = [i in {key for key, _ in index.search(matrix[i], 10)} for i in range(0, 1500, 15)]
+    assert sum(found) >= 99, found.count(False)
 
 
 @pytest.mark.parametrize("size", [200, 1200])
