@@ -24,7 +24,7 @@ from . import loaders
 from .embedding import Embedder, Vectors
 from .errors import FootnotedError, InvalidInput
 from .loaders.blocks import table_headers
-from .models import Chunk, Document
+from .models import SECTION_JOIN, Chunk, Document
 from .parsing import Parser
 from .sentences import chunk_sentences
 from .stores.base import Store
@@ -133,7 +133,7 @@ def embedding_texts(parts: Parts) -> list[str]:
     texts = []
     for chunk, header in zip(parts.chunks, headers, strict=True):
         title, section = parts.title, chunk.section
-        heading = title if not section or section == title else f"{title} > {section}"
+        heading = title if not section or section == title else SECTION_JOIN.join((title, section))
         texts.append("\n".join(filter(None, (heading, header, chunk.text))))
     return texts
 

@@ -146,10 +146,10 @@ def _page_lines(page: _Page) -> list[Line]:
         raw = _RULE.sub(lambda rule: " " * len(rule[0]), match.group())
         positions = [match.start() + i for i, ch in enumerate(raw) if not ch.isspace()]
         if positions:
-            for piece, chars in _printed_lines(page, raw, [to_char(p) for p in positions]):
+            for piece, chars, runs in _printed_lines(page, raw, [to_char(p) for p in positions]):
                 line = _measure(page, piece, chars)
                 if line.size > 0:
-                    _find_cells(page, line, chars)
+                    _find_cells(page, line, chars, runs)
                 lines.append(line)
     return [line for line in lines if not line.garbled]
 
@@ -194,15 +194,17 @@ def _bold(textpage: Any, index: int) -> bool:
     return bool(_BOLD_NAME.search(name.value.decode("latin-1")))
 
 
-def _printed_lines(page: _Page, raw: str, chars: list[int]) -> list[tuple[str, list[int]]]:
+def _printed_lines(
+    page: _Page, raw: str, chars: list[int]
+) -> list[tuple[str, list[int], list[Box]]]:
     """PDFium reports some runs of printed lines as one line (a bulleted list set as one
     text object); split such a line where its words wrap back to a lower line, so its
     bullets and gaps are not read as table cells. ``chars`` are the PDFium indexes of
-    ``raw``'s non-space characters."""
+    ``raw``'s non-space characters; each piece comes with its text runs."""
     runs = page.runs(chars[0], chars[-1])
     size = min((top - bottom for _, bottom, _, top in runs), default=0.0)
     if len(runs) < 3 or size <= 0 or max(r[1] for r in runs) - min(r[1] for r in runs) < size:
-        return [(raw, chars)]
+        return [(raw, chars, runs)]
     pieces: list[tuple[list[str], list[int]]] = []
     offset = 0
     previous: Box | None = None
@@ -219,13 +221,14 @@ def _printed_lines(page: _Page, raw: str, chars: list[int]) -> list[tuple[str, l
         pieces[-1][1].extend(chars[offset : offset + len(word)])
         offset += len(word)
         previous = box or previous
-    return [(" ".join(words), indexes) for words, indexes in pieces]
+    return [
+        (" ".join(words), indexes, page.runs(indexes[0], indexes[-1])) for words, indexes in pieces
+    ]
 
 
-def _find_cells(page: _Page, line: Line, chars: list[int]) -> None:
+def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> None:
     """A line whose text runs stand apart by more than a text height, twice or more, is
     a table row: its cells are joined with " | " (``line.row``)."""
-    runs = page.runs(chars[0], chars[-1])
     starts = [cur[0] for prev, cur in itertools.pairwise(runs) if cur[0] - prev[2] > line.size]
     if len(starts) < 2:
         return
