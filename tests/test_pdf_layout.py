@@ -21,7 +21,7 @@ import pytest
 
 from footnoted.chunking import Chunker, split_sentences
 from footnoted.loaders import load_bytes, load_path
-from footnoted.loaders.blocks import clean_title, slug_title, table_headers
+from footnoted.loaders.blocks import CELLS, clean_title, slug_title, table_headers
 from footnoted.models import Chunk, ParsedDocument
 from footnoted.pages import PAGE_BREAK, page_at, page_in_text, page_range
 from footnoted.parsing import Parser
@@ -31,6 +31,9 @@ FOLDERS = ("pdfs", "pdfs-more")
 
 _DOT_LEADER = re.compile(r"(?:\.\s?){5,}|(?:…\s?){3,}|(?:_\s?){8,}")
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
+_ITEM = re.compile(  # a bullet, "(b)", "a. ", "ii) ", "2.1 "
+    r"[•▪◦‣–-]\s|\([a-zA-Z0-9]{1,4}\)|(?:[a-z]{1,4}|[A-Z])[.)]\s|\d{1,2}\.(?:\d{1,2}\.?)*\s"
+)
 _BAD_HEADING = re.compile(r"[.,;:]$|^(?:or|and|the|of|☐|☒|□)$", re.IGNORECASE)
 
 
@@ -62,17 +65,20 @@ def sensible_heading(title: str) -> bool:
 def starts_sentence(text: str, start: int) -> bool:
     """Does ``text[start:]`` begin a sentence (not a continuation of the text before)?"""
     head = text[start : start + 1]
+    if _ITEM.match(text, start) or CELLS in text[start : text.find("\n\n", start)]:
+        return True  # a list item, a numbered clause, a footnote or a table row
     if not head or head.islower():
         return False
     before = text[max(0, start - 300) : start].rstrip()
     if not before or _SENTENCE_END.search(before):
         return True
-    block = before.rsplit("\n\n", 1)[-1]
-    if "\n\n" not in text[max(0, start - 300) : start]:
+    window = text[max(0, start - 300) : start]
+    if not re.search(r"\n\n|\f", window):
         return False  # same block, the text before does not end a sentence
+    block = re.split(r"\n\n|\f", before)[-1]
     # a new block after one that stops mid-sentence (a lower-case word or a comma); a
     # heading, a label or a table row before it is fine
-    return len(block) < 80 or not (block[-1].islower() or block[-1] in ",-")
+    return len(block) < 80 or CELLS in block or not (block[-1].islower() or block[-1] in ",-")
 
 
 def furniture_lines(doc: ParsedDocument) -> int:
@@ -356,3 +362,62 @@ def test_pages_are_none_without_pages() -> None:
     doc = load_bytes(b"# Title\n\nOne paragraph.\n\nAnother one.", "notes.md")
     chunk = Chunker(lambda t: [len(x.split()) for x in t], lambda t: [], 50).chunk("n", doc)[0]
     assert page_at(chunk, chunk.char_start) is None and page_range(chunk) is None
+
+
+@pytest.fixture(scope="module")
+def papers() -> dict[str, ParsedDocument]:
+    names = ("ALCE__ALCE.pdf", "haystack__react_paper.pdf")
+    paths = [DATA / "pdfs" / name for name in names]
+    if not all(path.is_file() for path in paths):
+        pytest.skip(f"shared PDFs not found under {DATA / 'pdfs'}")
+    return {path.name: load_path(path) for path in paths}
+
+
+def test_hanging_indents_continue_their_paragraph(
+    more: dict[str, ParsedDocument], papers: dict[str, ParsedDocument]
+) -> None:
+    """A line indented under one that stops unfinished goes on with it: a footnote's, a
+    reference's or an exhibit's wrapped lines are one block, not a new paragraph each."""
+    lyft = more["R2R__lyft_2021.pdf"].text
+    assert "earlier periods. $204.1\n\nmillion" not in lyft
+    assert "$204.1 million of insurance expense recorded during the year ended" in lyft
+    exhibit = "10.18 Sublease between the registrant and Dropbox, Inc., dated as of February 23,"
+    assert exhibit + " 2016." in lyft
+    react = papers["haystack__react_paper.pdf"].text
+    assert "Dorsa Sadigh. Lila: Language-informed latent actions. In CoRL" in react
+
+
+def test_a_row_label_wrapped_over_its_cells_stays_in_the_row(
+    more: dict[str, ParsedDocument],
+) -> None:
+    lyft = texts(more["R2R__lyft_2021.pdf"])
+    row = "Issuance of common stock upon settlement of restricted stock units | — — | 19,762 |"
+    assert any(block.startswith(row) for block in lyft)
+    assert "Issuance of common stock upon settlement of" not in lyft  # no half label
+
+
+def test_a_footer_printed_under_the_text_is_furniture(more: dict[str, ParsedDocument]) -> None:
+    """An exhibit's document id under each of its pages (at varying heights, above its page
+    number) goes, with the page number: the paragraphs it cut run on over the page."""
+    lyft = more["R2R__lyft_2021.pdf"]
+    assert "4857-0921-6260.2" not in lyft.text
+    turn = "If disclosure is required, the" + PAGE_BREAK + "Consultant will give the Company"
+    assert turn in lyft.text
+
+
+def test_a_paragraph_stopping_on_a_word_goes_on_over_the_page(
+    more: dict[str, ParsedDocument], papers: dict[str, ParsedDocument]
+) -> None:
+    lyft = more["R2R__lyft_2021.pdf"].text
+    assert "Confidential Information or other" + PAGE_BREAK + "Company property" in lyft
+    # a figure's caption at the top of the next page is not the rest of the paragraph
+    react = papers["haystack__react_paper.pdf"].text
+    assert "feedback thoughts within" + PAGE_BREAK + "Figure 4" not in react
+
+
+def test_bold_words_running_into_a_paragraph_are_not_a_heading(
+    papers: dict[str, ParsedDocument],
+) -> None:
+    alce = papers["ALCE__ALCE.pdf"]
+    assert "\n\nInstructGPT generates coherent and faithful sub-claims. To ensure" in alce.text
+    assert not any("faithful" in (seg.section or "") for seg in alce.segments)

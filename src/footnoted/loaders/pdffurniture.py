@@ -40,15 +40,15 @@ def _alnum(text: str) -> str:
 def drop_furniture(pages: list[list[Line]]) -> None:
     """Remove running headers/footers, page numbers, line-number gutters and tables of
     contents from ``pages`` (in place)."""
-    drop = [_page_furniture(lines, len(pages)) for lines in pages]
-    running = _running_lines(pages)
+    running = _running_lines(pages) | _trailing_lines(pages)
     total = sum(len(line.text) for lines in pages for line in lines)
-    dropped = sum(len(pages[p][i].text) for p, i in running)
-    if dropped <= MAX_DROPPED_SHARE * total:
-        for p, i in running:
-            drop[p].add(i)
+    if sum(len(pages[p][i].text) for p, i in running) <= MAX_DROPPED_SHARE * total:
+        for number, lines in enumerate(pages):
+            pages[number] = [line for i, line in enumerate(lines) if (number, i) not in running]
+    # then page numbers, which a running footer may have sat under
     for number, lines in enumerate(pages):
-        pages[number] = [line for i, line in enumerate(lines) if i not in drop[number]]
+        drop = _page_furniture(lines, len(pages))
+        pages[number] = [line for i, line in enumerate(lines) if i not in drop]
 
 
 def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
@@ -72,6 +72,25 @@ def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
         on_pages = {p for p, _ in steady}
         if len(on_pages) >= 3 and len(on_pages) >= len(pages) / 2:
             found.update(steady)
+    return found
+
+
+def _trailing_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
+    """A page's last line repeated word for word as the last line of three or more pages,
+    and of at least half the pages from its first to its last: a footer printed right
+    under the text rather than at one height (a document's id under each page of an
+    exhibit appended to a report)."""
+    places: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        if lines and not lines[-1].row:
+            text = " ".join(lines[-1].text.split())
+            if len(text.split()) <= MAX_RUNNING_WORDS and len(_alnum(text)) > 3:
+                places[text].append((p, len(lines) - 1))
+    found: set[tuple[int, int]] = set()
+    for spots in places.values():
+        first, last = spots[0][0], spots[-1][0]
+        if len(spots) >= 3 and 2 * len(spots) >= last - first + 1:
+            found.update(spots)
     return found
 
 

@@ -11,7 +11,7 @@ import itertools
 import re
 import statistics
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .blocks import Block, Sections, clean, clean_title, slug_title
 from .pdffurniture import drop_furniture
@@ -33,6 +33,8 @@ _SHORT_WORDS = frozenset(
     {"a", "i", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me"}
     | {"my", "no", "of", "oh", "on", "or", "so", "to", "up", "us", "we"}
 )
+_CAPTION = re.compile(r"(?:Figure|Fig\.|Table|Exhibit)\s+[\dA-Z]")  # a float, not the text
+_PARAGRAPH_WORDS = 12  # a block this long that stops without a sentence end is unfinished
 _NOT_TITLES = frozenset({"contents", "tableofcontents", "abstract", "introduction"})
 
 
@@ -126,7 +128,9 @@ def _runs_on(prev: str, cur: str) -> bool:
     )
 
 
-def _starts_new_block(prev: Line, cur: Line, ratio: float) -> bool:
+def _starts_new_block(prev: Line, cur: Line, ratio: float, full: float = 0.0) -> bool:
+    """Does ``cur`` open a new block after ``prev``? ``full``: where a full line of
+    ``prev``'s column ends (0 when unknown)."""
     height = max(min(prev.size, cur.size), 1.0)
     if _same_row(prev, cur):
         return False
@@ -137,7 +141,14 @@ def _starts_new_block(prev: Line, cur: Line, ratio: float) -> bool:
     if prev.bottom - cur.top > ratio * height or _LIST_MARKER.match(cur.text):
         return True
     indent = cur.left - prev.left
-    return 0.8 * height < indent < 8 * height and not _LIST_MARKER.match(prev.text)
+    if not 0.8 * height < indent < 8 * height or _LIST_MARKER.match(prev.text):
+        return False
+    # an indented line opens a paragraph, unless the line before stops unfinished (a
+    # full line, or one ending on a word or a comma, with no sentence end): then it is
+    # a hanging indent (a reference, a footnote, an exhibit's wrapped description)
+    text = prev.text.rstrip()
+    unfinished = not prev.row and (_fills(prev, full) or text[-1:].islower() or text[-1:] in ",;-")
+    return not (unfinished and not _SENTENCE_END.search(text)) and not _runs_on(text, cur.text)
 
 
 def _key(text: str) -> str:
@@ -212,6 +223,8 @@ def _heading_depth(lines: list[Line], index: int, body: float, ratio: float) -> 
     nxt = lines[index + 1] if index + 1 < len(lines) else None
     if prev is not None and not _apart(prev, line, ratio):
         return None
+    if nxt is not None and _runs_on(text, nxt.text) and not _starts_new_block(line, nxt, ratio):
+        return None  # bold words that run on into the paragraph's sentence
     if nxt is not None and not _apart(line, nxt, ratio):
         after = lines[index + 2] if index + 2 < len(lines) else None
         if not _wraps(line, nxt) or (
@@ -287,16 +300,36 @@ def _detect_headings(pages: list[list[Line]], body: float, ratio: float) -> None
         line.starts.append((level, None))
 
 
-def _ends_short(prev: Line, cur: Line, ends: dict[int, float]) -> bool:
+def _column_right(line: Line, ends: dict[int, float]) -> float:
+    """Where a full line of ``line``'s column ends: the furthest right any line starting
+    near its left edge reaches."""
+    bucket = int(line.left // 20)
+    return max(ends.get(b, 0.0) for b in (bucket - 1, bucket, bucket + 1))
+
+
+def _fills(line: Line, full: float) -> bool:
+    """Does ``line`` run (about) to its column's right edge ``full``?"""
+    return full > 0 and line.right >= full - max(3 * line.size, 0.12 * (full - line.left))
+
+
+def _ends_short(prev: Line, cur: Line, full: float) -> bool:
     """A sentence that stops well before the column's right edge ends its paragraph."""
-    bucket = int(prev.left // 20)
-    full = max(ends.get(b, 0.0) for b in (bucket - 1, bucket, bucket + 1))
-    slack = max(3 * prev.size, 0.12 * (full - prev.left))
     return (
-        prev.right < full - slack
+        not _fills(prev, full)
         and bool(_SENTENCE_END.search(prev.text))
         and cur.text.lstrip()[:1].isupper()
         and not _same_row(prev, cur)
+    )
+
+
+def _labels_row(prev: Line, row: Line) -> bool:
+    """Is ``prev`` the first line of ``row``'s label, wrapped above its cells ("Issuance
+    of common stock upon settlement of" over "restricted stock units | — | 19,762")?"""
+    return (
+        row.row
+        and not (prev.row or prev.heading or prev.heading_cont or prev.starts)
+        and abs(prev.left - row.left) < max(row.size, 1.0)
+        and _runs_on(prev.text, row.text)
     )
 
 
@@ -307,6 +340,11 @@ def _group_lines(lines: list[Line], ratio: float) -> list[list[Line]]:
     groups: list[list[Line]] = []
     for index, line in enumerate(lines):
         prev = lines[index - 1] if index else None
+        if prev is not None and _labels_row(prev, line):
+            groups[-1].pop()  # the first line of the row's wrapped label
+            if not groups[-1]:
+                groups.pop()
+            line = replace(line, text=f"{prev.text.rstrip()} {line.text.lstrip()}")
         if prev is None or line.starts or line.heading or line.row:
             new = True
         elif line.heading_cont:
@@ -314,7 +352,8 @@ def _group_lines(lines: list[Line], ratio: float) -> list[list[Line]]:
         elif prev.heading or prev.heading_cont:
             new = True
         else:
-            new = _starts_new_block(prev, line, ratio) or _ends_short(prev, line, ends)
+            full = _column_right(prev, ends)
+            new = _starts_new_block(prev, line, ratio, full) or _ends_short(prev, line, full)
         if new:
             groups.append([line])
         else:
@@ -393,17 +432,20 @@ def _pdf_blocks(pages: list[list[Line]], ratio: float, vocabulary: _Vocabulary) 
 def _continues(prev: list[Line], cur: list[Line], prev_text: str, text: str) -> bool:
     """Does the first block of a page go on with the paragraph that ended the page before
     (cut by the page break mid-sentence)? Body text of one size on both sides, and the
-    text before stops unfinished: before a lower-case word, or on a comma or a word like
-    "the" that cannot end a sentence."""
+    text before stops unfinished: before a lower-case word, or on a comma, a word like
+    "the" that cannot end a sentence, or any lower-case word ending a paragraph (not a
+    label) with no sentence end."""
     before, after = prev[-1], cur[0]
     if any(line.heading or line.heading_cont or line.row for line in (before, after)):
         return False
     if after.starts or abs(before.size - after.size) > 0.1 * max(before.size, after.size):
         return False
-    if _SENTENCE_END.search(prev_text) or not text[:1].isalnum():
+    if _SENTENCE_END.search(prev_text) or not text[:1].isalnum() or _CAPTION.match(text):
         return False
-    last_word = prev_text.rsplit(" ", 1)[-1].lower()
-    return text[0].islower() or prev_text[-1] in ",;" or last_word in _DANGLING
+    last_word = prev_text.rsplit(" ", 1)[-1]
+    if text[0].islower() or prev_text[-1] in ",;" or last_word.lower() in _DANGLING:
+        return True
+    return last_word.islower() and len(prev_text.split()) >= _PARAGRAPH_WORDS
 
 
 def _capitals_heading(lines: list[Line]) -> list[Line]:
