@@ -4,8 +4,8 @@ from pathlib import Path
 
 from conftest import write
 from footnoted import Delta, Done, Footnoted, Refusal, Sources, Started
+from footnoted.api.wire import answer_payload
 from footnoted.citations import MARKER, answer_markdown
-from footnoted.service import answer_payload
 
 
 def test_extractive_answer_quotes_at_most_three_cited_sentences(samples_service: Footnoted) -> None:

@@ -28,7 +28,8 @@ from .models import (
 )
 
 if TYPE_CHECKING:
-    from .service import AskResult, Footnoted, answer_payload, refusal_payload
+    from .api.wire import answer_payload, refusal_payload
+    from .service import AskResult, Footnoted
     from .settings import Settings
 
 __version__ = "0.1.0"
@@ -36,8 +37,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "AskResult": "service",
     "Footnoted": "service",
-    "answer_payload": "service",
-    "refusal_payload": "service",
+    "answer_payload": "api.wire",
+    "refusal_payload": "api.wire",
     "Settings": "settings",
 }
 

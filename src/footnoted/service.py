@@ -17,11 +17,8 @@ from .answering.pipeline import (
     AskResult,
     Pipeline,
     answer_events,
-    plain_text,
     rag_off,
-    split_deltas,
 )
-from .citations import Answer, answer_markdown, escape_markdown_html
 from .collection_settings import CollectionSettings
 from .embedding import SentenceTransformerEmbedder, get_embedder
 from .ingest import FileResult, Ingestor, IngestReport, ProgressFn
@@ -248,18 +245,6 @@ class Footnoted:
                 found.append(other)
         return tuple(found)
 
-    def answer_json(self, question: str, collection: str | None = None) -> dict[str, object]:
-        """``/api/chat``'s JSON answer or refusal, answered here (a refusal is logged)."""
-        result = self.answer(question, collection)
-        if result.refusal is not None:
-            self.log_refusal(question, collection, result.refusal)
-            return refusal_payload(result.refusal)
-        assert result.answer is not None
-        return answer_payload(
-            result.answer, include_citations=result.cite, warning=result.warning,
-            notice=result.notice,
-        )  # fmt: skip
-
     # -- collection settings and the refusal log ---------------------------------------
     def collection_settings(self, collection: str | None = None) -> CollectionSettings:
         coll = collection or self.settings.collection
@@ -292,69 +277,9 @@ class Footnoted:
         self.store.log_refusal(self.refusal_entry(question, collection, refusal), user_id)
 
 
-def refusal_payload(refusal: Refusal) -> dict[str, object]:
-    payload: dict[str, object] = {
-        "type": "refusal",
-        "message": refusal.message,
-        "suggestions": list(refusal.suggestions),
-        "evidence": refusal.evidence.to_dict(),
-    }
-    if refusal.elsewhere:
-        payload["elsewhere"] = list(refusal.elsewhere)
-    return payload
-
-
-def answer_payload(
-    answer: Answer,
-    *,
-    session_id: str | None = None,
-    message_id: str | None = None,
-    include_citations: bool = True,
-    warning: str | None = None,
-    notice: str | None = None,
-) -> dict[str, object]:
-    """The JSON answer object of the ``/api/chat`` contract."""
-    payload: dict[str, object] = {
-        "type": "answer",
-        "session_id": session_id,
-        "message_id": message_id,
-        "answer": answer.text,
-    }
-    if include_citations:
-        payload["answer_markdown"] = answer_markdown(answer)
-        payload["citations"] = [c.to_dict() for c in answer.citations]
-        payload["referenced_indices"] = list(answer.referenced)
-        payload["spans"] = [s.to_dict() for s in answer.spans]
-        payload["citation_map"] = {
-            str(c.index): {
-                "text": c.text[:500],
-                "source": c.url or c.document_title,
-                "title": c.document_title,
-                "score": c.score,
-                "metadata": {"page": c.page, "section": c.section},
-            }
-            for c in answer.citations
-        }
-        if answer.grounding is not None:
-            payload["grounding"] = dict(answer.grounding)
-    else:
-        plain = plain_text(answer)
-        payload["answer"] = plain
-        payload["answer_markdown"] = escape_markdown_html(plain)
-    if warning:
-        payload["warning"] = warning
-    if notice:
-        payload["notice"] = notice
-    return payload
-
-
 __all__ = [
     "MAX_QUESTION_CHARS",
     "AskResult",
     "Evidence",
     "Footnoted",
-    "answer_payload",
-    "plain_text",
-    "refusal_payload",
-    "split_deltas",
 ]

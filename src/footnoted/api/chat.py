@@ -15,7 +15,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..answering.conversation import NO_CONVERSATION, Conversation, Exchange, exchanges
@@ -23,29 +23,14 @@ from ..answering.llm import GenerationInterrupted
 from ..citations import Answer, escape_markdown_html
 from ..collection_settings import CollectionSettings
 from ..errors import Conflict, FootnotedError, InvalidInput
-from ..models import (
-    Citation,
-    Delta,
-    Done,
-    Event,
-    Failed,
-    Notice,
-    Refusal,
-    Sources,
-    Span,
-    Started,
-)
+from ..models import Delta, Done, Event, Failed, Notice, Refusal, Sources, Started
 from ..records import Claim, Message, NewMessage, Origin, RefusalEntry, User
-from ..service import (
-    Footnoted,
-    answer_payload,
-    refusal_payload,
-    split_deltas,
-)
+from ..service import Footnoted
 from ..titles import session_title
 from .links import Links
 from .schemas import ChatRequest
-from .sse import Bridge, Frame
+from .sse import Bridge
+from .wire import answer_payload, frame, refusal_payload
 
 log = logging.getLogger("footnoted.api")
 
@@ -257,10 +242,10 @@ class ChatService:
         try:
             stored = self._stream(turn, itertools.chain([first], events), bridge)
         except FootnotedError as exc:
-            bridge.put("error", {"code": exc.code, "message": exc.message})
+            bridge.put(*frame(Failed(exc.code, exc.message), turn.ids))
         except Exception:
             log.exception("chat stream failed")
-            bridge.put("error", {"code": "internal_error", "message": "The answer failed."})
+            bridge.put(*frame(Failed("internal_error", "The answer failed."), turn.ids))
         finally:
             events.close()  # stops the generator (and whatever it was waiting on)
             if not stored:
@@ -269,98 +254,45 @@ class ChatService:
 
     def _stream(self, turn: Turn, events: Iterator[Event], bridge: Bridge) -> bool:
         text: list[str] = []
-        sources: dict[str, Any] | None = None
+        sources: Sources | None = None
         warning: str | None = None
         notice: str | None = None
         for event in events:
             if bridge.cancelled.is_set():
                 return False
-            if isinstance(event, Started):
-                warning = event.warning
-                turn.info.update(event.retrieval or {})
-                extra = {"warning": warning} if warning else {}
-                if "standalone_question" in turn.info:  # a follow-up, read with the conversation
-                    extra["standalone_question"] = turn.info["standalone_question"]
-                bridge.put("answer_start", {**turn.ids, **extra})
-            elif isinstance(event, Notice):
-                notice = event.message
-                bridge.put("notice", {"code": event.code, "message": event.message})
-            elif isinstance(event, Delta):
-                if text and self.pace_s and bridge.cancelled.wait(self.pace_s):
-                    return False
-                text.append(event.text)
-                bridge.put("answer_delta", {"text": event.text})
-            elif isinstance(event, Sources):
-                sources = self._sources(turn, event)
-                bridge.put("sources", sources)
-            elif isinstance(event, Refusal):
-                self.store_refusal(turn, event)
-                shown = refusal_payload(event)
-                del shown["type"]
-                bridge.put("refusal", shown)
+            match event:
+                case Started():
+                    warning = event.warning
+                    turn.info.update(event.retrieval or {})
+                case Delta():
+                    if text and self.pace_s and bridge.cancelled.wait(self.pace_s):
+                        return False
+                    text.append(event.text)
+                case Sources():
+                    decorated = self.links.decorate(event.citations, turn.config.citation_link_mode)
+                    event = sources = replace(event, citations=decorated)
+                case Refusal():
+                    self.store_refusal(turn, event)
+                case Failed():
+                    stored = bool(text) and self.store_incomplete(turn, "".join(text), warning)
+                    bridge.put(*frame(event, turn.ids))
+                    return stored
+                case Done():
+                    answer = Answer("".join(text), (), (), ())
+                    if sources is not None:
+                        answer = Answer(
+                            answer.text, sources.citations, sources.referenced_indices,
+                            sources.spans, sources.grounding,
+                        )  # fmt: skip
+                    payload = answer_payload(
+                        answer, include_citations=sources is not None, warning=warning,
+                        notice=notice, **turn.ids,
+                    )  # fmt: skip
+                    if not self.store_answer(turn, payload, bridge.cancelled.is_set):
+                        return False
+                case Notice():
+                    notice = event.message
+            bridge.put(*frame(event, turn.ids))
+            if isinstance(event, (Refusal, Done)):
                 return True
-            elif isinstance(event, Failed):
-                stored = bool(text) and self.store_incomplete(turn, "".join(text), warning)
-                bridge.put("error", {"code": event.code, "message": event.message})
-                return stored
-            elif isinstance(event, Done):
-                return self._finish(turn, "".join(text), sources, (warning, notice), bridge)
         return False
-
-    def _sources(self, turn: Turn, event: Sources) -> dict[str, Any]:
-        citations = self.links.decorate(event.citations, turn.config.citation_link_mode)
-        data: dict[str, Any] = {
-            "citations": [c.to_dict() for c in citations],
-            "referenced_indices": list(event.referenced_indices),
-            "spans": [s.to_dict() for s in event.spans],
-        }
-        if event.grounding is not None:
-            data["grounding"] = dict(event.grounding)
-        return data
-
-    def _finish(
-        self,
-        turn: Turn,
-        text: str,
-        sources: dict[str, Any] | None,
-        notes: tuple[str | None, str | None],
-        bridge: Bridge,
-    ) -> bool:
-        if sources is not None:
-            answer = Answer(
-                text,
-                tuple(Citation.from_dict(c) for c in sources["citations"]),
-                tuple(sources["referenced_indices"]),
-                tuple(Span(**s) for s in sources["spans"]),
-                sources.get("grounding"),
-            )
-        else:
-            answer = Answer(text, (), (), ())
-        warning, notice = notes
-        payload = answer_payload(
-            answer, include_citations=sources is not None, warning=warning, notice=notice,
-            **turn.ids,
-        )  # fmt: skip
-        if not self.store_answer(turn, payload, bridge.cancelled.is_set):
-            return False
-        bridge.put("answer_end", turn.ids)
-        return True
-
-
-def replay_frames(payload: dict[str, Any]) -> list[Frame]:
-    """The SSE events of a stored answer, as they were first sent."""
-    ids = {"session_id": payload.get("session_id"), "message_id": payload.get("message_id")}
-    start = {**ids, **({"warning": payload["warning"]} if payload.get("warning") else {})}
-    frames: list[Frame] = [("answer_start", start)]
-    if payload.get("notice"):
-        frames.append(("notice", {"code": "generation_unavailable", "message": payload["notice"]}))
-    frames += [("answer_delta", {"text": t}) for t in split_deltas(str(payload["answer"]))]
-    if "citations" in payload:
-        keys = ("citations", "referenced_indices", "spans", "grounding")
-        frames.append(("sources", {k: payload[k] for k in keys if k in payload}))
-    if payload.get("incomplete"):
-        message = "The answer stopped part-way; this is what was written before it did."
-        frames.append(("error", {"code": "generation_interrupted", "message": message}))
-        return frames
-    frames.append(("answer_end", ids))
-    return frames

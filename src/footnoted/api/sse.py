@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 from .responses import dumps
+from .wire import Frame
 
 KEEP_ALIVE = b": keep-alive\n\n"
 HEADERS = {
@@ -24,8 +25,6 @@ HEADERS = {
     "X-Content-Type-Options": "nosniff",
 }
 MEDIA_TYPE = "text/event-stream"
-
-Frame = tuple[str, dict[str, Any]]
 
 
 def frame(event: str, data: dict[str, Any], event_id: int | None = None) -> bytes:

@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from ..errors import FootnotedError
-from ..service import Footnoted, refusal_payload
+from ..service import Footnoted
 from ..settings import Settings
 from .errors import failure
 from .remote import ask_server, cli_token, running_server
@@ -127,12 +127,13 @@ def _local(
     settings: Settings, question: str, collection: str | None, as_json: bool
 ) -> dict[str, Any]:
     """Answer here; returns the answer object (only its type and references when streamed)."""
+    from ..api.wire import answer_here, refusal_payload
     from ..citations import sources_block
     from ..models import Delta, Failed, Notice, Refusal, Sources
 
     with _service(settings) as fn:
         if as_json:
-            payload = fn.answer_json(question, collection)
+            payload = answer_here(fn, question, collection)
             _print(payload, as_json)
             return payload
         payload = {"type": "answer", "referenced_indices": []}

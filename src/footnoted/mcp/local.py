@@ -12,6 +12,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 
+from ..api.wire import answer_here
 from ..citations import make_citation
 from ..models import Citation
 from ..service import Footnoted
@@ -30,7 +31,7 @@ class Local:
         return tuple(make_citation(i, hit) for i, hit in enumerate(hits, 1))
 
     def ask(self, question: str, collection: str) -> dict[str, Any]:
-        return self.service.answer_json(question, collection)
+        return answer_here(self.service, question, collection)
 
 
 def serve_stdio(settings: Settings | None = None) -> None:

@@ -13,12 +13,13 @@ from starlette.responses import Response, StreamingResponse
 from ...models import Event, Refusal
 from ...records import Origin, User
 from ..auth import CurrentUser, origin_of
-from ..chat import Turn, replay_frames
+from ..chat import Turn
 from ..errors import responses
 from ..responses import SafeJSONResponse
 from ..schemas import AnswerOut, ChatRequest, RefusalOut
 from ..sse import HEADERS, MEDIA_TYPE, Bridge, replay
 from ..state import AppState, State
+from ..wire import replay_frames
 
 router = APIRouter(tags=["chat"])
 
