@@ -5,7 +5,8 @@ from pathlib import Path
 from conftest import write
 from footnoted import Delta, Done, Footnoted, Refusal, Sources, Started
 from footnoted.api.wire import answer_payload
-from footnoted.citations import MARKER, answer_markdown
+from footnoted.citations import answer_markdown
+from footnoted.lexical import MARKER
 
 
 def test_extractive_answer_quotes_at_most_three_cited_sentences(samples_service: Footnoted) -> None:

@@ -5,8 +5,9 @@ from itertools import pairwise
 import pytest
 
 from footnoted import Settings
-from footnoted.chunking import Chunker, cut_chars, split_sentences
+from footnoted.chunking import Chunker, cut_chars
 from footnoted.embedding import get_embedder
+from footnoted.lexical import split_sentences
 from footnoted.models import ParsedDocument, Segment
 
 

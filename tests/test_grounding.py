@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from footnoted import Footnoted
 from footnoted.answering.prompt import MAX_SOURCES, SOURCE_CHARS, build_messages
-from footnoted.citations import MARKER, marker_numbers, referenced_indices
+from footnoted.citations import marker_numbers, referenced_indices
 from footnoted.grounding import StreamCleaner, answer_sentences, check_support, dedupe_hits
+from footnoted.lexical import MARKER
 from footnoted.models import Chunk, RetrievedChunk
 
 

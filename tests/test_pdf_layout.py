@@ -19,7 +19,8 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 import pytest
 
-from footnoted.chunking import Chunker, split_sentences
+from footnoted.chunking import Chunker
+from footnoted.lexical import split_sentences
 from footnoted.loaders import load_bytes, load_path
 from footnoted.loaders.blocks import CELLS, clean_title, slug_title, table_headers
 from footnoted.models import Chunk, ParsedDocument

@@ -20,11 +20,11 @@ import pytest
 from footnoted.answering.evidence import Read
 from footnoted.answering.extractive import extract
 from footnoted.citations import sources_block
+from footnoted.lexical import chunk_sentences
 from footnoted.models import Chunk, RetrievedChunk
 from footnoted.pages import PAGE_BREAK, page_at
 from footnoted.parsing import Parser
 from footnoted.reader import Reading
-from footnoted.sentences import chunk_sentences
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 LYFT = DATA / "pdfs-more" / "R2R__lyft_2021.pdf"

@@ -10,7 +10,7 @@ import pytest
 from footnoted import Footnoted, Settings
 from footnoted.embedding import SentenceTransformerEmbedder, get_embedder, pool_spans
 from footnoted.ingest import Parts, embedding_texts
-from footnoted.sentences import chunk_sentences
+from footnoted.lexical import chunk_sentences
 
 pytestmark = pytest.mark.precision
 

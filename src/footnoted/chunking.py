@@ -21,16 +21,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sentencex import segment
-
+from .lexical import split_sentences
 from .models import SECTION_JOIN, Chunk, ParsedDocument, Segment
-from .pages import PAGE_BREAK, page_after
+from .pages import page_after
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 TokenOffsets = Callable[[str], list[tuple[int, int]]]
 
 _WS = re.compile(r"\s+")
-_BLOCK_PAGE_BREAK = re.compile(r"\n\f+")
 CHARS_PER_TOKEN = 16  # the character cap per token of the limit: far above real text
 COUNT_BATCH = 1024  # sentences tokenised at once
 
@@ -43,30 +41,6 @@ class Piece:
     end: int
     tokens: int
     segment: int  # index of the segment it belongs to
-
-
-def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Sentence offsets in ``text[start:end]``, whitespace trimmed, end exclusive. Blocks
-    on different pages (``"\\n\\f"``) part sentences as blank lines do; a bare ``"\\f"``
-    (a paragraph going on over a page break) does not."""
-    end = len(text) if end is None else end
-    view = text[start:end]
-    if PAGE_BREAK in view:  # same length, so offsets hold
-        view = _BLOCK_PAGE_BREAK.sub(lambda m: "\n" * len(m[0]), view)
-    spans: list[tuple[int, int]] = []
-    cursor = 0
-    for sentence in segment("en", view):
-        found = view.find(sentence, cursor)
-        s = cursor if found < 0 else found
-        e = s + len(sentence)
-        cursor = e
-        while s < e and view[s].isspace():
-            s += 1
-        while e > s and view[e - 1].isspace():
-            e -= 1
-        if e > s:
-            spans.append((start + s, start + e))
-    return spans
 
 
 class Chunker:

@@ -1,4 +1,4 @@
-"""Citations: building them from retrieved chunks, and the one ``[N]`` marker pattern."""
+"""Citations: building them from retrieved chunks, reading ``[N]`` markers, Markdown."""
 
 from __future__ import annotations
 
@@ -6,11 +6,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from .lexical import MARKER
 from .models import SECTION_JOIN, Citation, RetrievedChunk, Span
 from .pages import page_at
 
-MARKER = re.compile(r"\[(\d+(?:\s*[,\-–]\s*\d+)*)\]")
-"""``[1]``, ``[1, 3]`` or ``[1-3]``; ``[1][3]`` is two matches. The only marker pattern."""
 MAX_RANGE = 50
 EXCERPT_CHARS = 200
 

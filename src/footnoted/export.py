@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urljoin
 
-from .citations import MARKER, escape_markdown_html, marker_numbers
+from .citations import escape_markdown_html, marker_numbers
+from .lexical import MARKER
 from .records import ChatSession, Message
 
 ExportFormat = Literal["markdown", "json"]

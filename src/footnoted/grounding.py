@@ -1,7 +1,7 @@
 """Grounding an LLM answer: marker clean-up while it streams, then the support check.
 
 While tokens stream, :class:`StreamCleaner` rewrites the model's ``[N]`` references
-(the one :data:`~footnoted.citations.MARKER` pattern) as they complete: numbers that
+(the one :data:`~footnoted.lexical.MARKER` pattern) as they complete: numbers that
 name no source are dropped, the rest renumbered densely in order of first use, and
 Markdown links, images and bare URLs that do not point at a source are removed. A
 partial ``[``, ``![``, ``](`` or URL is held back until it is complete, so what was
@@ -24,11 +24,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .chunking import split_sentences
-from .citations import MARKER, Answer, make_citation, marker_numbers, pin_pages
+from .citations import Answer, make_citation, marker_numbers, pin_pages
 from .embedding import Embedder
+from .lexical import MARKER, chunk_sentences, content_stems
 from .models import Citation, RetrievedChunk, Span
-from .text import content_stems
 
 SUPPORT_THRESHOLD = 0.55
 ADD_THRESHOLD = 0.75
@@ -166,7 +165,10 @@ class _ChunkSentences:
 
     def __init__(self, hits: Sequence[RetrievedChunk], embedder: Embedder) -> None:
         self.hits = hits
-        self.spans = [split_sentences(h.chunk.text) or [(0, len(h.chunk.text))] for h in hits]
+        self.spans = [
+            [(s, e) for s, e, _ in chunk_sentences(h.chunk.text)] or [(0, len(h.chunk.text))]
+            for h in hits
+        ]
         self.texts = [
             [h.chunk.text[a:b] for a, b in sp] for h, sp in zip(hits, self.spans, strict=True)
         ]

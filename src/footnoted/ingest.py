@@ -23,10 +23,10 @@ import numpy as np
 from . import loaders
 from .embedding import Embedder, Vectors
 from .errors import FootnotedError, InvalidInput
+from .lexical import chunk_sentences
 from .loaders.blocks import table_headers
 from .models import SECTION_JOIN, Chunk, Document
 from .parsing import Parser
-from .sentences import chunk_sentences
 from .stores.base import Store
 
 Outcome = Literal["added", "replaced", "unchanged", "failed"]

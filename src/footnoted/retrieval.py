@@ -13,10 +13,9 @@ import numpy as np
 
 from .embedding import Embedder, Vectors
 from .errors import InvalidInput, ReindexRequired
+from .lexical import QuestionTerms, chunk_sentences, content_words
 from .models import RetrievedChunk
-from .sentences import QuestionTerms, chunk_sentences
 from .stores.base import Store, StoredChunk
-from .text import content_words
 
 RRF_K = 60
 RERANK_DEPTH = 20

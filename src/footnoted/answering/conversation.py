@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..citations import MARKER
+from ..lexical import MARKER
 
 CONTEXT_WORDS = 25  # of the previous answer, after the previous question (extractive mode)
 HISTORY_TURNS = 6  # exchanges shown to the model (LLM mode)

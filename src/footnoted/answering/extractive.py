@@ -22,8 +22,8 @@ from functools import lru_cache
 from itertools import groupby
 
 from ..citations import Answer, make_citation, pin_pages
+from ..lexical import chunk_sentences
 from ..models import RetrievedChunk, Span
-from ..sentences import chunk_sentences
 from .evidence import Read
 
 MAX_QUOTES = 3

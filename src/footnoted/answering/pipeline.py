@@ -16,10 +16,11 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 
-from ..citations import MARKER, Answer
+from ..citations import Answer
 from ..collection_settings import CollectionSettings
 from ..embedding import SentenceTransformerEmbedder
 from ..errors import InvalidInput
+from ..lexical import MARKER
 from ..models import (
     Delta,
     Done,

@@ -24,8 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..evaluation.datasets import safe_stem
+from ..lexical import chunk_sentences
 from ..models import Chunk, Document
-from ..sentences import chunk_sentences
 from ..service import Footnoted
 from ..settings import Settings
 from .texts import real_passages, scifact_files

@@ -6,10 +6,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from ..lexical import content_words
 from ..retrieval import rerank
 from ..service import Footnoted
 from ..settings import Settings
-from ..text import content_words
 from .report import Row, median
 
 Progress = Callable[[str, int, int], None]

@@ -12,7 +12,7 @@ import string
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..citations import MARKER
+from ..lexical import MARKER
 
 MIN_OVERLAP = 40
 YES_NO = frozenset({"yes", "no"})

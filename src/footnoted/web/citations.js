@@ -1,7 +1,7 @@
 // Citation badges, their hover card, and the sources footer under an answer.
 import { el, append, clear, unitOffsets } from "./dom.js";
 
-// The one marker pattern ([1], [1, 3], [1-3]), mirroring footnoted.citations.MARKER.
+// The one marker pattern ([1], [1, 3], [1-3]), mirroring footnoted.lexical.MARKER.
 const MARKER = /\[(\d+(?:\s*[,\-–]\s*\d+)*)\]/g;
 const VISIBLE_SOURCES = 3;
 

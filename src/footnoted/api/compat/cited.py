@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
-from ...citations import MARKER, marker_numbers, sources_block
+from ...citations import marker_numbers, sources_block
+from ...lexical import MARKER
 from ...models import Citation
 
 CITATION_KEYS = ("citations", "referenced_indices", "spans", "grounding")

@@ -1,0 +1,177 @@
+"""Words and sentences: the one lexical layer under retrieval, answering and ingest.
+
+Words are lower-cased tokens with a light stemmer and English stop words; a bag is the
+stemmed content words of a text. A sentence is what :func:`split_sentences` finds
+(sentencex; a page break between blocks parts sentences, one inside a paragraph does
+not); a chunk's sentences (:func:`chunk_sentences`) are those, narrowed past the
+document's own ``[N]`` footnote markers at their edges: the sentences ingest stores a
+vector for, the extractive answer quotes and grounding compares against.
+:class:`QuestionTerms` weighs a question's words by how rare they are among the
+retrieved candidates, to find the sentence that restates it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from sentencex import segment
+
+from .models import RetrievedChunk
+from .pages import PAGE_BREAK
+
+MARKER = re.compile(r"\[(\d+(?:\s*[,\-–]\s*\d+)*)\]")
+"""``[1]``, ``[1, 3]`` or ``[1-3]``; ``[1][3]`` is two matches. The only marker pattern."""
+_BLOCK_PAGE_BREAK = re.compile(r"\n\f+")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+
+@cache
+def stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    extra = {"does", "did", "doing", "done", "s", "t", "d", "ll", "m", "re", "ve", "whom", "whose"}
+    return frozenset(ENGLISH_STOP_WORDS) | extra
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens (letters and digits; apostrophes kept inside words)."""
+    if text.isascii():  # lower-casing ASCII maps character to character: one pass
+        return _WORD.findall(text.lower())
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """A light, predictable English stemmer: possessives, plurals and common suffixes.
+
+    Cached: the same words recur across every chunk a question retrieves.
+    """
+    w = word.lower()
+    if w.endswith("'s"):
+        w = w[:-2]
+    for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("edly", ""), ("ed", ""),
+                         ("es", ""), ("s", ""), ("ly", "")):  # fmt: skip
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
+            return w[: -len(suffix)] + keep
+    return w
+
+
+def content_words(text: str) -> list[str]:
+    """Words that carry meaning: no stop words, no single letters; in order, unique."""
+    stops = stop_words()
+    kept = (w for w in words(text) if w not in stops and (len(w) > 1 or w.isdigit()))
+    return list(dict.fromkeys(kept))
+
+
+def content_stems(text: str) -> set[str]:
+    return {stem(w) for w in content_words(text)}
+
+
+def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Sentence offsets in ``text[start:end]``, whitespace trimmed, end exclusive. Blocks
+    on different pages (``"\\n\\f"``) part sentences as blank lines do; a bare ``"\\f"``
+    (a paragraph going on over a page break) does not."""
+    end = len(text) if end is None else end
+    view = text[start:end]
+    if PAGE_BREAK in view:  # same length, so offsets hold
+        view = _BLOCK_PAGE_BREAK.sub(lambda m: "\n" * len(m[0]), view)
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for sentence in segment("en", view):
+        found = view.find(sentence, cursor)
+        s = cursor if found < 0 else found
+        e = s + len(sentence)
+        cursor = e
+        while s < e and view[s].isspace():
+            s += 1
+        while e > s and view[e - 1].isspace():
+            e -= 1
+        if e > s:
+            spans.append((start + s, start + e))
+    return spans
+
+
+Bag = frozenset[str]
+
+
+@lru_cache(maxsize=8192)
+def bag(text: str) -> Bag:
+    """Stemmed content words of a text."""
+    return frozenset(map(stem, content_words(text)))
+
+
+def _without_edge_markers(text: str, start: int, end: int) -> tuple[int, int]:
+    """Narrow a sentence past a document's own footnote markers at either edge.
+
+    A quoted "... as the editor.[2]" would read as a citation of the answer's source 2;
+    narrowed, the quote stays verbatim and ends at "editor.".
+    """
+    while (m := MARKER.match(text, start, end)) is not None:
+        start = m.end()
+        while start < end and text[start].isspace():
+            start += 1
+    while True:
+        tail = next((m for m in MARKER.finditer(text, start, end) if m.end() == end), None)
+        if tail is None:
+            return start, end
+        end = tail.start()
+        while end > start and text[end - 1].isspace():
+            end -= 1
+
+
+@lru_cache(maxsize=4096)
+def chunk_sentences(text: str) -> tuple[tuple[int, int, Bag], ...]:
+    """Sentence offsets in a chunk's text (past edge footnote markers) with their words."""
+    out = []
+    for s, e in split_sentences(text):
+        s, e = _without_edge_markers(text, s, e)
+        if e > s:
+            out.append((s, e, bag(text[s:e])))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def chunk_bag(text: str) -> Bag:
+    """Stemmed content words of a chunk's sentences (a document's own markers left out)."""
+    return frozenset().union(*(words for _, _, words in chunk_sentences(text)))
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    hit: int  # index into the candidates
+    position: int  # sentence number within its chunk
+    start: int  # offsets into the chunk text
+    end: int
+    terms: Bag  # the question terms this sentence contains
+
+
+class QuestionTerms:
+    """The question's content terms, weighted by rarity among the candidate chunks."""
+
+    def __init__(self, question: str, candidates: Sequence[RetrievedChunk]) -> None:
+        self.terms = bag(question)
+        bags = [chunk_bag(h.chunk.text) for h in candidates]
+        n = len(bags)
+        self.idf = {
+            t: math.log((n + 1) / (sum(1 for b in bags if t in b) + 0.5)) for t in self.terms
+        }
+        self.total = sum(self.idf.values()) or 1.0
+
+    def weight(self, terms: Bag) -> float:
+        """Share of the question's weight that ``terms`` cover, 0..1."""
+        return sum(self.idf[t] for t in terms if t in self.idf) / self.total
+
+    def sentences(self, hits: Sequence[RetrievedChunk]) -> list[Sentence]:
+        out = []
+        for h, hit in enumerate(hits):
+            for p, (s, e, words) in enumerate(chunk_sentences(hit.chunk.text)):
+                out.append(Sentence(h, p, s, e, words & self.terms))
+        return out
+
+    def best_sentence_cover(self, hit: RetrievedChunk) -> float:
+        sentences = chunk_sentences(hit.chunk.text)
+        return max((self.weight(words & self.terms) for _, _, words in sentences), default=0.0)
