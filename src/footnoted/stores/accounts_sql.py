@@ -6,25 +6,22 @@ the changes that happened. Web sign-ins and sign-outs (session tokens) are not a
 changes and are not logged. A token's last use is marked at most once a minute, so
 authenticating stays a read.
 
-Each backend's mixin supplies the dialect: ``PARAM`` (its placeholder), how to read,
-how to write (PostgreSQL scopes row-level security to a user), and a lock that
-serialises account changes (the last-admin rule counts admins).
+Each backend supplies the dialect (``sql.py``); account changes take one lock, as the
+last-admin rule counts admins.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import Conflict, NotFound
 from ..records import CLI_ACTOR, Actor, AuditEntry, TokenInfo, TokenKind, User
 from .encoding import dumps, loads, now
 from .rows import user_from
+from .sql import SQL, Conn
 
-Conn = Any  # sqlite3.Connection or psycopg.Connection: both execute() and name columns
 TOUCH_S = 60.0  # a token's last use is marked at most this often
 
 
@@ -43,27 +40,11 @@ def audit_from(row: Any) -> AuditEntry:
     )  # fmt: skip
 
 
-class AccountsSQL:
-    PARAM: ClassVar[str] = "?"
-
-    # -- the dialect (each backend's mixin) -------------------------------------------------
-    def _reading(self) -> AbstractContextManager[Conn]:
-        raise NotImplementedError
-
-    def _writing(self, user_id: str | None = None) -> AbstractContextManager[Conn]:
-        """A transaction; with ``user_id``, one that may see and change that user's chats."""
-        raise NotImplementedError
-
-    def _lock_accounts(self, db: Conn) -> None:
-        """Serialise account changes (SQLite's write transactions already are)."""
-
-    def _run(self, db: Conn, sql: str, params: Sequence[Any] = ()) -> Any:
-        return db.execute(sql if self.PARAM == "?" else sql.replace("?", self.PARAM), params)
-
+class AccountsSQL(SQL):
     # -- users -------------------------------------------------------------------------------
     def create_user(self, name: str, is_admin: bool = False, actor: Actor = CLI_ACTOR) -> User:
         with self._writing() as db:
-            self._lock_accounts(db)
+            self._lock(db, "accounts")
             if self._run(db, "SELECT 1 FROM users WHERE name = ?", (name,)).fetchone():
                 raise Conflict(f"A user named {name!r} exists.", code="user_exists")
             user = User(secrets.token_hex(16), name, is_admin, now())
@@ -95,7 +76,7 @@ class AccountsSQL:
     def set_admin(self, user_id: str, is_admin: bool, actor: Actor = CLI_ACTOR) -> User:
         """Promote or demote; demoting the only admin is a ``Conflict`` (``last_admin``)."""
         with self._writing() as db:
-            self._lock_accounts(db)
+            self._lock(db, "accounts")
             user = self._user(db, user_id)
             if user.is_admin == is_admin:
                 return user
@@ -108,7 +89,7 @@ class AccountsSQL:
     def delete_user(self, user_id: str, actor: Actor = CLI_ACTOR) -> dict[str, int]:
         """Delete the user with their tokens, chats, refusals and rate counts; what went."""
         with self._writing(user_id) as db:
-            self._lock_accounts(db)
+            self._lock(db, "accounts")
             user = self._user(db, user_id)
             if user.is_admin:
                 self._keep_an_admin(db, user)
@@ -240,6 +221,30 @@ class AccountsSQL:
                 db, f"SELECT * FROM audit_log {where} ORDER BY id DESC LIMIT ?", (*params, limit)
             ).fetchall()
         return [audit_from(r) for r in rows]
+
+    # -- the chat rate limit ---------------------------------------------------------------
+    def take_rate_slot(self, user_id: str, limit: int, window_s: float, at: float) -> float | None:
+        """Count one request in a sliding window; None if allowed, else seconds to wait.
+
+        Counted in one transaction under the user's lock, so the limit holds across every
+        process that shares the database. Refused requests are not counted.
+        """
+        with self._writing() as db:
+            self._lock(db, "rate", user_id)
+            self._run(
+                db,
+                "DELETE FROM rate_events WHERE user_id = ? AND at <= ?",
+                (user_id, at - window_s),
+            )
+            row = self._run(
+                db,
+                "SELECT count(*) AS n, min(at) AS oldest FROM rate_events WHERE user_id = ?",
+                (user_id,),
+            ).fetchone()
+            if row is not None and row["n"] >= limit:
+                return max(0.0, float(row["oldest"]) + window_s - at)
+            self._run(db, "INSERT INTO rate_events (user_id, at) VALUES (?, ?)", (user_id, at))
+        return None
 
 
 def _ago(seconds: float) -> str:

@@ -1,8 +1,9 @@
 """The PostgreSQL store: pgvector (HNSW, cosine) for dense search, tsvector for keywords.
 
-Connections, transactions and the app role live in :mod:`.postgres_base`; users and
-tokens in :mod:`.postgres_accounts`, sessions and messages in :mod:`.postgres_chat`,
-files, settings, refusals and secrets in :mod:`.postgres_service`.
+Connections, transactions, the app role and PostgreSQL's dialect live in
+:mod:`.postgres_base`; users, tokens and the rate limit (:mod:`.accounts_sql`), sessions
+and messages (:mod:`.chat_sql`), files, settings, refusals and secrets
+(:mod:`.service_sql`) are SQL shared with SQLite.
 """
 
 from __future__ import annotations
@@ -15,14 +16,13 @@ from psycopg import sql
 
 from ..errors import FootnotedError
 from ..models import Chunk, Document, Progress
+from .accounts_sql import AccountsSQL
 from .base import StoredChunk, StoredFile, Vector
+from .chat_sql import ChatSQL
 from .encoding import pack_sentences
 from .keywords import plan
-from .postgres_accounts import AccountsMixin
 from .postgres_base import Connection, PostgresBase, now
-from .postgres_chat import ChatMixin
 from .postgres_search import LIVE, dense_search, keyword_search, term_rows
-from .postgres_service import ServiceDataMixin
 from .rows import (
     PROGRESS_QUERY,
     chunk_from,
@@ -33,6 +33,7 @@ from .rows import (
     progress_upsert,
     stored_chunks,
 )
+from .service_sql import ServiceDataSQL
 
 _DOC_COLUMNS = (
     "id, collection, title, source, kind, content_hash, size, status, enabled, error, url, "
@@ -44,7 +45,7 @@ TERMS = (  # chunk text weighs most; the document title and the section path les
 )
 
 
-class PostgresStore(AccountsMixin, ChatMixin, ServiceDataMixin, PostgresBase):
+class PostgresStore(AccountsSQL, ChatSQL, ServiceDataSQL, PostgresBase):
     """Documents, chunks and retrieval here; users, chat and service data in the mixins."""
 
     def __init__(self, url: str, dim: int, pool_size: int = 10) -> None:

@@ -9,7 +9,7 @@ read and written in transactions that name their user (``footnoted.user_id``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, TypeVar
 
 import psycopg
@@ -21,6 +21,7 @@ from ..errors import DatabaseUnavailable
 from .encoding import dumps, loads, now
 from .memo import Memo
 from .postgres_migrations import APP_ROLE, migrate
+from .sql import SQL
 
 T = TypeVar("T")
 
@@ -40,7 +41,7 @@ def lock_key(*parts: str) -> str:
     return "\x1f".join(parts)
 
 
-class PostgresBase:
+class PostgresBase(SQL):
     """A connection pool; each ``transaction()`` is all or nothing."""
 
     def __init__(self, url: str, dim: int, pool_size: int = 10) -> None:
@@ -86,6 +87,19 @@ class PostgresBase:
     def lock(self, conn: Connection, *key: str) -> None:
         """Serialise this transaction with every other one taking the same key."""
         conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (lock_key(*key),))
+
+    # -- the dialect of the shared SQL (``sql.py``) -----------------------------------------
+    PARAM = "%s"
+    BYTEWISE = ' COLLATE "C"'
+
+    def _reading(self, user_id: str | None = None) -> AbstractContextManager[Connection]:
+        return self.transaction(user_id)
+
+    def _writing(self, user_id: str | None = None) -> AbstractContextManager[Connection]:
+        return self.transaction(user_id)
+
+    def _lock(self, db: Connection, *key: str) -> None:
+        self.lock(db, *key)
 
     def close(self) -> None:
         self.pool.close()

@@ -1,8 +1,9 @@
 """The default store: one SQLite file (WAL) plus per-collection vector indexes.
 
-Connections and write transactions live in :mod:`.sqlite_base`; users and tokens in
-:mod:`.sqlite_accounts`, sessions and messages in :mod:`.sqlite_chat`, files, settings,
-refusals and secrets in :mod:`.sqlite_service`.
+Connections, write transactions and SQLite's dialect live in :mod:`.sqlite_base`; users,
+tokens and the rate limit (:mod:`.accounts_sql`), sessions and messages
+(:mod:`.chat_sql`), files, settings, refusals and secrets (:mod:`.service_sql`) are SQL
+shared with PostgreSQL.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from ..models import Chunk, Document, Progress
+from .accounts_sql import AccountsSQL
 from .base import StoredChunk, StoredFile, Vector
+from .chat_sql import ChatSQL
 from .encoding import pack_sentences
 from .keywords import fts5_match, phrase, plan
 from .migrations import migrate
@@ -29,10 +32,8 @@ from .rows import (
     progress_upsert,
     stored_chunks,
 )
-from .sqlite_accounts import AccountsMixin
+from .service_sql import ServiceDataSQL
 from .sqlite_base import SQLiteBase, now
-from .sqlite_chat import ChatMixin
-from .sqlite_service import ServiceDataMixin
 from .vectors import CollectionIndex, VectorIndexes, fetch_depth
 
 _DOC_COLUMNS = (
@@ -42,7 +43,7 @@ _DOC_COLUMNS = (
 _LIVE = "d.status = 'ready' AND d.enabled = 1"
 
 
-class SQLiteStore(AccountsMixin, ChatMixin, ServiceDataMixin, SQLiteBase):
+class SQLiteStore(AccountsSQL, ChatSQL, ServiceDataSQL, SQLiteBase):
     """Documents, chunks and retrieval here; users, chat and service data in the mixins."""
 
     def __init__(self, path: Path, dim: int) -> None:

@@ -9,19 +9,20 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .encoding import dumps, loads, now
 from .memo import Memo
+from .sql import SQL
 
 __all__ = ["SQLiteBase", "dumps", "loads", "now"]
 
 T = TypeVar("T")
 
 
-class SQLiteBase:
+class SQLiteBase(SQL):
     """Connection handling: per-thread read connections and serialised write transactions."""
 
     def __init__(self, path: Path) -> None:
@@ -67,6 +68,13 @@ class SQLiteBase:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+
+    # -- the dialect of the shared SQL (``sql.py``) -----------------------------------------
+    def _reading(self, user_id: str | None = None) -> AbstractContextManager[sqlite3.Connection]:
+        return nullcontext(self.db)  # the query names the user
+
+    def _writing(self, user_id: str | None = None) -> AbstractContextManager[sqlite3.Connection]:
+        return self.transaction()
 
     def close(self) -> None:
         with self._connections_lock:

@@ -1,12 +1,14 @@
-"""Chat sessions, messages and the idempotency claims of chat requests (SQLite).
+"""Chat sessions, messages and the idempotency claims of chat requests: one SQL
+implementation for both backends (``sql.py``).
 
-Every query names the user: one user's sessions and messages are invisible to another
-(``NotFound``), enforced here in the query layer.
+Every query names the user, and every transaction is opened for that user: on
+PostgreSQL row-level security then hides other users' sessions, messages and claims
+even from a query that forgot its ``user_id`` condition. A claim is taken under a lock
+on ``(user, message_id)`` (the primary key keeps it unique either way).
 """
 
 from __future__ import annotations
 
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable
@@ -14,12 +16,12 @@ from typing import Any
 
 from ..records import ChatSession, Claim, Message, NewMessage, Origin, RefusalEntry
 from .base import StaleFn
+from .encoding import dumps, loads, now
 from .rows import Cancelled, message_from, no_session, session_from
-from .sqlite_base import SQLiteBase, dumps, loads, now
-from .sqlite_service import insert_refusal
+from .sql import SQL, Conn
 
 
-class ChatMixin(SQLiteBase):
+class ChatSQL(SQL):
     # -- idempotent chat requests --------------------------------------------------------
     def claim_chat(
         self,
@@ -32,13 +34,15 @@ class ChatMixin(SQLiteBase):
         stale: StaleFn,
         origin: Origin = "api",
     ) -> Claim:
-        """Claim ``(user, message_id)`` in one transaction (the primary key makes it unique).
+        """Claim ``(user, message_id)`` under its advisory lock (the primary key keeps it unique).
 
         A new request without a session gets a new (still empty) session of ``origin``; a
         session that is not the user's raises ``NotFound``.
         """
-        with self.transaction() as db:
-            row = db.execute(
+        with self._writing(user_id) as db:
+            self._lock(db, "chat", user_id, message_id)
+            row = self._run(
+                db,
                 "SELECT * FROM chat_requests WHERE user_id = ? AND message_id = ?",
                 (user_id, message_id),
             ).fetchone()
@@ -48,7 +52,8 @@ class ChatMixin(SQLiteBase):
                 session_id = self._new_session(db, user_id, title, origin)
             elif not self._owns(db, user_id, session_id):
                 raise no_session(session_id)
-            db.execute(
+            self._run(
+                db,
                 "INSERT INTO chat_requests (user_id, message_id, session_id, message, status, "
                 "owner, claimed_at) VALUES (?, ?, ?, ?, 'in_progress', ?, ?)",
                 (user_id, message_id, session_id, message, owner, time.time()),
@@ -57,8 +62,8 @@ class ChatMixin(SQLiteBase):
 
     def _reclaim(
         self,
-        db: sqlite3.Connection,
-        row: sqlite3.Row,
+        db: Conn,
+        row: Any,
         message: str,
         new: tuple[str, Origin],
         owner: str,
@@ -71,7 +76,8 @@ class ChatMixin(SQLiteBase):
             return Claim("replay", session_id, loads(row["payload"]))
         if row["status"] == "in_progress" and not stale(row["owner"], row["claimed_at"]):
             return Claim("busy", session_id)
-        db.execute(
+        self._run(
+            db,
             "UPDATE chat_requests SET status = 'in_progress', owner = ?, claimed_at = ? "
             "WHERE user_id = ? AND message_id = ?",
             (owner, time.time(), row["user_id"], row["message_id"]),
@@ -80,24 +86,25 @@ class ChatMixin(SQLiteBase):
             self._insert_session(db, session_id, row["user_id"], *new)
         return Claim("new", session_id)
 
-    def _new_session(self, db: sqlite3.Connection, user_id: str, title: str, origin: Origin) -> str:
+    def _new_session(self, db: Conn, user_id: str, title: str, origin: Origin) -> str:
         session_id = uuid.uuid4().hex
         self._insert_session(db, session_id, user_id, title, origin)
         return session_id
 
     def _insert_session(
-        self, db: sqlite3.Connection, session_id: str, user_id: str, title: str, origin: Origin
+        self, db: Conn, session_id: str, user_id: str, title: str, origin: Origin
     ) -> None:
         stamp = now()
-        db.execute(
+        self._run(
+            db,
             "INSERT INTO sessions (id, user_id, title, created_at, updated_at, origin) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (session_id, user_id, title, stamp, stamp, origin),
         )
 
-    def _owns(self, db: sqlite3.Connection, user_id: str, session_id: str) -> bool:
-        row = db.execute(
-            "SELECT 1 FROM sessions WHERE id = ? AND user_id = ?", (session_id, user_id)
+    def _owns(self, db: Conn, user_id: str, session_id: str) -> bool:
+        row = self._run(
+            db, "SELECT 1 FROM sessions WHERE id = ? AND user_id = ?", (session_id, user_id)
         ).fetchone()
         return row is not None
 
@@ -116,19 +123,20 @@ class ChatMixin(SQLiteBase):
         Returns False (and writes nothing) when ``cancelled()`` says the client left.
         """
         try:
-            with self.transaction() as db:
+            with self._writing(user_id) as db:
+                self._lock(db, "chat", user_id, message_id)
                 if cancelled():
                     raise Cancelled
                 self._store_reply(db, user_id, message_id, session_id, messages, payload)
                 if refusal is not None:
-                    insert_refusal(db, refusal, user_id)
+                    self._insert_refusal(db, refusal, user_id)
         except Cancelled:
             return False
         return True
 
     def _store_reply(
         self,
-        db: sqlite3.Connection,
+        db: Conn,
         user_id: str,
         message_id: str,
         session_id: str,
@@ -137,22 +145,26 @@ class ChatMixin(SQLiteBase):
     ) -> None:
         stamp = now()
         for m in messages:
-            db.execute(
+            self._run(
+                db,
                 "INSERT INTO messages (id, session_id, user_id, request_id, role, type, "
                 "content, citations, referenced_indices, spans, created_at, grounding, "
-                "incomplete, refusal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "incomplete, refusal) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     uuid.uuid4().hex, session_id, user_id, message_id, m.role, m.type,
                     m.content, dumps(m.citations), dumps(m.referenced_indices),
-                    dumps(m.spans), stamp, dumps(m.grounding), int(m.incomplete),
+                    dumps(m.spans), stamp, dumps(m.grounding), m.incomplete,
                     dumps(m.refusal),
                 ),
             )  # fmt: skip
-        db.execute(
+        self._run(
+            db,
             "UPDATE sessions SET message_count = message_count + 2, updated_at = ? WHERE id = ?",
             (stamp, session_id),
         )
-        db.execute(
+        self._run(
+            db,
             "UPDATE chat_requests SET status = 'done', payload = ? "
             "WHERE user_id = ? AND message_id = ?",
             (dumps(payload), user_id, message_id),
@@ -160,8 +172,9 @@ class ChatMixin(SQLiteBase):
 
     def release_chat(self, user_id: str, message_id: str, owner: str) -> None:
         """Give up an unfinished claim so that a retry generates the answer again."""
-        with self.transaction() as db:
-            db.execute(
+        with self._writing(user_id) as db:
+            self._run(
+                db,
                 "UPDATE chat_requests SET status = 'abandoned' WHERE user_id = ? "
                 "AND message_id = ? AND owner = ? AND status = 'in_progress'",
                 (user_id, message_id, owner),
@@ -172,36 +185,46 @@ class ChatMixin(SQLiteBase):
         self, user_id: str, limit: int = 1000, offset: int = 0, origin: Origin | None = None
     ) -> list[ChatSession]:
         """The user's sessions that hold messages (of ``origin``, or all), newest activity first."""
-        rows = self.db.execute(
-            "SELECT * FROM sessions WHERE user_id = ? AND message_count > 0 "
-            "AND (? IS NULL OR origin = ?) ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
-            (user_id, origin, origin, limit, offset),
-        ).fetchall()
+        order = f"updated_at{self.BYTEWISE} DESC, id{self.BYTEWISE} DESC"
+        with self._reading(user_id) as db:
+            rows = self._run(
+                db,
+                "SELECT * FROM sessions WHERE user_id = ? AND message_count > 0 "
+                f"AND (CAST(? AS TEXT) IS NULL OR origin = ?) ORDER BY {order} LIMIT ? OFFSET ?",
+                (user_id, origin, origin, limit, offset),
+            ).fetchall()
         return [session_from(r) for r in rows]
 
     def get_session(self, user_id: str, session_id: str) -> ChatSession:
-        row = self.db.execute(
-            "SELECT * FROM sessions WHERE id = ? AND user_id = ?", (session_id, user_id)
+        with self._reading(user_id) as db:
+            return self._get_session(db, user_id, session_id)
+
+    def _get_session(self, db: Conn, user_id: str, session_id: str) -> ChatSession:
+        row = self._run(
+            db, "SELECT * FROM sessions WHERE id = ? AND user_id = ?", (session_id, user_id)
         ).fetchone()
         if row is None:
             raise no_session(session_id)
         return session_from(row)
 
     def session_messages(self, user_id: str, session_id: str) -> list[Message]:
-        self.get_session(user_id, session_id)
-        rows = self.db.execute(
-            "SELECT * FROM messages WHERE session_id = ? AND user_id = ? ORDER BY seq",
-            (session_id, user_id),
-        ).fetchall()
+        with self._reading(user_id) as db:
+            self._get_session(db, user_id, session_id)
+            rows = self._run(
+                db,
+                "SELECT * FROM messages WHERE session_id = ? AND user_id = ? ORDER BY seq",
+                (session_id, user_id),
+            ).fetchall()
         return [message_from(r) for r in rows]
 
     def delete_session(self, user_id: str, session_id: str) -> None:
-        with self.transaction() as db:
+        with self._writing(user_id) as db:
             if not self._owns(db, user_id, session_id):
                 raise no_session(session_id)
-            db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
-            db.execute(
+            self._run(db, "DELETE FROM messages WHERE session_id = ?", (session_id,))
+            self._run(
+                db,
                 "DELETE FROM chat_requests WHERE session_id = ? AND user_id = ?",
                 (session_id, user_id),
             )
-            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            self._run(db, "DELETE FROM sessions WHERE id = ?", (session_id,))

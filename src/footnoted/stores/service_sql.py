@@ -1,4 +1,5 @@
-"""Uploaded files, collection settings, the refusal log and generated secrets (PostgreSQL)."""
+"""Uploaded files, collection settings, the refusal log and generated secrets: one SQL
+implementation for both backends (``sql.py``)."""
 
 from __future__ import annotations
 
@@ -8,28 +9,19 @@ from typing import Any
 
 from ..records import RefusalEntry
 from .base import StoredFile
-from .postgres_base import Connection, PostgresBase, now
+from .encoding import now
 from .rows import refusal_from
+from .sql import SQL
 
 
-def insert_refusal(db: Connection, entry: RefusalEntry, user_id: str | None) -> None:
-    db.execute(
-        "INSERT INTO refusals (user_id, question, collection, max_score, threshold, reason, "
-        "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-        (
-            user_id, entry.question, entry.collection, entry.max_score, entry.threshold,
-            entry.reason, entry.created_at or now(),
-        ),
-    )  # fmt: skip
-
-
-class ServiceDataMixin(PostgresBase):
+class ServiceDataSQL(SQL):
     # -- original files ------------------------------------------------------------------
     def get_file(self, document_id: str) -> StoredFile | None:
-        with self.transaction() as db:
-            row = db.execute(
+        with self._reading() as db:
+            row = self._run(
+                db,
                 "SELECT filename, media_type, data, title FROM document_files "
-                "WHERE document_id = %s",
+                "WHERE document_id = ?",
                 (document_id,),
             ).fetchone()
         if row is None:
@@ -38,34 +30,36 @@ class ServiceDataMixin(PostgresBase):
 
     # -- collection settings -------------------------------------------------------------
     def get_collection_settings(self, collection: str) -> dict[str, Any]:
-        with self.transaction() as db:
-            row = db.execute(
-                "SELECT settings FROM collection_settings WHERE collection = %s", (collection,)
+        with self._reading() as db:
+            row = self._run(
+                db, "SELECT settings FROM collection_settings WHERE collection = ?", (collection,)
             ).fetchone()
         return {} if row is None else dict(json.loads(row["settings"]))
 
     def put_collection_settings(self, collection: str, values: dict[str, Any]) -> None:
-        with self.transaction() as db:
-            db.execute(
+        with self._writing() as db:
+            self._run(
+                db,
                 "INSERT INTO collection_settings (collection, settings, updated_at) "
-                "VALUES (%s, %s, %s) ON CONFLICT (collection) DO UPDATE SET "
+                "VALUES (?, ?, ?) ON CONFLICT (collection) DO UPDATE SET "
                 "settings = excluded.settings, updated_at = excluded.updated_at",
                 (collection, json.dumps(values), now()),
             )
 
     # -- refusal log -----------------------------------------------------------------------
     def log_refusal(self, entry: RefusalEntry, user_id: str | None = None) -> None:
-        with self.transaction() as db:
-            insert_refusal(db, entry, user_id)
+        with self._writing() as db:
+            self._insert_refusal(db, entry, user_id)
 
     def list_refusals(self, limit: int = 100, collection: str | None = None) -> list[RefusalEntry]:
         """Newest first."""
-        where = "WHERE r.collection = %s" if collection is not None else ""
+        where = "WHERE r.collection = ?" if collection is not None else ""
         params: tuple[Any, ...] = (collection,) if collection is not None else ()
-        with self.transaction() as db:
-            rows = db.execute(
+        with self._reading() as db:
+            rows = self._run(
+                db,
                 "SELECT r.*, u.name AS user_name FROM refusals r "
-                f"LEFT JOIN users u ON u.id = r.user_id {where} ORDER BY r.id DESC LIMIT %s",
+                f"LEFT JOIN users u ON u.id = r.user_id {where} ORDER BY r.id DESC LIMIT ?",
                 (*params, limit),
             ).fetchall()
         return [refusal_from(r) for r in rows]
@@ -73,23 +67,25 @@ class ServiceDataMixin(PostgresBase):
     # -- secrets ---------------------------------------------------------------------------
     def secret(self, name: str, make: Callable[[], str]) -> str:
         """The named secret, made once and shared by every process using the database."""
-        query = "SELECT value FROM secrets WHERE name = %s"
-        with self.transaction() as db:
-            row = db.execute(query, (name,)).fetchone()
+        query = "SELECT value FROM secrets WHERE name = ?"
+        with self._writing() as db:
+            row = self._run(db, query, (name,)).fetchone()
             if row is None:
-                db.execute(
-                    "INSERT INTO secrets (name, value) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                self._run(
+                    db,
+                    "INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING",
                     (name, make()),
                 )
-                row = db.execute(query, (name,)).fetchone()
+                row = self._run(db, query, (name,)).fetchone()
         assert row is not None
         return str(row["value"])
 
     def set_secret(self, name: str, value: str) -> None:
         """Replace the named secret (or make it) for every process using the database."""
-        with self.transaction() as db:
-            db.execute(
-                "INSERT INTO secrets (name, value) VALUES (%s, %s) "
-                "ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value",
+        with self._writing() as db:
+            self._run(
+                db,
+                "INSERT INTO secrets (name, value) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
                 (name, value),
             )
