@@ -52,7 +52,11 @@ class StoredFile:
     title: str | None = None  # the title given at upload, if any
 
 
-class DocumentStore(Protocol):
+class DocumentLibrary(Protocol):
+    """Documents, their original files, text and chunks, and search over the chunks: what
+    a new backend implements (``library_sql.py`` holds the SQL of all but the chunks'
+    vectors and keyword index, ``vectors.py`` SQLite's vector index)."""
+
     def close(self) -> None: ...
 
     # -- documents -------------------------------------------------------------------
@@ -249,7 +253,9 @@ class ChatStore(Protocol):
     def delete_session(self, user_id: str, session_id: str) -> None: ...
 
 
-class ServiceDataStore(Protocol):
+class SettingsStore(Protocol):
+    """Collection settings, the refusal log and generated secrets (``settings_sql``)."""
+
     def get_collection_settings(self, collection: str) -> dict[str, Any]: ...
 
     def put_collection_settings(self, collection: str, values: dict[str, Any]) -> None: ...
@@ -265,5 +271,10 @@ class ServiceDataStore(Protocol):
     def set_secret(self, name: str, value: str) -> None: ...
 
 
-class Store(DocumentStore, AccountStore, ChatStore, ServiceDataStore, Protocol):
+class Records(AccountStore, ChatStore, SettingsStore, Protocol):
+    """Users, chats, limits, settings, refusals and secrets: one SQL implementation for
+    both backends (``sql.py``)."""
+
+
+class Store(DocumentLibrary, Records, Protocol):
     """Everything the service needs from a database."""

@@ -15,10 +15,10 @@ import numpy.typing as npt
 from psycopg import sql
 
 from .keywords import KeywordQuery
+from .library_sql import LIVE
 from .postgres_base import Connection
 
 EF_SEARCH_MAX = 1000  # pgvector's limit
-LIVE = "d.status = 'ready' AND d.enabled"
 _DENSE = (
     "SELECT c.id, c.embedding <=> %(q)s AS distance FROM chunks c "
     f"JOIN documents d ON d.id = c.document_id WHERE c.collection = %(collection)s AND {LIVE} "

@@ -10,14 +10,15 @@ collation that orders text byte by byte.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from ..records import RefusalEntry
 from .encoding import now
 
 Conn = Any  # sqlite3.Connection or psycopg.Connection: both execute() and name columns
+T = TypeVar("T")
 
 
 class SQL:
@@ -30,6 +31,10 @@ class SQL:
 
     def _writing(self, user_id: str | None = None) -> AbstractContextManager[Conn]:
         """A transaction; with ``user_id``, one that may see and change that user's rows."""
+        raise NotImplementedError
+
+    def memo(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """``compute()``, shared by every thread until the documents change (``memo.py``)."""
         raise NotImplementedError
 
     def _lock(self, db: Conn, *key: str) -> None:

@@ -1,9 +1,9 @@
 """The default store: one SQLite file (WAL) plus per-collection vector indexes.
 
-Connections, write transactions and SQLite's dialect live in :mod:`.sqlite_base`; users,
-tokens and the rate limit (:mod:`.accounts_sql`), sessions and messages
-(:mod:`.chat_sql`), files, settings, refusals and secrets (:mod:`.service_sql`) are SQL
-shared with PostgreSQL.
+Connections, write transactions and SQLite's dialect live in :mod:`.sqlite_base`; the
+document library (:mod:`.library_sql`), users, tokens and the rate limit
+(:mod:`.accounts_sql`), sessions and messages (:mod:`.chat_sql`), settings, refusals and
+secrets (:mod:`.settings_sql`) are SQL shared with PostgreSQL.
 """
 
 from __future__ import annotations
@@ -11,40 +11,27 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from ..models import Chunk, Document, Progress
+from ..models import Chunk, Document
 from .accounts_sql import AccountsSQL
-from .base import StoredChunk, StoredFile, Vector
+from .base import StoredChunk, Vector
 from .chat_sql import ChatSQL
 from .encoding import pack_sentences
 from .keywords import fts5_match, phrase, plan
+from .library_sql import LIVE, LibrarySQL
 from .migrations import migrate
 from .rows import (
-    PROGRESS_QUERY,
-    chunk_from,
-    document_from,
-    no_document,
-    progress_by_document,
-    progress_params,
-    progress_upsert,
     stored_chunks,
 )
-from .service_sql import ServiceDataSQL
-from .sqlite_base import SQLiteBase, now
+from .settings_sql import SettingsSQL
+from .sqlite_base import SQLiteBase
 from .vectors import CollectionIndex, VectorIndexes, fetch_depth
 
-_DOC_COLUMNS = (
-    "id, collection, title, source, kind, content_hash, size, status, enabled, error, url, "
-    "page_count, chunk_count, embedding_model, created_at, updated_at"
-)
-_LIVE = "d.status = 'ready' AND d.enabled = 1"
 
-
-class SQLiteStore(AccountsSQL, ChatSQL, ServiceDataSQL, SQLiteBase):
-    """Documents, chunks and retrieval here; users, chat and service data in the mixins."""
+class SQLiteStore(LibrarySQL, AccountsSQL, ChatSQL, SettingsSQL, SQLiteBase):
+    """The library's chunks and their search here; the rest is SQL shared with PostgreSQL."""
 
     def __init__(self, path: Path, dim: int) -> None:
         super().__init__(path)
@@ -52,205 +39,42 @@ class SQLiteStore(AccountsSQL, ChatSQL, ServiceDataSQL, SQLiteBase):
         (path.parent / "vectors").mkdir(exist_ok=True)
         self.vectors = VectorIndexes(path.parent / "vectors", dim)
 
-    # -- documents ---------------------------------------------------------------------
-    def get_document(self, document_id: str) -> Document:
-        row = self.db.execute(
-            f"SELECT {_DOC_COLUMNS} FROM documents WHERE id = ?", (document_id,)
-        ).fetchone()
-        if row is None:
-            raise no_document(document_id)
-        return document_from(row)
-
-    def find_document(self, collection: str, source: str) -> Document | None:
-        row = self.db.execute(
-            f"SELECT {_DOC_COLUMNS} FROM documents WHERE collection = ? AND source = ?",
-            (collection, source),
-        ).fetchone()
-        return None if row is None else document_from(row)
-
-    def list_documents(self, collection: str | None = None) -> list[Document]:
-        sql = f"SELECT {_DOC_COLUMNS} FROM documents"
-        params: tuple[Any, ...] = ()
-        if collection is not None:
-            sql += " WHERE collection = ?"
-            params = (collection,)
-        rows = self.db.execute(sql + " ORDER BY created_at, title", params).fetchall()
-        return [document_from(r) for r in rows]
-
-    def collections(self) -> list[str]:
-        rows = self.db.execute("SELECT DISTINCT collection FROM documents ORDER BY 1").fetchall()
-        return [r[0] for r in rows]
-
-    def save_document(
+    # -- the library's chunks: vectors in the row, keywords in FTS5 ---------------------------
+    def _insert_chunks(
         self,
+        db: sqlite3.Connection,
         document: Document,
-        text: str,
         chunks: Sequence[Chunk],
         vectors: Vector,
-        sentences: Sequence[Vector] = (),
+        sentences: Sequence[Vector],
     ) -> None:
-        stamp = now()
         packed = pack_sentences(sentences, len(chunks))
-        with self.transaction() as db:
-            old = self.find_document(document.collection, document.source)
-            if old is not None:
-                self._delete(db, old.id, keep_file=old.id == document.id)
-            db.execute(
-                f"INSERT INTO documents ({_DOC_COLUMNS}, text) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        for chunk, vector, sentence_vectors in zip(chunks, vectors, packed, strict=True):
+            cur = db.execute(
+                "INSERT INTO chunks (id, document_id, collection, idx, text, char_start, "
+                "char_end, page, section, token_count, embedding, sentence_embeddings) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    document.id, document.collection, document.title, document.source,
-                    document.kind, document.content_hash, document.size, document.status,
-                    int(document.enabled), document.error, document.url, document.page_count,
-                    len(chunks), document.embedding_model,
-                    old.created_at if old else stamp, stamp, text,
+                    chunk.id, chunk.document_id, document.collection, chunk.index, chunk.text,
+                    chunk.char_start, chunk.char_end, chunk.page, chunk.section,
+                    chunk.token_count, np.asarray(vector, dtype=np.float32).tobytes(),
+                    sentence_vectors,
                 ),
             )  # fmt: skip
-            for chunk, vector, sentence_vectors in zip(chunks, vectors, packed, strict=True):
-                cur = db.execute(
-                    "INSERT INTO chunks (id, document_id, collection, idx, text, char_start, "
-                    "char_end, page, section, token_count, embedding, sentence_embeddings) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        chunk.id, chunk.document_id, document.collection, chunk.index, chunk.text,
-                        chunk.char_start, chunk.char_end, chunk.page, chunk.section,
-                        chunk.token_count, np.asarray(vector, dtype=np.float32).tobytes(),
-                        sentence_vectors,
-                    ),
-                )  # fmt: skip
-                db.execute(
-                    "INSERT INTO chunks_fts (rowid, text, title, section) VALUES (?, ?, ?, ?)",
-                    (cur.lastrowid, chunk.text, document.title, chunk.section or ""),
-                )
+            db.execute(
+                "INSERT INTO chunks_fts (rowid, text, title, section) VALUES (?, ?, ?, ?)",
+                (cur.lastrowid, chunk.text, document.title, chunk.section or ""),
+            )
 
-    def _delete(self, db: sqlite3.Connection, document_id: str, keep_file: bool = False) -> None:
+    def _delete_chunks(self, db: sqlite3.Connection, document_id: str) -> None:
         db.execute(
             "DELETE FROM chunks_fts WHERE rowid IN "
             "(SELECT rowid FROM chunks WHERE document_id = ?)",
             (document_id,),
         )
         db.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
-        db.execute("DELETE FROM documents WHERE id = ?", (document_id,))
-        db.execute("DELETE FROM document_progress WHERE document_id = ?", (document_id,))
-        if not keep_file:
-            db.execute("DELETE FROM document_files WHERE document_id = ?", (document_id,))
-
-    def begin_upload(self, document: Document, file: StoredFile) -> None:
-        """Record an uploaded file and its document (status ``processing``) in one transaction.
-
-        A failed or unfinished earlier upload of the same content is replaced.
-        """
-        stamp = now()
-        with self.transaction() as db:
-            old = self.find_document(document.collection, document.source)
-            for stale in {old.id if old else None, document.id} - {None}:
-                self._delete(db, str(stale))
-            db.execute(
-                f"INSERT INTO documents ({_DOC_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, 'processing', 1, NULL, ?, NULL, 0, NULL, ?, ?)",
-                (
-                    document.id, document.collection, document.title, document.source,
-                    document.kind, document.content_hash, document.size, document.url,
-                    stamp, stamp,
-                ),
-            )  # fmt: skip
-            db.execute(
-                "INSERT INTO document_files (document_id, filename, title, media_type, data, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (document.id, file.filename, file.title, file.media_type, file.data, stamp),
-            )
-
-    def set_status(self, document_id: str, status: str, error: str | None = None) -> Document:
-        """Mark a document ``processing`` or ``failed`` (with a readable error); either way
-        its progress starts over."""
-        with self.transaction() as db:
-            self.get_document(document_id)
-            db.execute(
-                "UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ?",
-                (status, error, now(), document_id),
-            )
-            db.execute("DELETE FROM document_progress WHERE document_id = ?", (document_id,))
-        return self.get_document(document_id)
-
-    def set_progress(self, document_id: str, progress: Progress) -> None:
-        """Record where a ``processing`` document's work stands (nothing once it is not)."""
-        with self.transaction() as db:
-            db.execute(progress_upsert(self.PARAM), progress_params(document_id, progress))
-
-    def progress(self) -> dict[str, Progress]:
-        """The progress of every ``processing`` document that has one, by document id."""
-        rows = self.db.execute(PROGRESS_QUERY).fetchall()
-        return progress_by_document(rows)
-
-    def fail_interrupted(self, error: str) -> int:
-        """Mark documents left ``processing`` by a stopped server as failed."""
-        with self.transaction() as db:
-            cur = db.execute(
-                "UPDATE documents SET status = 'failed', error = ?, updated_at = ? "
-                "WHERE status = 'processing'",
-                (error, now()),
-            )
-            db.execute("DELETE FROM document_progress")
-        return cur.rowcount
-
-    def set_enabled(self, document_id: str, enabled: bool) -> Document:
-        with self.transaction() as db:
-            self.get_document(document_id)
-            db.execute(
-                "UPDATE documents SET enabled = ?, updated_at = ? WHERE id = ?",
-                (int(enabled), now(), document_id),
-            )
-        return self.get_document(document_id)
-
-    def delete_document(self, document_id: str) -> None:
-        with self.transaction() as db:
-            self.get_document(document_id)
-            self._delete(db, document_id)
-
-    def document_text(self, document_id: str) -> str:
-        row = self.db.execute("SELECT text FROM documents WHERE id = ?", (document_id,)).fetchone()
-        if row is None:
-            raise no_document(document_id)
-        return str(row[0])
-
-    def document_chunks(self, document_id: str) -> list[Chunk]:
-        self.get_document(document_id)
-        rows = self.db.execute(
-            "SELECT * FROM chunks WHERE document_id = ? ORDER BY idx", (document_id,)
-        ).fetchall()
-        return [chunk_from(r) for r in rows]
 
     # -- retrieval ---------------------------------------------------------------------
-    def count_chunks(self, collection: str) -> int:
-        def count() -> int:
-            row = self.db.execute(
-                "SELECT coalesce(sum(chunk_count), 0) FROM documents d WHERE collection = ? AND "
-                + _LIVE,
-                (collection,),
-            ).fetchone()
-            return int(row[0])
-
-        return self.memo(("count_chunks", collection), count)
-
-    def without_sentence_vectors(self, collection: str | None = None) -> set[str]:
-        sql = "SELECT DISTINCT document_id FROM chunks WHERE sentence_embeddings IS NULL"
-        params: tuple[str, ...] = ()
-        if collection is not None:
-            sql += " AND collection = ?"
-            params = (collection,)
-        return {r[0] for r in self.db.execute(sql, params).fetchall()}
-
-    def embedding_models(self, collection: str) -> set[str]:
-        def models() -> frozenset[str]:
-            rows = self.db.execute(
-                "SELECT DISTINCT embedding_model FROM documents WHERE collection = ? "
-                "AND status = 'ready'",
-                (collection,),
-            ).fetchall()
-            return frozenset(r[0] for r in rows if r[0])
-
-        return set(self.memo(("embedding_models", collection), models))
-
     def refresh_index(self, collection: str, save: bool = True) -> None:
         self._dense_index(collection, save)
 
@@ -296,7 +120,7 @@ class SQLiteStore(AccountsSQL, ChatSQL, ServiceDataSQL, SQLiteBase):
         marks = ",".join("?" * len(scores))
         rows = self.db.execute(
             f"SELECT c.rowid, c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
-            f"WHERE c.rowid IN ({marks}) AND {_LIVE}",
+            f"WHERE c.rowid IN ({marks}) AND {LIVE}",
             list(scores),
         ).fetchall()
         return sorted(((r[1], scores[r[0]]) for r in rows), key=lambda t: -t[1])
@@ -326,7 +150,7 @@ class SQLiteStore(AccountsSQL, ChatSQL, ServiceDataSQL, SQLiteBase):
             live = dict(
                 self.db.execute(
                     f"SELECT c.rowid, c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
-                    f"WHERE c.rowid IN ({marks}) AND c.collection = ? AND {_LIVE}",
+                    f"WHERE c.rowid IN ({marks}) AND c.collection = ? AND {LIVE}",
                     [*rowids, collection],
                 ).fetchall()
             )
@@ -351,7 +175,7 @@ class SQLiteStore(AccountsSQL, ChatSQL, ServiceDataSQL, SQLiteBase):
         marks = ",".join("?" * len(chunk_ids))
         rows = self.db.execute(
             f"SELECT c.*, d.title AS document_title, d.url AS document_url FROM chunks c "
-            f"JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks}) AND {_LIVE}",
+            f"JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks}) AND {LIVE}",
             list(chunk_ids),
         ).fetchall()
         return stored_chunks(

@@ -1,5 +1,5 @@
-"""Uploaded files, collection settings, the refusal log and generated secrets: one SQL
-implementation for both backends (``sql.py``)."""
+"""Collection settings, the refusal log and generated secrets: one SQL implementation for
+both backends (``sql.py``)."""
 
 from __future__ import annotations
 
@@ -8,26 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..records import RefusalEntry
-from .base import StoredFile
 from .encoding import now
 from .rows import refusal_from
 from .sql import SQL
 
 
-class ServiceDataSQL(SQL):
-    # -- original files ------------------------------------------------------------------
-    def get_file(self, document_id: str) -> StoredFile | None:
-        with self._reading() as db:
-            row = self._run(
-                db,
-                "SELECT filename, media_type, data, title FROM document_files "
-                "WHERE document_id = ?",
-                (document_id,),
-            ).fetchone()
-        if row is None:
-            return None
-        return StoredFile(row["filename"], row["media_type"], bytes(row["data"]), row["title"])
-
+class SettingsSQL(SQL):
     # -- collection settings -------------------------------------------------------------
     def get_collection_settings(self, collection: str) -> dict[str, Any]:
         with self._reading() as db:

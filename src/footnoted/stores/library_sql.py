@@ -1,0 +1,276 @@
+"""The document library in SQL for both backends: documents, their text, chunks and
+upload progress. What differs is how chunks are stored and searched: each backend's
+store (``sqlite.py``, ``postgres.py``) writes a document's chunks with their vectors and
+keyword index (``_insert_chunks``, ``_delete_chunks``) and searches them: the
+vector-index seam a new backend fills in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..models import Chunk, Document, Progress
+from .base import StoredFile, Vector
+from .encoding import now
+from .rows import (
+    PROGRESS_QUERY,
+    chunk_from,
+    document_from,
+    no_document,
+    progress_by_document,
+    progress_params,
+    progress_upsert,
+)
+from .sql import SQL, Conn
+
+DOC_COLUMNS = (
+    "id, collection, title, source, kind, content_hash, size, status, enabled, error, url, "
+    "page_count, chunk_count, embedding_model, created_at, updated_at"
+)
+LIVE = "d.status = 'ready' AND d.enabled = TRUE"  # what search may return
+
+
+class LibrarySQL(SQL):
+    # -- the backend's part: chunks with their vectors and keyword index --------------------
+    def _insert_chunks(
+        self,
+        db: Conn,
+        document: Document,
+        chunks: Sequence[Chunk],
+        vectors: Vector,
+        sentences: Sequence[Vector],
+    ) -> None:
+        raise NotImplementedError
+
+    def _delete_chunks(self, db: Conn, document_id: str) -> None:
+        self._run(db, "DELETE FROM chunks WHERE document_id = ?", (document_id,))
+
+    # -- documents -------------------------------------------------------------------------
+    def get_document(self, document_id: str) -> Document:
+        with self._reading() as db:
+            return self._get(db, document_id)
+
+    def _get(self, db: Conn, document_id: str) -> Document:
+        row = self._run(
+            db, f"SELECT {DOC_COLUMNS} FROM documents WHERE id = ?", (document_id,)
+        ).fetchone()
+        if row is None:
+            raise no_document(document_id)
+        return document_from(row)
+
+    def _find(self, db: Conn, collection: str, source: str) -> Document | None:
+        row = self._run(
+            db,
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE collection = ? AND source = ?",
+            (collection, source),
+        ).fetchone()
+        return None if row is None else document_from(row)
+
+    def find_document(self, collection: str, source: str) -> Document | None:
+        with self._reading() as db:
+            return self._find(db, collection, source)
+
+    def list_documents(self, collection: str | None = None) -> list[Document]:
+        query = f"SELECT {DOC_COLUMNS} FROM documents"
+        params: tuple[Any, ...] = ()
+        if collection is not None:
+            query += " WHERE collection = ?"
+            params = (collection,)
+        order = f" ORDER BY created_at{self.BYTEWISE}, title{self.BYTEWISE}"
+        with self._reading() as db:
+            rows = self._run(db, query + order, params).fetchall()
+        return [document_from(r) for r in rows]
+
+    def collections(self) -> list[str]:
+        with self._reading() as db:
+            rows = self._run(
+                db, f"SELECT DISTINCT collection{self.BYTEWISE} AS name FROM documents ORDER BY 1"
+            ).fetchall()
+        return [r["name"] for r in rows]
+
+    def save_document(
+        self,
+        document: Document,
+        text: str,
+        chunks: Sequence[Chunk],
+        vectors: Vector,
+        sentences: Sequence[Vector] = (),
+    ) -> None:
+        """Store a document with its text and chunks in one transaction, replacing the one
+        from the same source (its original file kept when it is the same document)."""
+        stamp = now()
+        with self._writing() as db:
+            self._lock(db, "document", document.collection, document.source)
+            old = self._find(db, document.collection, document.source)
+            if old is not None:
+                self._delete(db, old.id, keep_file=old.id == document.id)
+            self._run(
+                db,
+                f"INSERT INTO documents ({DOC_COLUMNS}, text) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    document.id, document.collection, document.title, document.source,
+                    document.kind, document.content_hash, document.size, document.status,
+                    document.enabled, document.error, document.url, document.page_count,
+                    len(chunks), document.embedding_model,
+                    old.created_at if old else stamp, stamp, text,
+                ),
+            )  # fmt: skip
+            self._insert_chunks(db, document, chunks, vectors, sentences)
+
+    def _delete(self, db: Conn, document_id: str, keep_file: bool = False) -> None:
+        self._delete_chunks(db, document_id)
+        self._run(db, "DELETE FROM documents WHERE id = ?", (document_id,))
+        self._run(db, "DELETE FROM document_progress WHERE document_id = ?", (document_id,))
+        if not keep_file:
+            self._run(db, "DELETE FROM document_files WHERE document_id = ?", (document_id,))
+
+    def begin_upload(self, document: Document, file: StoredFile) -> None:
+        """Record an uploaded file and its document (status ``processing``) in one transaction.
+
+        A failed or unfinished earlier upload of the same content is replaced.
+        """
+        stamp = now()
+        with self._writing() as db:
+            self._lock(db, "document", document.collection, document.source)
+            old = self._find(db, document.collection, document.source)
+            for stale in {old.id if old else None, document.id} - {None}:
+                self._delete(db, str(stale))
+            self._run(
+                db,
+                f"INSERT INTO documents ({DOC_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                "'processing', TRUE, NULL, ?, NULL, 0, NULL, ?, ?)",
+                (
+                    document.id, document.collection, document.title, document.source,
+                    document.kind, document.content_hash, document.size, document.url,
+                    stamp, stamp,
+                ),
+            )  # fmt: skip
+            self._run(
+                db,
+                "INSERT INTO document_files (document_id, filename, title, media_type, data, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (document.id, file.filename, file.title, file.media_type, file.data, stamp),
+            )
+
+    def _updated(
+        self, db: Conn, document_id: str, assignments: str, params: tuple[Any, ...]
+    ) -> Document:
+        rows = self._run(  # all rows fetched: SQLite commits no statement still running
+            db,
+            f"UPDATE documents SET {assignments}, updated_at = ? WHERE id = ? "
+            f"RETURNING {DOC_COLUMNS}",
+            (*params, now(), document_id),
+        ).fetchall()
+        if not rows:
+            raise no_document(document_id)
+        return document_from(rows[0])
+
+    def set_status(self, document_id: str, status: str, error: str | None = None) -> Document:
+        """Mark a document ``processing`` or ``failed`` (with a readable error); either way
+        its progress starts over."""
+        with self._writing() as db:
+            self._run(db, "DELETE FROM document_progress WHERE document_id = ?", (document_id,))
+            return self._updated(db, document_id, "status = ?, error = ?", (status, error))
+
+    def set_progress(self, document_id: str, progress: Progress) -> None:
+        """Record where a ``processing`` document's work stands (nothing once it is not)."""
+        with self._writing() as db:
+            db.execute(progress_upsert(self.PARAM), progress_params(document_id, progress))
+
+    def progress(self) -> dict[str, Progress]:
+        """The progress of every ``processing`` document that has one, by document id."""
+        with self._reading() as db:
+            rows = db.execute(PROGRESS_QUERY).fetchall()
+        return progress_by_document(rows)
+
+    def fail_interrupted(self, error: str) -> int:
+        """Mark documents left ``processing`` by a stopped server as failed."""
+        with self._writing() as db:
+            cur = self._run(
+                db,
+                "UPDATE documents SET status = 'failed', error = ?, updated_at = ? "
+                "WHERE status = 'processing'",
+                (error, now()),
+            )
+            self._run(db, "DELETE FROM document_progress")
+            return int(cur.rowcount)
+
+    def set_enabled(self, document_id: str, enabled: bool) -> Document:
+        with self._writing() as db:
+            return self._updated(db, document_id, "enabled = ?", (enabled,))
+
+    def delete_document(self, document_id: str) -> None:
+        with self._writing() as db:
+            self._get(db, document_id)
+            self._delete(db, document_id)
+
+    def document_text(self, document_id: str) -> str:
+        with self._reading() as db:
+            row = self._run(
+                db, "SELECT text FROM documents WHERE id = ?", (document_id,)
+            ).fetchone()
+        if row is None:
+            raise no_document(document_id)
+        return str(row["text"])
+
+    # -- original files ------------------------------------------------------------------
+    def get_file(self, document_id: str) -> StoredFile | None:
+        with self._reading() as db:
+            row = self._run(
+                db,
+                "SELECT filename, media_type, data, title FROM document_files "
+                "WHERE document_id = ?",
+                (document_id,),
+            ).fetchone()
+        if row is None:
+            return None
+        return StoredFile(row["filename"], row["media_type"], bytes(row["data"]), row["title"])
+
+    def document_chunks(self, document_id: str) -> list[Chunk]:
+        with self._reading() as db:
+            self._get(db, document_id)
+            rows = self._run(
+                db, "SELECT * FROM chunks WHERE document_id = ? ORDER BY idx", (document_id,)
+            ).fetchall()
+        return [chunk_from(r) for r in rows]
+
+    # -- what retrieval asks of the library ------------------------------------------------
+    def _count_live(self, db: Conn, collection: str) -> int:
+        row = self._run(
+            db,
+            "SELECT coalesce(sum(chunk_count), 0) AS n FROM documents d "
+            f"WHERE collection = ? AND {LIVE}",
+            (collection,),
+        ).fetchone()
+        return int(row["n"]) if row else 0
+
+    def count_chunks(self, collection: str) -> int:
+        def count() -> int:
+            with self._reading() as db:
+                return self._count_live(db, collection)
+
+        return self.memo(("count_chunks", collection), count)
+
+    def without_sentence_vectors(self, collection: str | None = None) -> set[str]:
+        query = "SELECT DISTINCT document_id FROM chunks WHERE sentence_embeddings IS NULL"
+        params: tuple[str, ...] = ()
+        if collection is not None:
+            query += " AND collection = ?"
+            params = (collection,)
+        with self._reading() as db:
+            return {r["document_id"] for r in self._run(db, query, params).fetchall()}
+
+    def embedding_models(self, collection: str) -> set[str]:
+        def models() -> frozenset[str]:
+            with self._reading() as db:
+                rows = self._run(
+                    db,
+                    "SELECT DISTINCT embedding_model FROM documents WHERE collection = ? "
+                    "AND status = 'ready'",
+                    (collection,),
+                ).fetchall()
+            return frozenset(r["embedding_model"] for r in rows if r["embedding_model"])
+
+        return set(self.memo(("embedding_models", collection), models))
