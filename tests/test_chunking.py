@@ -142,3 +142,20 @@ def test_cut_chars_prefers_whitespace() -> None:
     ]
     solid = "x" * 25
     assert [solid[s:e] for s, e in cut_chars(solid, 0, 25, 10)] == ["x" * 10] * 2 + ["x" * 5]
+
+
+def test_a_piece_starting_in_lower_case_goes_on_with_its_sentence() -> None:
+    """The splitter cuts after a title or an abbreviation; a sentence does not start in
+    lower case, so that piece stays with the one before (on the same line only)."""
+    reference = (
+        "Hotpotqa: A dataset for diverse, explainable multi-hop question answering. "
+        "arXiv preprint arXiv:1809.09600, 2018."
+    )
+    assert split_sentences(reference) == [(0, len(reference))]
+    text = "They fled between 1621 and 1629. revolted against the crown. The revolt ended."
+    assert [text[s:e] for s, e in split_sentences(text)] == [
+        "They fled between 1621 and 1629. revolted against the crown.",
+        "The revolt ended.",
+    ]
+    lines = "The list ends here.\nsecond line, lower case."
+    assert len(split_sentences(lines)) == 2  # a new line is not merged

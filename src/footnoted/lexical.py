@@ -74,7 +74,10 @@ def content_stems(text: str) -> set[str]:
 def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """Sentence offsets in ``text[start:end]``, whitespace trimmed, end exclusive. Blocks
     on different pages (``"\\n\\f"``) part sentences as blank lines do; a bare ``"\\f"``
-    (a paragraph going on over a page break) does not."""
+    (a paragraph going on over a page break) does not. A piece that starts with a
+    lower-case letter on the same line goes on with the sentence before: the splitter
+    cut after an abbreviation or a title ("Lyon and Paris between 1621 and 1629.
+    revolted…" is rare; "… question answering. arXiv preprint …" is not)."""
     end = len(text) if end is None else end
     view = text[start:end]
     if PAGE_BREAK in view:  # same length, so offsets hold
@@ -90,7 +93,11 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
             s += 1
         while e > s and view[e - 1].isspace():
             e -= 1
-        if e > s:
+        if e <= s:
+            continue
+        if spans and view[s].islower() and "\n" not in view[spans[-1][1] - start : s]:
+            spans[-1] = (spans[-1][0], start + e)
+        else:
             spans.append((start + s, start + e))
     return spans
 
