@@ -97,11 +97,13 @@ async function showApp() {
   $("#question").focus();
 }
 
+// The examples first, then the line naming the collection: once that line names it, the
+// empty screen is the chosen collection's.
 async function describeWhatIsIndexed() {
-  describeExamples();
-  try {
-    describeIndexed(await get("/api/documents"));
-  } catch (_) { /* the hint is a nicety */ }
+  const documents = get("/api/documents").catch(() => null); // the hint is a nicety
+  await describeExamples();
+  const listed = await documents;
+  if (listed) describeIndexed(listed);
 }
 
 function showChat() {

@@ -58,10 +58,12 @@ function exampleButtons() {
 
 // The chosen collection's example questions, on the empty screen (none: nothing shown).
 export async function describeExamples() {
+  const collection = chat.collection;
   let examples = [];
   try {
-    if (chat.collection) examples = (await get(`/api/collections/${encodeURIComponent(chat.collection)}/settings`)).example_questions || [];
+    if (collection) examples = (await get(`/api/collections/${encodeURIComponent(collection)}/settings`)).example_questions || [];
   } catch (_) { /* the examples are a nicety */ }
+  if (collection !== chat.collection) return; // another collection was chosen meanwhile
   chat.examples = examples;
   const box = $("#examples");
   if (box) clear(box).append(...exampleButtons());
