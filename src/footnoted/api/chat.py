@@ -278,12 +278,11 @@ class ChatService:
                     bridge.put(*frame(event, turn.ids))
                     return stored
                 case Done():
-                    answer = Answer("".join(text), (), (), ())
-                    if sources is not None:
-                        answer = Answer(
-                            answer.text, sources.citations, sources.referenced_indices,
-                            sources.spans, sources.grounding,
-                        )  # fmt: skip
+                    cited = sources or Sources((), (), ())
+                    answer = Answer(
+                        "".join(text), cited.citations, cited.referenced_indices, cited.spans,
+                        cited.grounding,
+                    )  # fmt: skip
                     payload = answer_payload(
                         answer, include_citations=sources is not None, warning=warning,
                         notice=notice, **turn.ids,

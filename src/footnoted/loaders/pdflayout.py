@@ -147,8 +147,9 @@ def _starts_new_block(prev: Line, cur: Line, ratio: float, full: float = 0.0) ->
     # full line, or one ending on a word or a comma, with no sentence end): then it is
     # a hanging indent (a reference, a footnote, an exhibit's wrapped description)
     text = prev.text.rstrip()
-    unfinished = not prev.row and (_fills(prev, full) or text[-1:].islower() or text[-1:] in ",;-")
-    return not (unfinished and not _SENTENCE_END.search(text)) and not _runs_on(text, cur.text)
+    unfinished = _fills(prev, full) or text[-1:].islower() or text[-1:] in ",;-"
+    hanging = unfinished and not prev.row and not _SENTENCE_END.search(text)
+    return not hanging and not _runs_on(text, cur.text)
 
 
 def _key(text: str) -> str:

@@ -67,6 +67,12 @@ class LibrarySQL(SQL):
         ).fetchone()
         return None if row is None else document_from(row)
 
+    def _same_source(self, db: Conn, document: Document) -> Document | None:
+        """The stored document from ``document``'s source, locked until the transaction
+        ends so that two writes of one source replace it one after the other."""
+        self._lock(db, "document", document.collection, document.source)
+        return self._find(db, document.collection, document.source)
+
     def find_document(self, collection: str, source: str) -> Document | None:
         with self._reading() as db:
             return self._find(db, collection, source)
@@ -101,8 +107,7 @@ class LibrarySQL(SQL):
         from the same source (its original file kept when it is the same document)."""
         stamp = now()
         with self._writing() as db:
-            self._lock(db, "document", document.collection, document.source)
-            old = self._find(db, document.collection, document.source)
+            old = self._same_source(db, document)
             if old is not None:
                 self._delete(db, old.id, keep_file=old.id == document.id)
             self._run(
@@ -133,8 +138,7 @@ class LibrarySQL(SQL):
         """
         stamp = now()
         with self._writing() as db:
-            self._lock(db, "document", document.collection, document.source)
-            old = self._find(db, document.collection, document.source)
+            old = self._same_source(db, document)
             for stale in {old.id if old else None, document.id} - {None}:
                 self._delete(db, str(stale))
             self._run(
