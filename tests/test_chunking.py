@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 from itertools import pairwise
 
 import pytest
@@ -159,3 +161,19 @@ def test_a_piece_starting_in_lower_case_goes_on_with_its_sentence() -> None:
     ]
     lines = "The list ends here.\nsecond line, lower case."
     assert len(split_sentences(lines)) == 2  # a new line is not merged
+
+
+def test_content_words_come_from_the_shipped_stop_list_without_scikit_learn() -> None:
+    """The stop list is package data: reading it imports neither scikit-learn nor SciPy
+    (together about a second of every process's start)."""
+    code = (
+        "import sys\n"
+        "from footnoted.lexical import content_words\n"
+        "import footnoted.cli.main\n"
+        "print(sorted(content_words('Whose plans does the handbook refund?')))\n"
+        "print(sorted(m for m in ('sklearn', 'scipy') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.splitlines()
+    assert out == ["['handbook', 'plans', 'refund']", "[]"]

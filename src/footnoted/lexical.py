@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from pathlib import Path
 
 from sentencex import segment
 
@@ -29,12 +30,14 @@ _BLOCK_PAGE_BREAK = re.compile(r"\n\f+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
 
+STOP_WORDS = Path(__file__).with_name("data") / "stop_words.txt"
+
+
 @cache
 def stop_words() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    extra = {"does", "did", "doing", "done", "s", "t", "d", "ll", "m", "re", "ve", "whom", "whose"}
-    return frozenset(ENGLISH_STOP_WORDS) | extra
+    """Words that never count as content (``data/stop_words.txt``, one per line)."""
+    lines = STOP_WORDS.read_text(encoding="utf-8").splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
 def words(text: str) -> list[str]:
