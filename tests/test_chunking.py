@@ -165,7 +165,7 @@ def test_a_piece_starting_in_lower_case_goes_on_with_its_sentence() -> None:
 
 def test_content_words_come_from_the_shipped_stop_list_without_scikit_learn() -> None:
     """The stop list is package data: reading it imports neither scikit-learn nor SciPy
-    (together about a second of every process's start)."""
+    (together about half a second of every process's start)."""
     code = (
         "import sys\n"
         "from footnoted.lexical import content_words\n"
