@@ -8,28 +8,35 @@
     .venv/bin/python scripts/calibrate_reader.py cal/squad.json cal/offtopic.json \
         --squad ../shared/data/squad2/dev-16-articles.json
 
-The eval records hold each question's best reader score (``answer_score``; none when the
-cosine rule refused first) and, for answerable questions, whether the answer cited the
-gold passage. A threshold answers exactly the questions scoring at or above it, so one
-run gives the whole trade-off curve, printed here. The confidence is a logistic
-regression of "answered with a citation hit" on the score, with both outcomes weighted
+The eval records hold, for each question, every passage the reader read (``read``: its
+reader score and cosine, in retrieval order; empty when the cosine rule refused first)
+and, for answerable questions, whether each passage is a citation hit. A passage's
+evidence score is its reader score plus a weight times its cosine (``Calibration``); for
+each weight in ``WEIGHTS`` a question's best evidence score decides it (a threshold
+answers exactly the questions scoring at or above it, so one run gives every weight's
+whole trade-off curve) and its leading passage, ranked as the pipeline ranks, decides
+whether the answer is a citation hit. The confidence is a logistic regression of
+"answered with a citation hit" on the evidence score, with both outcomes weighted
 equally: the chance that an answer is right when right and wrong answers are equally
-common a priori (SQuAD 2.0 dev is half unanswerable, by design). The threshold chosen is
-the lowest on a 0.25 grid that refuses at least ``OFFTOPIC`` of the off-topic questions
-(questions the documents do not hold are refused as the specification asks) and where
-the confidence is at least ``MIN_CONFIDENCE`` (no answer is given whose chance of being
-right is below 30%); every answerable question the reader can answer above that line is
-answered.
-The reader's own SQuAD 2.0 scores (gold paragraph, official EM/F1) are then measured on
-the whole dev file and, at fp32 and at bf16, on its first article: the fixed slice that
-tests/test_reader.py checks at its run's precision.
+common a priori (SQuAD 2.0 dev is half unanswerable, by design). At each weight the
+threshold is the lowest on a 0.25 grid that refuses at least ``OFFTOPIC`` of the
+off-topic questions (questions the documents do not hold are refused as the
+specification asks) and where the confidence is at least ``MIN_CONFIDENCE`` (no answer
+is given whose chance of being right is below 30%); the weight shipped is the one whose
+threshold is right most often on SQuAD 2.0 dev: answerable questions answered with a
+citation hit plus unanswerable questions refused, each as a share of its half (a wrong
+answer costs as much as a missed one; the smallest weight on a tie). Its curve is
+printed.
+The reader's own SQuAD 2.0 scores (gold paragraph, official EM/F1, the span score
+alone) are then measured on the whole dev file and, at fp32 and at bf16, on its first
+article: the fixed slice that tests/test_reader.py checks at its run's precision.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,24 +53,38 @@ OFFTOPIC = 0.98
 MIN_CONFIDENCE = 0.3  # no answer whose calibrated chance of being right is lower
 
 
+WEIGHTS = [w / 2 for w in range(0, 81, 5)]  # cosine weights tried: 0, 2.5, ... 40
+Outcome = tuple[float | None, bool]  # best evidence score (None: nothing read), cited right
+
+
+def outcome(read: list[list[Any]], weight: float) -> Outcome:
+    """A question's best evidence score and whether its leading passage is a hit."""
+    if not read:
+        return None, False
+    scores = [p[0] + weight * p[1] for p in read]
+    lead = max(range(len(read)), key=lambda i: scores[i])  # the first on a tie
+    return max(scores), bool(read[lead][2]) if len(read[lead]) > 2 else False
+
+
 def groups(
-    squad: dict[str, Any], offtopic: dict[str, Any]
-) -> dict[str, list[tuple[float | None, bool]]]:
-    """(score, good answer) per question: answerable (good = citation hit),
-    unanswerable and off-topic (never good)."""
+    squad: dict[str, Any], offtopic: dict[str, Any], weight: float
+) -> dict[str, list[Outcome]]:
+    """Per question: answerable (good = a citation hit), unanswerable and off-topic
+    (never good)."""
     items = squad["items"]
+    never = [(outcome(i["read"], weight)[0], False) for i in items if not i["answerable"]]
     return {
-        "answerable": [(i["answer_score"], bool(i.get("hit"))) for i in items if i["answerable"]],
-        "unanswerable": [(i["answer_score"], False) for i in items if not i["answerable"]],
-        "offtopic": [(i["answer_score"], False) for i in offtopic["items"]],
+        "answerable": [outcome(i["read"], weight) for i in items if i["answerable"]],
+        "unanswerable": never,
+        "offtopic": [(outcome(i["read"], weight)[0], False) for i in offtopic["items"]],
     }
 
 
-def answered(rows: list[tuple[float | None, bool]], t: float) -> np.ndarray:
+def answered(rows: list[Outcome], t: float) -> np.ndarray:
     return np.array([s is not None and s >= t for s, _ in rows])
 
 
-def curve(g: dict[str, list[tuple[float | None, bool]]], t: float) -> dict[str, float]:
+def curve(g: dict[str, list[Outcome]], t: float) -> dict[str, float]:
     a = answered(g["answerable"], t)
     good = np.array([ok for _, ok in g["answerable"]])
     return {
@@ -75,48 +96,78 @@ def curve(g: dict[str, list[tuple[float | None, bool]]], t: float) -> dict[str, 
     }
 
 
+@dataclass(frozen=True)
+class Fit:
+    weight: float
+    slope: float
+    intercept: float
+    rows: list[dict[str, float]]
+    best: dict[str, float]
+
+
+def right(row: dict[str, float]) -> float:
+    """How often a threshold is right on SQuAD 2.0 dev, each half weighted equally."""
+    return row["hit"] + row["unanswerable_refused"]
+
+
+def fit(g: dict[str, list[Outcome]], weight: float) -> Fit:
+    """The confidence map and the rule's threshold at one weight."""
+    seen = [s for rows_ in g.values() for s, _ in rows_ if s is not None]
+    grid = np.arange(np.floor(min(seen)), np.ceil(max(seen)) + 0.01, 0.25)
+    rows = [curve(g, round(float(t), 2)) for t in grid]
+    scored = [(s, ok) for rows_ in g.values() for s, ok in rows_ if s is not None]
+    x = np.array([[s] for s, _ in scored])
+    y = np.array([ok for _, ok in scored])
+    model = LogisticRegression(class_weight="balanced").fit(x, y)
+    slope, intercept = float(model.coef_[0][0]), float(model.intercept_[0])
+    floor = (np.log(MIN_CONFIDENCE / (1 - MIN_CONFIDENCE)) - intercept) / slope
+    best = next(r for r in rows if r["offtopic_refused"] >= OFFTOPIC and r["threshold"] >= floor)
+    return Fit(weight, slope, intercept, rows, best)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("squad_json", type=Path)
     parser.add_argument("offtopic_json", type=Path)
     parser.add_argument("--squad", type=Path, required=True, help="SQuAD 2.0 dev JSON")
     args = parser.parse_args()
-    g = groups(json.loads(args.squad_json.read_text()), json.loads(args.offtopic_json.read_text()))
-    seen = [s for rows_ in g.values() for s, _ in rows_ if s is not None]
-    grid = np.arange(np.floor(min(seen)), np.ceil(max(seen)) + 0.01, 0.25)
-    rows = [curve(g, round(float(t), 2)) for t in grid]
-
-    scored = [(s, ok) for rows_ in g.values() for s, ok in rows_ if s is not None]
-    x = np.array([[s] for s, _ in scored])
-    y = np.array([ok for _, ok in scored])
-    fit = LogisticRegression(class_weight="balanced").fit(x, y)
-    slope, intercept = float(fit.coef_[0][0]), float(fit.intercept_[0])
-    floor = (np.log(MIN_CONFIDENCE / (1 - MIN_CONFIDENCE)) - intercept) / slope
-    best = next(r for r in rows if r["offtopic_refused"] >= OFFTOPIC and r["threshold"] >= floor)
+    squad = json.loads(args.squad_json.read_text())
+    offtopic = json.loads(args.offtopic_json.read_text())
+    fits = [fit(groups(squad, offtopic, w), w) for w in WEIGHTS]
+    print("weight threshold answered hit unanswerable_refused offtopic_refused")
+    for f in fits:
+        b = f.best
+        print(f"{f.weight:6.1f} {b['threshold']:9.2f} {b['answered']:.3f} {b['hit']:.3f} "
+              f"{b['unanswerable_refused']:.3f} {b['offtopic_refused']:.3f}")  # fmt: skip
+    chosen = max(fits, key=lambda f: (round(right(f.best), 6), -f.weight))
+    print(f"\ncosine weight {chosen.weight}:")
     print("threshold answered hit unanswerable_refused offtopic_refused")
-    for r in rows:
-        mark = " <" if r is best else ""
+    for r in chosen.rows:
+        mark = " <" if r is chosen.best else ""
         print(f"{r['threshold']:6.2f} {r['answered']:.3f} {r['hit']:.3f} "
               f"{r['unanswerable_refused']:.3f} {r['offtopic_refused']:.3f}{mark}")  # fmt: skip
+    best = chosen.best
     config = json.loads(CONFIG.read_text())
     config["calibration"] = {
         "threshold": round(best["threshold"], 4),
-        "slope": round(slope, 6),
-        "intercept": round(intercept, 6),
+        "slope": round(chosen.slope, 6),
+        "intercept": round(chosen.intercept, 6),
+        "cosine_weight": chosen.weight,
         "rule": (
             f"the lowest threshold refusing at least {OFFTOPIC:.0%} of off-topic questions "
-            f"whose calibrated confidence is at least {MIN_CONFIDENCE}"
+            f"whose calibrated confidence is at least {MIN_CONFIDENCE}, at the cosine weight "
+            "(0 to 40, steps of 2.5) where answerable questions answered with a citation "
+            "hit plus unanswerable questions refused, each a share of its half, is highest"
         ),
         "at_threshold": {k: round(v, 4) for k, v in best.items()},
     }
     CONFIG.write_text(json.dumps(config, indent=2) + "\n")
     questions = [q for a in read_squad(args.squad) for q in a.questions]
     first = [q for a in read_squad(args.squad, SLICE_ARTICLES) for q in a.questions]
-    t = best["threshold"]
     scores: dict[str, Any] = {"dev": {}, "slice": {}}
-    scores["dev"] = asdict(score_reader(get_reader(Settings().embedding_precision), questions, t))
+    scores["dev"] = asdict(score_reader(get_reader(Settings().embedding_precision), questions))
     for precision in ("fp32", "bf16"):  # the test checks the slice at its run's precision
-        scores["slice"][precision] = asdict(score_reader(get_reader(precision), first, t))
+        scores["slice"][precision] = asdict(score_reader(get_reader(precision), first))
     config["scores"] = scores
     print(json.dumps(scores, indent=2))
     CONFIG.write_text(json.dumps(config, indent=2) + "\n")

@@ -113,3 +113,26 @@ def test_a_passage_on_topic_that_does_not_answer_refuses_with_the_readers_scores
     assert ev.max_score is not None and ev.max_score >= ev.threshold
     assert ev.answer_score is not None and ev.answer_score < calibration().threshold
     assert ev.to_dict()["reason"] == "no_answer" and "confidence" in ev.to_dict()
+
+
+def test_the_evidence_score_adds_the_passages_weighted_cosine(
+    one_chunk: tuple[Footnoted, np.ndarray],
+) -> None:
+    """The same question and passage, read the same, score higher the closer the passage
+    is to the question: by exactly the calibrated weight times the cosine."""
+    fn, v = one_chunk
+    cal = calibration()
+    assert cal.cosine_weight > 0
+
+    def score(cosine: float) -> float:
+        result = fn.answer("When does the office open?", embedding=_query_at(cosine, v))
+        if result.refusal is not None:
+            got = result.refusal.evidence.answer_score
+        else:
+            assert result.answer is not None and result.answer.grounding is not None
+            got = result.answer.grounding["answer_score"]
+        assert got is not None
+        return got
+
+    low, high = score(0.4), score(0.9)
+    assert high - low == pytest.approx(cal.cosine_weight * 0.5, abs=1e-3)

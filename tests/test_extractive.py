@@ -22,7 +22,7 @@ def _read(doc: str, text: str, start: int, answer: str, score: float) -> Read:
     chunk = Chunk(f"{doc}-{start}", doc, 0, text, start, start + len(text), None, None, 9)
     hit = RetrievedChunk(chunk=chunk, document_title=doc.title(), document_url=None, score=0.5)
     at = text.index(answer)
-    return Read(hit, Reading(score, at, at + len(answer)))
+    return Read(hit, Reading(score, at, at + len(answer)), score)
 
 
 def test_the_sentence_holding_the_span_leads_and_the_span_is_marked_exactly() -> None:

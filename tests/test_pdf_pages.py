@@ -120,7 +120,7 @@ def test_a_quote_on_the_next_page_of_its_chunk_is_cited_there(parser: Parser) ->
     turn = chunk.text.index(PAGE_BREAK)
     start, end, _ = next(s for s in chunk_sentences(chunk.text) if s[0] > turn)
     hit = RetrievedChunk(chunk=chunk, document_title="ALCE", document_url=None, score=0.6)
-    answer = extract("?", [Read(hit, Reading(9.0, start, end))], 0.0)
+    answer = extract("?", [Read(hit, Reading(9.0, start, end), 9.0)], 0.0)
     (span,) = answer.spans
     truth = page_letters(path)
     assert chunk.page is not None and span.page == chunk.page + 1

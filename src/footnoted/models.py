@@ -176,7 +176,7 @@ class Evidence:
     max_score: float | None  # the best chunk's cosine to the question
     threshold: float
     reason: str = "ok"  # ok | empty | below_threshold | no_answer
-    answer_score: float | None = None  # the reader's best span score, when it read
+    answer_score: float | None = None  # the best evidence score (reader.Calibration), when read
     confidence: float | None = None  # that score as a calibrated probability
 
     @property

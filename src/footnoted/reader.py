@@ -87,11 +87,22 @@ class Reading:
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
-    """The shipped threshold on ``Reading.score`` and the logistic map to a probability."""
+    """How a passage's evidence is scored, the threshold an answer needs, and the logistic
+    map from that score to a probability of being right.
+
+    A passage's evidence score is the reader's span score plus ``cosine_weight`` times
+    the passage's cosine similarity to the question: the reader judges whether the
+    passage answers, the cosine how closely it is about the question (at the same share
+    of answerable questions answered, SQuAD 2.0 dev and NQ-open refuse more off-topic and
+    unanswerable questions with both than with the reader's score alone)."""
 
     threshold: float
     slope: float
     intercept: float
+    cosine_weight: float
+
+    def evidence(self, score: float, cosine: float) -> float:
+        return score + self.cosine_weight * cosine
 
     def confidence(self, score: float) -> float:
         return 1.0 / (1.0 + math.exp(-(self.slope * score + self.intercept)))
@@ -105,7 +116,7 @@ def calibration(threshold: float | None = None) -> Calibration:
     if data is None:
         raise ModelUnavailable(f"{CONFIG} has no calibration: run scripts/calibrate_reader.py")
     chosen = data["threshold"] if threshold is None else threshold
-    return Calibration(chosen, data["slope"], data["intercept"])
+    return Calibration(chosen, data["slope"], data["intercept"], data["cosine_weight"])
 
 
 class Reader:

@@ -7,6 +7,7 @@ never appear: the store filters them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +62,12 @@ class Retriever:
         vector = np.asarray(embedding, dtype=np.float32)
         norm = float(np.linalg.norm(vector))
         return vector / norm if norm > 0 else vector
+
+    def cosines(self, text: str, hits: Sequence[RetrievedChunk]) -> list[float]:
+        """Each hit's chunk's cosine to ``text`` (clipped to [0, 1] like a hit's score)."""
+        vector = self.query_vector(text, None)
+        stored = {s.chunk.id: s.vector for s in self.store.fetch_chunks([h.chunk.id for h in hits])}
+        return [min(1.0, max(0.0, float(np.dot(stored[h.chunk.id], vector)))) for h in hits]
 
     def retrieve(
         self,

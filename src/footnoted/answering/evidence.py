@@ -3,9 +3,11 @@
 Two rules, in order:
 - the specification's: the best cosine similarity below ``threshold`` refuses (0.35
   passes, 0.34 refuses); an empty collection refuses with its own message;
-- the reader's: above it, a question is answered only when some retrieved passage holds
-  a span the reader believes (its score at or above the shipped calibrated threshold).
-  Topical similarity alone never answers.
+- the reader's: above it, a question is answered only when some retrieved passage's
+  evidence score (the reader's span score plus a calibrated weight times the passage's
+  cosine; ``reader.Calibration``) is at or above the shipped calibrated threshold.
+  Topical similarity alone never answers: even a passage at cosine 1.0 needs a reader
+  score of at least the threshold less the weight.
 
 ``judge`` decides whether to answer; what an answer quotes is the answerer's choice
 (``extractive.choose``; in ``llm`` mode the model reads the passages in the reader's
@@ -31,10 +33,20 @@ SUGGESTIONS = ("Contact support", "Rephrase your question")
 
 @dataclass(frozen=True, slots=True)
 class Read:
-    """A retrieved passage with what the reader found in it."""
+    """A retrieved passage with what the reader found in it, and its evidence score
+    (``Calibration.evidence`` of the reading's score and the passage's cosine to the
+    question: the hit's own score, or for a follow-up asked in context its cosine to
+    ``conversation.topic``)."""
 
     hit: RetrievedChunk
     reading: Reading
+    score: float
+
+    @classmethod
+    def of(
+        cls, hit: RetrievedChunk, reading: Reading, calibration: Calibration, cosine: float
+    ) -> Read:
+        return cls(hit, reading, calibration.evidence(reading.score, cosine))
 
 
 def passes(score: float, threshold: float) -> bool:
@@ -49,8 +61,8 @@ def message(evidence: Evidence) -> str:
 def judge(
     retrieval: Retrieval, threshold: float, read: Sequence[Read], calibration: Calibration
 ) -> Evidence:
-    """Why to answer or refuse, by the best reader score in ``read`` (empty: nothing was
-    read)."""
+    """Why to answer or refuse, by the best evidence score in ``read`` (empty: nothing
+    was read)."""
     if retrieval.total_chunks == 0:
         return Evidence(None, threshold, "empty")
     best = retrieval.max_score
@@ -58,7 +70,7 @@ def judge(
         return Evidence(best, threshold, "below_threshold")
     if not read:
         return Evidence(round(best, 4), threshold, "no_answer")
-    top = max(r.reading.score for r in read)
+    top = max(r.score for r in read)
     reason = "ok" if top >= calibration.threshold else "no_answer"
     return Evidence(
         round(best, 4), threshold, reason, round(top, 4), round(calibration.confidence(top), 4)

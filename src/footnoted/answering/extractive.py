@@ -9,8 +9,8 @@ title, the bridge of a two-hop question ("Who directed the film that ..."; the p
 reads such documents' chunks from the first ``BRIDGE_DEPTH`` candidates too). Nothing
 else pads the answer.
 Every quote is verbatim and followed by its ``[N]``. The sources are the quoted chunks,
-then the other passages the reader believes (listed, not referenced): never a passage
-that only resembles the question.
+then the other passages with enough evidence (``evidence``; listed, not referenced):
+never a passage that only resembles the question.
 """
 
 from __future__ import annotations
@@ -147,8 +147,8 @@ def extract(
         if q.read.hit.chunk.id not in order:
             order.append(q.read.hit.chunk.id)
     quoted = len(order)
-    for r in read:  # then the other passages the reader believes, listed unreferenced
-        if r.hit.chunk.id not in order and r.reading.score >= threshold:
+    for r in read:  # then the other passages with enough evidence, listed unreferenced
+        if r.hit.chunk.id not in order and r.score >= threshold:
             order.append(r.hit.chunk.id)
     number = {cid: n for n, cid in enumerate(order, start=1)}
     hits = {r.hit.chunk.id: r.hit for r in read}

@@ -33,11 +33,11 @@ from ..models import (
     Sources,
     Started,
 )
-from ..reader import Reader, Reading, calibration, get_reader
+from ..reader import Calibration, Reader, Reading, calibration, get_reader
 from ..retrieval import Retrieval, Retriever
 from ..settings import Settings
 from . import evidence
-from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual
+from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
 from .evidence import Read
 from .extractive import bridge_candidates, extract
 from .llm import LLMAnswerer, LLMUnavailable
@@ -50,7 +50,6 @@ RAG_OFF_MESSAGE = (
     "collection settings."
 )
 NO_RETRIEVAL = Retrieval((), (), None, 0)
-RANK_PRIOR = 1.0  # reader score a passage gives up per place lower in the retrieval order
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,11 +124,11 @@ class Pipeline:
         ``conversation`` a follow-up is resolved as ``answering/conversation.py`` says."""
         question = validate_question(question)
 
-        def attempt(query: str, vector: list[float] | None) -> Prepared:
+        def attempt(query: str, vector: list[float] | None, about: str | None = None) -> Prepared:
             return self._prepare(
                 question, query, collection, config, top_k=top_k, threshold=threshold,
                 embedding=vector, include_citations=include_citations,
-                conversation=conversation,
+                conversation=conversation, about=about,
             )  # fmt: skip
 
         history = conversation.turns
@@ -142,7 +141,7 @@ class Pipeline:
         alone = attempt(question, embedding)
         if alone.evidence.reason in ("ok", "empty"):
             return alone
-        leaning = attempt(contextual(question, history), None)
+        leaning = attempt(contextual(question, history), None, topic(question, history))
         return leaning if leaning.evidence.reason == "ok" else alone
 
     def _condense(self, question: str, history: Sequence[Exchange]) -> str | None:
@@ -165,8 +164,11 @@ class Pipeline:
         embedding: list[float] | None,
         include_citations: bool,
         conversation: Conversation,
+        about: str | None = None,
     ) -> Prepared:
-        """Retrieve and read ``query`` (``question`` itself, or its standalone form)."""
+        """Retrieve and read ``query`` (``question`` itself, or its standalone form); a
+        passage's cosine in its evidence score is to ``about`` when given, else to
+        ``query`` (its retrieval score)."""
         limit = threshold if threshold is not None else config.evidence_threshold
         k = top_k or config.top_k
         warning = self._length_warning(query) if embedding is None else None
@@ -185,9 +187,9 @@ class Pipeline:
         if best is not None and evidence.passes(best, limit):
             began = time.perf_counter()
             readings = self.reader.read(query, [h.chunk.text for h in retrieval.hits])
-            read = ranked(retrieval.hits, readings, cal.threshold)
-            if read[0].reading.score >= cal.threshold:
-                read += self._bridges(query, read, retrieval)
+            read = ranked(retrieval.hits, readings, cal, self._cosines(about, retrieval.hits))
+            if read[0].score >= cal.threshold:
+                read += self._bridges(query, read, retrieval, cal, about)
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
         judged = evidence.judge(retrieval, limit, read, cal)
         return Prepared(
@@ -195,8 +197,17 @@ class Pipeline:
             warning, judged, read, cal.threshold, query, conversation,
         )  # fmt: skip
 
+    def _cosines(self, about: str | None, hits: Sequence[RetrievedChunk]) -> list[float]:
+        """Each hit's cosine to ``about``; without it, to what was searched."""
+        return [h.score for h in hits] if about is None else self.retriever.cosines(about, hits)
+
     def _bridges(
-        self, question: str, read: tuple[Read, ...], retrieval: Retrieval
+        self,
+        question: str,
+        read: tuple[Read, ...],
+        retrieval: Retrieval,
+        cal: Calibration,
+        about: str | None,
     ) -> tuple[Read, ...]:
         """The named second-hop passages (``extractive.bridge_candidates``), read."""
         seen = {r.hit.chunk.id for r in read}
@@ -204,7 +215,9 @@ class Pipeline:
         if not extra:
             return ()
         readings = self.reader.read(question, [h.chunk.text for h in extra])
-        return tuple(Read(h, r) for h, r in zip(extra, readings, strict=True))
+        cosines = self._cosines(about, extra)
+        rows = zip(extra, readings, cosines, strict=True)
+        return tuple(Read.of(h, r, cal, c) for h, r, c in rows)
 
     def stream(self, p: Prepared) -> Generator[Event, None, None]:
         """``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources`` (when citing), ``Done``.
@@ -251,18 +264,19 @@ class Pipeline:
 
 
 def ranked(
-    hits: Sequence[RetrievedChunk], readings: Sequence[Reading], threshold: float
+    hits: Sequence[RetrievedChunk],
+    readings: Sequence[Reading],
+    cal: Calibration,
+    cosines: Sequence[float],
 ) -> tuple[Read, ...]:
-    """The passages read, the ones the reader believes first, each group by reader score
-    less ``RANK_PRIOR`` per place in the retrieval order (SQuAD dev: citation hits 78.9%
-    -> 80.4% of answerable questions, span EM 59.4% -> 60.7% over ranking by the reader
-    score alone)."""
-    pairs = [(i, Read(h, r)) for i, (h, r) in enumerate(zip(hits, readings, strict=True))]
-    pairs.sort(
-        key=lambda p: (p[1].reading.score >= threshold, p[1].reading.score - RANK_PRIOR * p[0]),
-        reverse=True,
-    )
-    return tuple(r for _, r in pairs)
+    """The passages read, by evidence score (ties in retrieval order).
+
+    The cosine in the evidence score stands in for the retrieval order: the reader's
+    score alone less 1 per place in that order led with a citation hit for 80.7% of
+    SQuAD dev's answerable questions, the evidence score less the same 80.9%, the
+    evidence score alone 80.9%."""
+    rows = zip(hits, readings, cosines, strict=True)
+    return tuple(sorted((Read.of(h, r, cal, c) for h, r, c in rows), key=lambda r: -r.score))
 
 
 def rag_off(question: str) -> AskResult:

@@ -1,7 +1,9 @@
 """The reader on its own: SQuAD 2.0's official scores over question + gold paragraph.
 
 Each question is read against its own paragraph; the prediction is the best span when
-its score reaches the threshold, else "no answer". An answerable question scores EM and
+its logits beat the no-answer logits (a span score of at least 0: the reader's own
+decision, without the cosine the pipeline weighs in; ``reader.Calibration``), else
+"no answer". An answerable question scores EM and
 F1 against its gold answers (0 when the reader says "no answer"); an unanswerable one
 scores 1 exactly when the reader says "no answer" (SQuAD 2.0's definition).
 """
@@ -26,16 +28,14 @@ class ReaderScores:
     no_answer_accuracy: float  # unanswerable questions said "no answer"
 
 
-def score_reader(
-    reader: Reader, questions: Sequence[SquadQuestion], threshold: float
-) -> ReaderScores:
+def score_reader(reader: Reader, questions: Sequence[SquadQuestion]) -> ReaderScores:
     em: list[float] = []
     f1: list[float] = []
     has: list[float] = []
     none: list[float] = []
     for q in questions:
         (reading,) = reader.read(q.question, [q.paragraph])
-        said = q.paragraph[reading.start : reading.end] if reading.score >= threshold else ""
+        said = q.paragraph[reading.start : reading.end] if reading.score >= 0 else ""
         if q.is_impossible:
             right = float(said == "")
             em.append(right)

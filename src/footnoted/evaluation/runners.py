@@ -353,10 +353,28 @@ def passage_documents(passages: Mapping[str, str]) -> dict[str, tuple[str, str]]
 
 
 def answer_score(result: AskResult | None) -> float | None:
-    """The reader's best score over the passages it read (None: it read none)."""
+    """The best evidence score over the passages read (None: none was read)."""
     if result is None or not result.read:
         return None
-    return round(max(r.reading.score for r in result.read), 4)
+    return round(max(r.score for r in result.read), 4)
+
+
+def read_record(
+    result: AskResult | None, golds: Sequence[str] = (), paragraph: str = ""
+) -> list[list[Any]]:
+    """Each retrieved passage the reader read, in retrieval order: its reader score and
+    cosine, and with ``golds``, whether it is a citation hit (what
+    ``scripts/calibrate_reader.py`` weighs the two by)."""
+    if result is None or not result.read:
+        return []
+    reading = {r.hit.chunk.id: r.reading.score for r in result.read}
+    rows: list[list[Any]] = []
+    for hit in result.retrieval.hits:
+        row: list[Any] = [round(reading[hit.chunk.id], 4), round(hit.score, 4)]
+        if golds:
+            row.append(m.citation_hit([hit.chunk.text], golds, paragraph))
+        rows.append(row)
+    return rows
 
 
 def _ask(kb: KnowledgeBase, question: str) -> AskResult | None:
@@ -395,6 +413,7 @@ def run_squad(
                 "answerable": not q.is_impossible,
                 "refused": refused,
                 "answer_score": answer_score(result),
+                "read": read_record(result, () if q.is_impossible else q.answers, q.paragraph),
             }
             if q.is_impossible:
                 unanswerable += 1
@@ -457,6 +476,7 @@ def run_offtopic(
                     "question": q.question,
                     "refused": was_refused,
                     "answer_score": answer_score(result),
+                    "read": read_record(result),
                 }
             )
             if progress is not None:
