@@ -67,7 +67,7 @@ class Retriever:
         """Each hit's chunk's cosine to ``text`` (clipped to [0, 1] like a hit's score)."""
         vector = self.query_vector(text, None)
         stored = {s.chunk.id: s.vector for s in self.store.fetch_chunks([h.chunk.id for h in hits])}
-        return [min(1.0, max(0.0, float(np.dot(stored[h.chunk.id], vector)))) for h in hits]
+        return [similarity(stored[h.chunk.id], vector) for h in hits]
 
     def retrieve(
         self,
@@ -112,13 +112,12 @@ class Retriever:
         out: list[RetrievedChunk] = []
         for stored, sentence_scores in zip(stored_chunks, by_sentence, strict=True):
             cid = stored.chunk.id
-            cosine = float(np.dot(stored.vector, vector))
             out.append(
                 RetrievedChunk(
                     chunk=stored.chunk,
                     document_title=stored.document_title,
                     document_url=stored.document_url,
-                    score=min(1.0, max(0.0, cosine)),
+                    score=similarity(stored.vector, vector),
                     keyword_rank=keyword_rank.get(cid),
                     dense_rank=dense_rank.get(cid),
                     fused=fused[cid],
@@ -126,6 +125,11 @@ class Retriever:
                 )
             )
         return out
+
+
+def similarity(chunk: Vectors, query: Vectors) -> float:
+    """A chunk's cosine to the query (both unit vectors), clipped to [0, 1]."""
+    return min(1.0, max(0.0, float(np.dot(chunk, query))))
 
 
 def _sentence_scores(stored: list[StoredChunk], vector: Vectors) -> list[tuple[float, ...]]:
