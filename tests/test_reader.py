@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -48,6 +49,44 @@ def test_it_finds_the_span_that_answers_and_nothing_where_none_does(precision: s
     assert "nine in the morning" in passage[hit.start : hit.end]
     assert len(passage[hit.start : hit.end]) < 30
     assert hit.score >= 0 > miss.score  # the span beats "no answer" only where one is
+
+
+def test_threads_read_side_by_side_and_get_what_one_thread_gets(precision: str) -> None:
+    """Answers run one per core: their reads share one model and one tokenizer."""
+    reader = get_reader(precision)
+    questions = [
+        q for a in read_squad(shared("squad2", "dev-16-articles.json"), 1) for q in a.questions
+    ][:96]
+    jobs = [(q.question, [q.paragraph, "Backups are kept for thirty days."]) for q in questions]
+    alone = [reader.read(question, passages) for question, passages in jobs]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(lambda job: reader.read(*job), jobs))
+    assert [[(r.start, r.end) for r in rs] for rs in together] == [
+        [(r.start, r.end) for r in rs] for rs in alone
+    ]
+    for got, want in zip(together, alone, strict=True):
+        assert [r.score for r in got] == pytest.approx([r.score for r in want], abs=1e-3)
+
+
+def test_questions_asked_at_once_get_the_answers_asked_alone(samples_service: Footnoted) -> None:
+    """The question's embedding and the reader share tokenizers across the threads that
+    answer side by side."""
+    questions = [
+        "How are annual plans refunded?",
+        "How long are backups kept?",
+        "What is the target first response time for Starter customers?",
+        "Who won the 1998 football World Cup?",
+    ] * 4
+
+    def reply(question: str) -> tuple[bool, str]:
+        result = samples_service.answer(question)
+        return result.refused, result.answer.text if result.answer else ""
+
+    alone = [reply(q) for q in questions]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(reply, questions))
+    assert together == alone
+    assert {refused for refused, _ in alone} == {True, False}
 
 
 def test_an_answer_leads_with_the_span_and_is_not_padded(samples_service: Footnoted) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 import torch
 from safetensors.torch import load_file
 
+from . import sentence_model
 from .embedding import resolve_model_path, resolve_precision
 from .errors import ModelUnavailable
 from .settings import DEFAULT_MODEL
@@ -30,10 +31,8 @@ QUESTION_TOKENS = 48  # a longer question is cut to this many tokens
 
 
 @cache
-def load_tokenizer() -> Any:
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(resolve_model_path(DEFAULT_MODEL))
+def load_tokenizer() -> sentence_model.SharedTokenizer:
+    return sentence_model.load_tokenizer(resolve_model_path(DEFAULT_MODEL))
 
 
 class ReaderModel(torch.nn.Module):
@@ -133,7 +132,6 @@ class Reader:
         self.dtype = torch.bfloat16 if resolve_precision(precision) == "bf16" else torch.float32
         self.model = model.to(self.dtype)
         self.tokenizer = load_tokenizer()
-        self._lock = threading.Lock()
 
     def _question(self, question: str) -> str:
         """The question cut to ``QUESTION_TOKENS`` tokens."""
@@ -158,7 +156,7 @@ class Reader:
             padding=True,
             return_tensors="pt",
         )
-        with self._lock, torch.inference_mode():
+        with torch.inference_mode():  # answers read side by side, one per core
             start_logits, end_logits = self.model(enc["input_ids"], enc["attention_mask"])
         best: dict[int, Reading] = {}
         owners = enc["overflow_to_sample_mapping"].tolist()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -86,11 +87,30 @@ def _offline() -> None:
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 
-def load_tokenizer(path: str) -> Any:
+class SharedTokenizer:
+    """A fast tokenizer that threads share: one call at a time.
+
+    The Rust tokenizer takes its truncation and padding as state, set on every call, so
+    two threads tokenizing at once can fail with "Already borrowed" (answers run side by
+    side, and an upload may be ingested meanwhile). A call takes about a millisecond."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self._tokenizer = tokenizer
+        self._lock = threading.Lock()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return self._tokenizer(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._tokenizer, name)
+
+
+def load_tokenizer(path: str) -> SharedTokenizer:
     _offline()
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(path, local_files_only=True)
+    return SharedTokenizer(AutoTokenizer.from_pretrained(path, local_files_only=True))
 
 
 def load_transformer(path: str) -> Any:

@@ -20,7 +20,7 @@ from .answering.pipeline import (
     rag_off,
 )
 from .collection_settings import CollectionSettings
-from .embedding import SentenceTransformerEmbedder, get_embedder
+from .embedding import SentenceTransformerEmbedder, get_embedder, limit_blas_threads
 from .ingest import FileResult, Ingestor, IngestReport, ProgressFn
 from .models import Chunk, Document, Event, Evidence, Progress, Refusal, Started
 from .parsing import ChunkSpec, Parser
@@ -43,6 +43,7 @@ ELSEWHERE_CHECKED = 8  # other collections a refusal looks into for the answer
 class Footnoted:
     def __init__(self, settings: Settings | None = None, store: Store | None = None) -> None:
         self.settings = settings or Settings()
+        limit_blas_threads()
         self.embedder: SentenceTransformerEmbedder = get_embedder(self.settings)
         self.settings.home.mkdir(parents=True, exist_ok=True)
         self.store: Store = store or open_store(self.settings, self.embedder.dim)
