@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +14,7 @@ from footnoted import Footnoted, Settings
 from footnoted.embedding import resolve_precision
 from footnoted.evaluation.datasets import read_squad
 from footnoted.evaluation.reader_eval import score_reader
-from footnoted.reader import CONFIG, WEIGHTS, get_reader
+from footnoted.reader import CONFIG, WEIGHTS, Reader, get_reader
 
 pytestmark = pytest.mark.precision
 
@@ -49,6 +51,25 @@ def test_it_finds_the_span_that_answers_and_nothing_where_none_does(precision: s
     assert "nine in the morning" in passage[hit.start : hit.end]
     assert len(passage[hit.start : hit.end]) < 30
     assert hit.score >= 0 > miss.score  # the span beats "no answer" only where one is
+
+
+def test_fp32_runs_in_onnx_runtime_and_reads_what_pytorch_reads(tmp_path: Path) -> None:
+    reader = Reader("fp32", tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == [
+        f"reader-{hashlib.sha256(WEIGHTS.read_bytes()).hexdigest()[:12]}-fp32.onnx"
+    ]
+    questions = [
+        q for a in read_squad(shared("squad2", "dev-16-articles.json"), 1) for q in a.questions
+    ][:40]
+    jobs = [(q.question, [q.paragraph, "Backups are kept for thirty days."]) for q in questions]
+    onnx = [reader.read(question, passages) for question, passages in jobs]
+    reader._onnx = None  # the same model in PyTorch
+    torch = [reader.read(question, passages) for question, passages in jobs]
+    assert [[(r.start, r.end) for r in rs] for rs in onnx] == [
+        [(r.start, r.end) for r in rs] for rs in torch
+    ]
+    for got, want in zip(onnx, torch, strict=True):
+        assert [r.score for r in got] == pytest.approx([r.score for r in want], abs=1e-3)
 
 
 def test_threads_read_side_by_side_and_get_what_one_thread_gets(precision: str) -> None:

@@ -9,6 +9,8 @@ On first use the transformer is exported to ONNX from the local weights (and, fo
 quantised: dynamic, per channel) into the model cache; later processes load the file.
 Where the cache cannot be written, the export is kept in memory. Nothing is downloaded.
 Pooling and normalisation are :func:`footnoted.sentence_model.pool`, as for PyTorch.
+The reader's fp32 path is exported, cached and run by the same functions
+(``export_module``, ``cached_export``, ``session``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import os
 import tempfile
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,45 @@ def onnx_path(model_dir: str, cache: Path, precision: str) -> Path:
     return cache / f"{Path(model_dir).name}-{digest.hexdigest()[:12]}-{precision}.onnx"
 
 
+def export_module(
+    module: Any,
+    args: tuple[Any, ...],
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    target: Path,
+    int8: bool = False,
+) -> None:
+    """Export a PyTorch module to ONNX at ``target`` (every input and output dynamic in
+    batch and tokens); ``int8`` also quantises its weights (dynamic, per channel)."""
+    import torch
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fp32 = target.with_suffix(f".fp32.{os.getpid()}.onnx")
+    tmp = target.with_suffix(f".{os.getpid()}.tmp")
+    axes = {name: {0: "batch", 1: "tokens"} for name in (*inputs, *outputs)}
+    quiet = logging.getLogger()
+    level = quiet.level
+    try:
+        quiet.setLevel(logging.ERROR)  # onnxruntime's quantiser advises on the root logger
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                module.eval(), args, str(fp32), input_names=list(inputs),
+                output_names=list(outputs), dynamic_axes=axes, opset_version=17, dynamo=False,
+            )  # fmt: skip
+            if int8:
+                from onnxruntime.quantization import QuantType, quantize_dynamic
+
+                quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
+            else:
+                fp32.replace(tmp)
+        tmp.replace(target)
+    finally:
+        quiet.setLevel(level)
+        fp32.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
+
+
 def export(transformer: Any, tokenizer: Any, target: Path, precision: str) -> None:
     """Export a transformer to ONNX (its token vectors); int8 also quantises it."""
     import torch
@@ -56,34 +97,9 @@ def export(transformer: Any, tokenizer: Any, target: Path, precision: str) -> No
             out = self.model(input_ids=ids, attention_mask=mask, token_type_ids=types)
             return out.last_hidden_state
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fp32 = target.with_suffix(f".fp32.{os.getpid()}.onnx")
-    tmp = target.with_suffix(f".{os.getpid()}.tmp")
     sample = tokenizer(["an example", "two more"], padding=True, return_tensors="pt")
     args = tuple(sample[name] for name in INPUTS)
-    axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "hidden")}
-    wrapper = Transformer(transformer).eval()
-    quiet = logging.getLogger()
-    level = quiet.level
-    try:
-        quiet.setLevel(logging.ERROR)  # onnxruntime's quantiser advises on the root logger
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                wrapper, args, str(fp32), input_names=list(INPUTS), output_names=["hidden"],
-                dynamic_axes=axes, opset_version=17, dynamo=False,
-            )  # fmt: skip
-            if precision == "int8":
-                from onnxruntime.quantization import QuantType, quantize_dynamic
-
-                quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
-            else:
-                fp32.replace(tmp)
-        tmp.replace(target)
-    finally:
-        quiet.setLevel(level)
-        fp32.unlink(missing_ok=True)
-        tmp.unlink(missing_ok=True)
+    export_module(Transformer(transformer), args, INPUTS, ["hidden"], target, precision == "int8")
 
 
 def exported(
@@ -91,18 +107,38 @@ def exported(
 ) -> Path | bytes:
     """The exported model: a file in the cache, or its bytes when the cache is read-only."""
     path = onnx_path(model_dir, cache, precision)
+    return cached_export(path, lambda target: export(transformer, tokenizer, target, precision))
+
+
+def cached_export(path: Path, make: Callable[[Path], None]) -> Path | bytes:
+    """``path`` once ``make`` has written it (only the first caller makes it); where the
+    cache cannot be written, the export's bytes, made in a temporary folder."""
     with _export_lock:
         if path.exists():
             return path
         try:
-            export(transformer, tokenizer, path, precision)
+            make(path)
             return path
         except OSError as exc:
-            log.warning("model cache %s not writable (%s); exporting in memory", cache, exc)
+            log.warning("model cache %s not writable (%s); exporting in memory", path.parent, exc)
         with tempfile.TemporaryDirectory(prefix="footnoted-onnx-") as tmp:
             target = Path(tmp) / path.name
-            export(transformer, tokenizer, target, precision)
+            make(target)
             return target.read_bytes()
+
+
+def session(model: Path | bytes, threads: int) -> Any:
+    """An ONNX Runtime session on the CPU with ``threads`` threads."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Threads that sleep instead of spinning cost little alone and help on a busy machine.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    source = str(model) if isinstance(model, Path) else model
+    return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
 
 
 class OnnxEncoder:
@@ -111,16 +147,7 @@ class OnnxEncoder:
     def __init__(
         self, tokenizer: Any, config: ModelConfig, model: Path | bytes, threads: int
     ) -> None:
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        # Threads that sleep instead of spinning cost little alone and help on a busy machine.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        source = str(model) if isinstance(model, Path) else model
-        self.session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+        self.session = session(model, threads)
         self.tokenizer = tokenizer
         self.max_tokens = config.max_tokens
         self.cls_pooling = config.cls_pooling

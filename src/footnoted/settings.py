@@ -50,8 +50,8 @@ class Settings(BaseSettings):
     model_cache: Path = Field(
         default_factory=_default_model_cache,
         description=(
-            "Where the embedding model's ONNX exports are kept (made from the local weights "
-            "on first use, shared by every home on the machine)."
+            "Where the ONNX exports of the embedding model and of the reader are kept (made "
+            "from the local weights on first use, shared by every home on the machine)."
         ),
     )
     embedding_batch_size: int = Field(default=32, ge=1, description="Texts per embedding batch.")

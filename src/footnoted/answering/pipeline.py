@@ -106,7 +106,7 @@ class Pipeline:
 
     @property
     def reader(self) -> Reader:
-        return get_reader(self.settings.embedding_precision)
+        return get_reader(self.settings.embedding_precision, self.settings.model_cache)
 
     def prepare(
         self,
