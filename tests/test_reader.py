@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -55,9 +54,7 @@ def test_it_finds_the_span_that_answers_and_nothing_where_none_does(precision: s
 
 def test_fp32_runs_in_onnx_runtime_and_reads_what_pytorch_reads(tmp_path: Path) -> None:
     reader = Reader("fp32", tmp_path)
-    assert [p.name for p in tmp_path.iterdir()] == [
-        f"reader-{hashlib.sha256(WEIGHTS.read_bytes()).hexdigest()[:12]}-fp32.onnx"
-    ]
+    assert len(list(tmp_path.glob("reader-*-fp32.onnx"))) == 1  # exported on first use
     questions = [
         q for a in read_squad(shared("squad2", "dev-16-articles.json"), 1) for q in a.questions
     ][:40]

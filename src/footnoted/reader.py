@@ -25,7 +25,7 @@ from safetensors.torch import load_file
 
 from . import sentence_model
 from .embedding import resolve_model_path, resolve_precision
-from .embedding_onnx import cached_export, export_module, session
+from .embedding_onnx import cached_export, export_module, onnx_path, session
 from .errors import ModelUnavailable
 from .settings import DEFAULT_MODEL, Settings
 
@@ -143,7 +143,9 @@ class Reader:
         self._onnx: Any = None if self.bf16 else self._load_onnx(cache)
 
     def _load_onnx(self, cache: Path) -> Any:
-        digest = hashlib.sha256(WEIGHTS.read_bytes()).hexdigest()[:12]
+        # named after the reader's weights and the encoder's (its frozen embeddings)
+        encoder = onnx_path(resolve_model_path(DEFAULT_MODEL), cache, "fp32").stem
+        digest = hashlib.sha256(WEIGHTS.read_bytes() + encoder.encode()).hexdigest()[:12]
         sample = self.tokenizer(["a question"], ["a passage"], return_tensors="pt")
         args = (sample["input_ids"], sample["attention_mask"])
 
