@@ -11,9 +11,9 @@ import pytest
 from conftest import shared
 from footnoted import Footnoted, Settings
 from footnoted.embedding import resolve_precision
-from footnoted.evaluation.datasets import read_squad
+from footnoted.evaluation.datasets import SquadQuestion, read_squad
 from footnoted.evaluation.reader_eval import score_reader
-from footnoted.reader import CONFIG, WEIGHTS, Reader, get_reader
+from footnoted.reader import CONFIG, WEIGHTS, Reader, Reading, get_reader
 
 pytestmark = pytest.mark.precision
 
@@ -23,15 +23,36 @@ def precision() -> str:
     return resolve_precision(Settings().embedding_precision)
 
 
-def test_the_shipped_file_reproduces_its_stated_scores_on_the_fixed_slice(precision: str) -> None:
+@pytest.fixture(scope="module")
+def first_article() -> list[SquadQuestion]:
+    """SQuAD 2.0 dev's first article's questions: the fixed slice."""
+    return [q for a in read_squad(shared("squad2", "dev-16-articles.json"), 1) for q in a.questions]
+
+
+@pytest.fixture(scope="module")
+def jobs(first_article: list[SquadQuestion]) -> list[tuple[str, list[str]]]:
+    """Reads of the slice: each question with its paragraph and a passage that holds no
+    answer to it."""
+    return [(q.question, [q.paragraph, "Backups are kept for thirty days."]) for q in first_article]
+
+
+def assert_same_readings(got: list[list[Reading]], want: list[list[Reading]]) -> None:
+    """The same spans, and scores equal to what float arithmetic in another order gives."""
+    assert [[(r.start, r.end) for r in rs] for rs in got] == [
+        [(r.start, r.end) for r in rs] for rs in want
+    ]
+    for rs, ws in zip(got, want, strict=True):
+        assert [r.score for r in rs] == pytest.approx([r.score for r in ws], abs=1e-3)
+
+
+def test_the_shipped_file_reproduces_its_stated_scores_on_the_fixed_slice(
+    precision: str, first_article: list[SquadQuestion]
+) -> None:
     """SQuAD 2.0 dev's first article, each question against its own paragraph; stated
     at both precisions by scripts/calibrate_reader.py, checked at this run's."""
     stated = json.loads(CONFIG.read_text())["scores"]["slice"][precision]
-    questions = [
-        q for a in read_squad(shared("squad2", "dev-16-articles.json"), 1) for q in a.questions
-    ]
-    got = score_reader(get_reader(precision), questions)
-    assert got.questions == stated["questions"] == len(questions) > 200
+    got = score_reader(get_reader(precision), first_article)
+    assert got.questions == stated["questions"] == len(first_article) > 200
     for name in ("exact_match", "f1", "has_answer_f1", "no_answer_accuracy"):
         assert getattr(got, name) == pytest.approx(stated[name], abs=0.005), name
 
@@ -52,38 +73,27 @@ def test_it_finds_the_span_that_answers_and_nothing_where_none_does(precision: s
     assert hit.score >= 0 > miss.score  # the span beats "no answer" only where one is
 
 
-def test_fp32_runs_in_onnx_runtime_and_reads_what_pytorch_reads(tmp_path: Path) -> None:
+def test_fp32_runs_in_onnx_runtime_and_reads_what_pytorch_reads(
+    tmp_path: Path, jobs: list[tuple[str, list[str]]]
+) -> None:
     reader = Reader("fp32", tmp_path)
     assert len(list(tmp_path.glob("reader-*-fp32.onnx"))) == 1  # exported on first use
-    questions = [
-        q for a in read_squad(shared("squad2", "dev-16-articles.json"), 1) for q in a.questions
-    ][:40]
-    jobs = [(q.question, [q.paragraph, "Backups are kept for thirty days."]) for q in questions]
-    onnx = [reader.read(question, passages) for question, passages in jobs]
+    onnx = [reader.read(question, passages) for question, passages in jobs[:40]]
     reader._onnx = None  # the same model in PyTorch
-    torch = [reader.read(question, passages) for question, passages in jobs]
-    assert [[(r.start, r.end) for r in rs] for rs in onnx] == [
-        [(r.start, r.end) for r in rs] for rs in torch
-    ]
-    for got, want in zip(onnx, torch, strict=True):
-        assert [r.score for r in got] == pytest.approx([r.score for r in want], abs=1e-3)
+    assert_same_readings(
+        onnx, [reader.read(question, passages) for question, passages in jobs[:40]]
+    )
 
 
-def test_threads_read_side_by_side_and_get_what_one_thread_gets(precision: str) -> None:
+def test_threads_read_side_by_side_and_get_what_one_thread_gets(
+    precision: str, jobs: list[tuple[str, list[str]]]
+) -> None:
     """Answers run one per core: their reads share one model and one tokenizer."""
     reader = get_reader(precision)
-    questions = [
-        q for a in read_squad(shared("squad2", "dev-16-articles.json"), 1) for q in a.questions
-    ][:96]
-    jobs = [(q.question, [q.paragraph, "Backups are kept for thirty days."]) for q in questions]
-    alone = [reader.read(question, passages) for question, passages in jobs]
+    alone = [reader.read(question, passages) for question, passages in jobs[:96]]
     with ThreadPoolExecutor(max_workers=8) as pool:
-        together = list(pool.map(lambda job: reader.read(*job), jobs))
-    assert [[(r.start, r.end) for r in rs] for rs in together] == [
-        [(r.start, r.end) for r in rs] for rs in alone
-    ]
-    for got, want in zip(together, alone, strict=True):
-        assert [r.score for r in got] == pytest.approx([r.score for r in want], abs=1e-3)
+        together = list(pool.map(lambda job: reader.read(*job), jobs[:96]))
+    assert_same_readings(together, alone)
 
 
 def test_questions_asked_at_once_get_the_answers_asked_alone(samples_service: Footnoted) -> None:
