@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from footnoted.embedding import SentenceTransformerEmbedder, embedding_name, resolve_precision
+from footnoted.embedding_onnx import cpu_name
 from footnoted.settings import Settings
 
 pytestmark = pytest.mark.precision
@@ -53,7 +55,34 @@ def test_single_texts_match_batches_and_the_export_is_cached(tmp_path: Path) -> 
     alone = np.stack([embedder.embed([t])[0] for t in texts])
     assert float(np.min(np.sum(batch * alone, axis=1))) > 0.9999
     assert embedder.name == "all-MiniLM-L6-v2"  # same vector space: no reindex
-    assert [p.name.endswith("-fp32.onnx") for p in (tmp_path / "c").iterdir()] == [True]
+    assert [p.name.endswith("-fp32.onnx") for p in (tmp_path / "c").glob("*.onnx")] == [True]
+
+
+@pytest.mark.slow
+def test_fp32_batches_run_in_the_runtime_this_cpu_runs_faster(tmp_path: Path) -> None:
+    """Measured once per CPU and kept beside the export; another CPU's record is measured
+    again."""
+    import torch
+
+    settings = Settings(home=tmp_path, embedding_precision="fp32", model_cache=tmp_path / "c")
+    first = SentenceTransformerEmbedder(settings)
+    want = first.embed(["Backups are kept for 30 days.", "x"])
+    (record,) = (tmp_path / "c").glob("*-fp32.speed-*.json")
+    saved = json.loads(record.read_text())
+    assert saved["cpu"] == cpu_name() and saved["threads"] == torch.get_num_threads()
+    assert saved["onnx_ms"] > 0 and saved["torch_ms"] > 0
+    assert (first._onnx is not None) == (saved["onnx_ms"] < saved["torch_ms"])
+
+    for onnx_ms, cpu, runs_onnx in ((1.0, saved["cpu"], True), (1e9, saved["cpu"], False)):
+        record.write_text(json.dumps({**saved, "onnx_ms": onnx_ms, "cpu": cpu}))
+        again = SentenceTransformerEmbedder(settings)
+        got = again.embed(["Backups are kept for 30 days.", "x"])
+        assert (again._onnx is not None) == runs_onnx  # this CPU's record is read
+        assert float(np.min(np.sum(got * want, axis=1))) > 0.99999  # the same vectors
+
+    record.write_text(json.dumps({**saved, "cpu": "another CPU", "onnx_ms": 1e9}))
+    SentenceTransformerEmbedder(settings).embed(["x", "y"])
+    assert json.loads(record.read_text())["cpu"] == cpu_name()
 
 
 @pytest.mark.slow

@@ -7,13 +7,24 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import torch
 
 from conftest import shared
 from footnoted import Footnoted, Settings
+from footnoted import reader as reader_module
 from footnoted.embedding import resolve_precision
+from footnoted.embedding_onnx import session
 from footnoted.evaluation.datasets import SquadQuestion, read_squad
 from footnoted.evaluation.reader_eval import score_reader
-from footnoted.reader import CONFIG, WEIGHTS, Reader, Reading, get_reader
+from footnoted.reader import (
+    CONFIG,
+    PAD_TO,
+    WEIGHTS,
+    Reader,
+    Reading,
+    get_reader,
+    length_groups,
+)
 
 pytestmark = pytest.mark.precision
 
@@ -77,12 +88,47 @@ def test_fp32_runs_in_onnx_runtime_and_reads_what_pytorch_reads(
     tmp_path: Path, jobs: list[tuple[str, list[str]]]
 ) -> None:
     reader = Reader("fp32", tmp_path)
-    assert len(list(tmp_path.glob("reader-*-fp32.onnx"))) == 1  # exported on first use
+    (export,) = tmp_path.glob("reader-*-fp32.onnx")  # exported on first use
+    (record,) = tmp_path.glob("reader-*-fp32.speed-*.json")  # and timed against PyTorch
+    speed = json.loads(record.read_text())
+    assert (reader._onnx is not None) == (speed["onnx_ms"] < speed["torch_ms"])
+    reader._onnx = session(export, 1)  # whichever this CPU runs faster
     onnx = [reader.read(question, passages) for question, passages in jobs[:40]]
     reader._onnx = None  # the same model in PyTorch
     assert_same_readings(
         onnx, [reader.read(question, passages) for question, passages in jobs[:40]]
     )
+
+
+def test_windows_are_batched_by_length_only_where_padding_costs_more_than_a_call() -> None:
+    assert length_groups([135, 40, 131, 128, 38]) == [[0, 2, 3], [1, 4]]
+    assert length_groups([135, 131, 128, 120]) == [[0, 1, 2, 3]]  # 4 + 7 + 15 tokens padded
+    assert length_groups([100]) == [[0]]
+
+
+def test_windows_read_in_batches_of_their_length_get_what_one_batch_gets(
+    tmp_path: Path, jobs: list[tuple[str, list[str]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each question's paragraph and a short passage: two batches, each padded only to
+    its own longest window (fp32, where the arithmetic does not depend on the batch)."""
+    reader = Reader("fp32", tmp_path)
+    run = reader._logits
+    widths: list[int] = []
+
+    def logits(ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        widths.append(ids.shape[1])
+        return run(ids, mask)
+
+    monkeypatch.setattr(reader, "_logits", logits)
+    batched = [reader.read(question, passages) for question, passages in jobs[:40]]
+    assert len(widths) >= 80  # each read: the paragraph (or its windows), the short passage
+    assert {w % PAD_TO for w in widths} == {0}  # few shapes: each kept kernel is reused
+
+    def one_batch(lengths: list[int]) -> list[list[int]]:
+        return [sorted(range(len(lengths)), key=lambda i: -lengths[i])]
+
+    monkeypatch.setattr(reader_module, "length_groups", one_batch)
+    assert_same_readings(batched, [reader.read(q, passages) for q, passages in jobs[:40]])
 
 
 def test_threads_read_side_by_side_and_get_what_one_thread_gets(
