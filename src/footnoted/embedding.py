@@ -187,7 +187,7 @@ class SentenceTransformerEmbedder:
         See embedding_onnx."""
         import torch
 
-        from .embedding_onnx import OnnxEncoder, exported, onnx_is_faster
+        from .embedding_onnx import OnnxEncoder, exported
 
         onnx = "int8" if self.precision == "int8" else "fp32"
         try:
@@ -197,22 +197,28 @@ class SentenceTransformerEmbedder:
                 return
             threads = torch.get_num_threads()
             batches = OnnxEncoder(self.tokenizer, self.config, source, threads)
-            sample = self.tokenizer([SAMPLE] * 8, truncation=True, return_tensors="np")
-            features = {name: torch.from_numpy(value) for name, value in sample.items()}
-
-            def in_torch() -> object:
-                with torch.inference_mode():
-                    return model(**features)
-
-            if onnx == "int8" or onnx_is_faster(
-                source, threads, in_torch, lambda: batches.forward(dict(sample))
-            ):
+            if onnx == "int8" or self._faster_in_onnx(model, batches, source, threads):
                 self._onnx = batches
         except Exception as exc:
             if onnx == "int8":
                 message = f"Could not load {self.name!r} in ONNX Runtime: {exc}"
                 raise ModelUnavailable(message) from exc
             log.warning("the embedder runs in PyTorch: ONNX export failed (%s)", exc)
+
+    def _faster_in_onnx(self, model: Any, batches: Any, source: Any, threads: int) -> bool:
+        """fp32: whether ``batches`` (ONNX Runtime) embeds faster than ``model`` here."""
+        import torch
+
+        from .embedding_onnx import onnx_is_faster
+
+        sample = self.tokenizer([SAMPLE] * 8, truncation=True, return_tensors="np")
+        features = {name: torch.from_numpy(value) for name, value in sample.items()}
+
+        def in_torch() -> object:
+            with torch.inference_mode():
+                return model(**features)
+
+        return onnx_is_faster(source, threads, in_torch, lambda: batches.forward(dict(sample)))
 
     def warm_up(self) -> None:
         self.embed(["warm up"])
