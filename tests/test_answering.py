@@ -123,3 +123,36 @@ def test_an_excerpt_does_not_repeat_the_heading_its_section_shows() -> None:
     one_line = "Annual plans are refunded in full."
     assert excerpt(one_line, "Annual plans") == one_line  # a sentence, not a heading line
     assert excerpt("word " * 100, "x").endswith("…") and len(excerpt("word " * 100)) <= 201
+
+
+def test_a_comparison_of_two_documents_quotes_both(service: Footnoted, tmp_path: Path) -> None:
+    service.ingest(
+        [
+            write(
+                tmp_path / "north.md",
+                "# Northcape Lighthouse\n\nThe Northcape Lighthouse is a granite tower on the "
+                "northern cape, first lit in 1851. Its keepers were paid by the harbour board.\n",
+            ),
+            write(
+                tmp_path / "south.md",
+                "# Southpoint Lighthouse\n\nThe Southpoint Lighthouse is a cast-iron tower at "
+                "the river mouth, first lit in 1888. It was automated in 1962.\n",
+            ),
+            write(
+                tmp_path / "ferry.md",
+                "# Harbour ferry\n\nThe harbour ferry crosses to the northern cape twice a day.\n",
+            ),
+        ]
+    )
+    question = "Are the Northcape Lighthouse and the Southpoint Lighthouse both made of granite?"
+    result = service.answer(question)
+    assert result.answer is not None, result.refusal
+    answer = result.answer
+    assert answer.text.startswith("The Northcape Lighthouse is a granite tower"), answer.text
+    assert "The Southpoint Lighthouse is a cast-iron tower" in answer.text
+    quoted = [c for c in answer.citations if c.index in answer.referenced]
+    assert [c.document_title for c in quoted] == ["Northcape Lighthouse", "Southpoint Lighthouse"]
+    assert all(s.exact_start is None for s in answer.spans)  # no span claims to be the answer
+    assert answer.grounding is not None and 0 < answer.grounding["confidence"] < 1
+    alone = service.answer("Is the Northcape Lighthouse made of granite?")  # one side only
+    assert alone.answer is None or "Southpoint" not in alone.answer.text

@@ -81,3 +81,23 @@ def test_a_sentence_that_two_overlapping_chunks_share_is_quoted_once() -> None:
 def test_nothing_read_quotes_nothing() -> None:
     answer = extract(Q, [], 0.0)
     assert answer.text == "" and answer.citations == () and answer.spans == ()
+
+
+def test_a_comparison_quotes_each_side_in_order_and_marks_no_answer() -> None:
+    north = _read(
+        "northcape",
+        "The Northcape light stands on the cliffs. Its tower is built of granite blocks.",
+        0,
+        "granite",
+        -9.0,
+    )
+    south = _read("southpoint", "The Southpoint light is a cast-iron tower.", 0, "cast-iron", -11.0)
+    other = _read("harbour", DOCUMENT, 0, "1871", SECOND_SCORE + 5)  # believed, not a side
+    q = "Are the Northcape light and the Southpoint light both built of granite?"
+    answer = extract(q, [north, south, other], 0.0, sides=2)
+    assert answer.text == (
+        "Its tower is built of granite blocks. [1] The Southpoint light is a cast-iron tower. [2]"
+    )
+    assert [c.document_id for c in answer.citations] == ["northcape", "southpoint", "harbour"]
+    assert answer.referenced == (1, 2)  # the believed passage is listed, not quoted
+    assert all(s.exact_start is None and s.exact_doc_start is None for s in answer.spans)

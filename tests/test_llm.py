@@ -170,6 +170,29 @@ def test_when_no_passage_answers_the_model_is_never_called(app: Live) -> None:
     assert len(app.llm.requests) == asked
 
 
+def test_a_comparison_reaches_the_model_with_each_side(app: Live, tmp_path: Path) -> None:
+    lights = [
+        write(tmp_path / "north.md", "# Northcape Lighthouse\n\nThe Northcape Lighthouse is "
+              "a granite tower on the northern cape, first lit in 1851.\n"),
+        write(tmp_path / "south.md", "# Southpoint Lighthouse\n\nThe Southpoint Lighthouse "
+              "is a cast-iron tower at the river mouth, first lit in 1888.\n"),
+    ]  # fmt: skip
+    app.service.ingest(lights, collection="lights")
+    app.configure("lights")
+    say(app, "No: the Northcape Lighthouse is granite [1], the Southpoint one cast iron [2].")
+    asked = len(app.llm.requests)
+    question = (
+        "Were the Northcape Lighthouse and the Southpoint Lighthouse built of the same material?"
+    )
+    body = app.chat(question, collection="lights")
+    # a yes/no question no passage answers with a span (the reader believes neither
+    # enough to answer): the model reads both sides
+    assert body["type"] == "answer" and len(app.llm.requests) == asked + 1
+    user = app.llm.last_prompt()[1]["content"]
+    assert 'title="Northcape Lighthouse"' in user and 'title="Southpoint Lighthouse"' in user
+    assert body["referenced_indices"] == [1, 2]
+
+
 def test_slow_stream_arrives_token_by_token(app: Live) -> None:
     say(app, "Data is kept for 60 days after an account is closed [1].", delay_s=0.3)
     lines = app.timed_stream(Q)

@@ -7,7 +7,10 @@ Two rules, in order:
   evidence score (the reader's span score plus a calibrated weight times the passage's
   cosine; ``reader.Calibration``) is at or above the shipped calibrated threshold.
   Topical similarity alone never answers: even a passage at cosine 1.0 needs a reader
-  score of at least the threshold less the weight.
+  score of at least the threshold less the weight. A comparison of documents the
+  question names by title (``named.comparison_sides``) is answered by quoting each of
+  them, whatever the reader makes of it; its score, and so its confidence, is its
+  weakest side's.
 
 ``judge`` decides whether to answer; what an answer quotes is the answerer's choice
 (``extractive.choose``; in ``llm`` mode the model reads the passages in the reader's
@@ -59,10 +62,14 @@ def message(evidence: Evidence) -> str:
 
 
 def judge(
-    retrieval: Retrieval, threshold: float, read: Sequence[Read], calibration: Calibration
+    retrieval: Retrieval,
+    threshold: float,
+    read: Sequence[Read],
+    calibration: Calibration,
+    sides: int = 0,
 ) -> Evidence:
     """Why to answer or refuse, by the best evidence score in ``read`` (empty: nothing
-    was read)."""
+    was read), or with ``sides``, a comparison's first ``sides`` passages."""
     if retrieval.total_chunks == 0:
         return Evidence(None, threshold, "empty")
     best = retrieval.max_score
@@ -70,8 +77,12 @@ def judge(
         return Evidence(best, threshold, "below_threshold")
     if not read:
         return Evidence(round(best, 4), threshold, "no_answer")
-    top = max(r.score for r in read)
-    reason = "ok" if top >= calibration.threshold else "no_answer"
+    if sides:
+        top = min(r.score for r in read[:sides])
+        reason = "ok"
+    else:
+        top = max(r.score for r in read)
+        reason = "ok" if top >= calibration.threshold else "no_answer"
     return Evidence(
         round(best, 4), threshold, reason, round(top, 4), round(calibration.confidence(top), 4)
     )

@@ -6,8 +6,10 @@ further passage adds its own sentence (the one holding its best span) only with 
 of its own: the reader believes it on its own (a score of at least ``SECOND_SCORE``), or
 it comes from another document that the question or the leading passage names by its
 title, the bridge of a two-hop question ("Who directed the film that ..."; the pipeline
-reads such documents' chunks from the first ``BRIDGE_DEPTH`` candidates too). Nothing
-else pads the answer.
+reads such documents' chunks too, ``named.bridge_candidates``). Nothing else pads the
+answer. A comparison (``named.comparison_sides``) quotes each side's sentence holding
+its best span, in the order the question names them, and nothing else; it marks no span
+as the answer, since the answer is the comparison the quotes let the reader make.
 Every quote is verbatim and followed by its ``[N]``. The sources are the quoted chunks,
 then the other passages with enough evidence (``evidence``; listed, not referenced):
 never a passage that only resembles the question.
@@ -15,38 +17,18 @@ never a passage that only resembles the question.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from itertools import groupby
 
 from ..citations import Answer, make_citation, pin_pages
 from ..lexical import chunk_sentences
-from ..models import RetrievedChunk, Span
+from ..models import Span
 from .evidence import Read
+from .named import named
 
 MAX_QUOTES = 3
 SECOND_SCORE = 8.0  # reader score a passage after the first needs to be quoted on its own
 # (SQuAD dev: quoted sentences from the gold paragraph 86.5% at 4.0)
-MIN_TITLE = 4  # shorter titles are too ambiguous to count as named
-BRIDGE_DEPTH = 20  # candidates searched for a document the question or the lead names
-MAX_BRIDGES = 2  # of them, read at most this many
-
-
-def bridge_candidates(
-    question: str, lead: Read, candidates: Sequence[RetrievedChunk], read: set[str]
-) -> list[RetrievedChunk]:
-    """Unread candidates from other documents that the question or the leading passage
-    names by title: a two-hop question's second passage, often ranked low."""
-    pool = [
-        c
-        for c in candidates[:BRIDGE_DEPTH]
-        if c.chunk.id not in read and c.chunk.document_id != lead.hit.chunk.document_id
-    ]
-    titles = [c.document_title for c in pool]
-    picked = sorted(named(titles, lead.hit.chunk.text) | named(titles, question))
-    return [pool[i] for i in picked[:MAX_BRIDGES]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +36,10 @@ class Quote:
     read: Read
     start: int  # offsets into the chunk text
     end: int
+
+    @property
+    def text(self) -> str:
+        return self.read.hit.chunk.text[self.start : self.end]
 
 
 def quote(read: Read) -> Quote:
@@ -66,11 +52,14 @@ def quote(read: Read) -> Quote:
     return Quote(read, touched[0][0], touched[-1][1])
 
 
-def choose(question: str, read: Sequence[Read]) -> list[Quote]:
+def choose(question: str, read: Sequence[Read], sides: int = 0) -> list[Quote]:
     """The best passage's quote, then quotes of other chunks with evidence of their own
-    (see the module); none repeats text already quoted."""
+    (see the module), or with ``sides`` the first ``sides`` passages' quotes alone;
+    none repeats text already quoted."""
     if not read:
         return []
+    if sides:
+        return _distinct([quote(r) for r in read[:sides]])
     first = quote(read[0])
     lead_doc = read[0].hit.chunk.document_id
     titles = [r.hit.document_title for r in read]
@@ -82,56 +71,18 @@ def choose(question: str, read: Sequence[Read]) -> list[Quote]:
         bridge = i in bridges and r.hit.chunk.document_id != lead_doc
         if r.reading.score < SECOND_SCORE and not bridge:
             continue
-        q = quote(r)
-        text = r.hit.chunk.text[q.start : q.end]
-        quoted = [c.read.hit.chunk.text[c.start : c.end] for c in quotes]
-        if all(text not in c and c not in text for c in quoted):
-            quotes.append(q)
+        quotes = _distinct([*quotes, quote(r)])
     return quotes
 
 
-def _title_key(title: str) -> str:
-    return title.split(" (")[0].strip().lower()
-
-
-@lru_cache(maxsize=4096)
-def _title_pattern(key: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<!\w){re.escape(key)}(?!\w)")  # keys may end in "'" or ")"
-
-
-def named(titles: Sequence[str], text: str) -> set[int]:
-    """Indices of the ``titles`` that ``text`` names.
-
-    A title counts only where no longer title is named around it: "These Boots Are Made
-    for Walkin'" names that song, not "Boots (EP)" too. A capitalised title counts only
-    where the text capitalises it: "science fantasy series" does not name the magazine
-    "Science Fantasy"."""
-    lower = text.lower()
-    aligned = len(lower) == len(text)  # lower-casing kept every position
-    spans: dict[str, list[tuple[int, int]]] = {}  # title key -> where the text names it
-    found: list[tuple[int, int, int]] = []  # start, end, title index
-    for i, title in enumerate(titles):
-        key = _title_key(title)
-        if len(key) < MIN_TITLE or key not in lower:
-            continue
-        if key not in spans:
-            capital = aligned and title[:1].isupper()
-            spans[key] = [
-                m.span()
-                for m in _title_pattern(key).finditer(lower)
-                if not (capital and text[m.start()].islower())
-            ]
-        found += [(start, end, i) for start, end in spans[key]]
-    # by start, longest first: a span lies inside a longer one exactly when an earlier,
-    # different span reaches as far as it does
-    found.sort(key=lambda f: (f[0], -f[1]))
-    out: set[int] = set()
-    reach = -1
-    for (_, end), group in groupby(found, key=lambda f: (f[0], f[1])):
-        if reach < end:
-            out.update(i for _, _, i in group)
-        reach = max(reach, end)
-    return out
+def _distinct(quotes: Sequence[Quote]) -> list[Quote]:
+    """``quotes`` less each one whose text lies within, or holds, an earlier one's."""
+    kept: list[Quote] = []
+    for q in quotes:
+        text = q.text
+        if all(text not in k.text and k.text not in text for k in kept):
+            kept.append(q)
+    return kept
 
 
 def extract(
@@ -139,9 +90,11 @@ def extract(
     read: Sequence[Read],
     threshold: float,
     grounding: dict[str, float] | None = None,
+    sides: int = 0,
 ) -> Answer:
-    """The answer quoting ``read`` (every passage read, best first; the first believed)."""
-    quotes = choose(question, read)
+    """The answer quoting ``read`` (every passage read, best first; the first believed),
+    or with ``sides``, a comparison's: its first ``sides`` passages."""
+    quotes = choose(question, read, sides)
     order: list[str] = []  # chunk ids in order of first quote
     for q in quotes:
         if q.read.hit.chunk.id not in order:
@@ -164,7 +117,7 @@ def extract(
         index = number[chunk.id]
         base = chunk.char_start
         span = Span(cursor, cursor + len(text), index, base + q.start, base + q.end)
-        if i == 0:  # the leading quote holds the exact answer
+        if i == 0 and not sides:  # the leading quote holds the exact answer
             start = min(max(q.read.reading.start, q.start), q.end)
             end = max(min(q.read.reading.end, q.end), start)
             shift = cursor - q.start

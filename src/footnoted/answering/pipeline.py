@@ -4,7 +4,9 @@
 (``evidence.judge``), all before a word is sent; ``stream`` turns a prepared question
 into events: ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Done``. In
 ``extractive`` mode the answer quotes what the reader found; in ``llm`` mode the model
-gets the passages read, in the reader's order, and is never called when none answers.
+gets the passages read, and is never called when none answers. A comparison of
+documents the question names (``named.comparison_sides``) is read side by side and
+answered from its sides in both modes.
 ``collect`` gathers the events into one ``AskResult``, so ``answer()`` is
 ``collect(ask())`` and both forms say the same.
 """
@@ -39,8 +41,9 @@ from ..settings import Settings
 from . import evidence
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
 from .evidence import Read
-from .extractive import bridge_candidates, extract
+from .extractive import extract
 from .llm import LLMAnswerer, LLMUnavailable
+from .named import bridge_candidates, comparison_sides
 
 MAX_QUESTION_CHARS = 4000
 _DELTA = re.compile(r"\S+\s*")
@@ -87,6 +90,7 @@ class Prepared:
     reader_threshold: float  # the reader score an answer needs
     query: str  # what was searched and read: the question, or its standalone form
     conversation: Conversation = NO_CONVERSATION  # earlier turns, the client's instructions
+    sides: int = 0  # a comparison: its sides are the first ``sides`` passages read
 
 
 class Pipeline:
@@ -183,23 +187,54 @@ class Pipeline:
             info["standalone_question"] = query
         cal = calibration(self.settings.reader_threshold)
         read: tuple[Read, ...] = ()
+        sides = 0
         best = retrieval.max_score
         if best is not None and evidence.passes(best, limit):
             began = time.perf_counter()
             readings = self.reader.read(query, [h.chunk.text for h in retrieval.hits])
             read = ranked(retrieval.hits, readings, cal, self._cosines(about, retrieval.hits))
-            if read[0].score >= cal.threshold:
+            compared = comparison_sides(query, retrieval.candidates)
+            if compared:
+                read = self._sides(query, compared, read, cal, about)
+                sides = len(compared)
+            elif read[0].score >= cal.threshold:
                 read += self._bridges(query, read, retrieval, cal, about)
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
-        judged = evidence.judge(retrieval, limit, read, cal)
+        judged = evidence.judge(retrieval, limit, read, cal, sides)
         return Prepared(
             question, config, include_citations and config.enable_citations, retrieval, info,
-            warning, judged, read, cal.threshold, query, conversation,
+            warning, judged, read, cal.threshold, query, conversation, sides,
         )  # fmt: skip
 
     def _cosines(self, about: str | None, hits: Sequence[RetrievedChunk]) -> list[float]:
         """Each hit's cosine to ``about``; without it, to what was searched."""
         return [h.score for h in hits] if about is None else self.retriever.cosines(about, hits)
+
+    def _read(
+        self, question: str, hits: Sequence[RetrievedChunk], cal: Calibration, about: str | None
+    ) -> tuple[Read, ...]:
+        """``hits`` read, in their order."""
+        if not hits:
+            return ()
+        readings = self.reader.read(question, [h.chunk.text for h in hits])
+        rows = zip(hits, readings, self._cosines(about, hits), strict=True)
+        return tuple(Read.of(h, r, cal, c) for h, r, c in rows)
+
+    def _sides(
+        self,
+        question: str,
+        sides: Sequence[RetrievedChunk],
+        read: tuple[Read, ...],
+        cal: Calibration,
+        about: str | None,
+    ) -> tuple[Read, ...]:
+        """A comparison's sides read (those not read yet), in the question's order, then
+        the other passages read."""
+        done = {r.hit.chunk.id: r for r in read}
+        more = iter(self._read(question, [h for h in sides if h.chunk.id not in done], cal, about))
+        first = tuple(done[h.chunk.id] if h.chunk.id in done else next(more) for h in sides)
+        ids = {h.chunk.id for h in sides}
+        return first + tuple(r for r in read if r.hit.chunk.id not in ids)
 
     def _bridges(
         self,
@@ -209,15 +244,10 @@ class Pipeline:
         cal: Calibration,
         about: str | None,
     ) -> tuple[Read, ...]:
-        """The named second-hop passages (``extractive.bridge_candidates``), read."""
+        """The named second-hop passages (``named.bridge_candidates``), read."""
         seen = {r.hit.chunk.id for r in read}
-        extra = bridge_candidates(question, read[0], retrieval.candidates, seen)
-        if not extra:
-            return ()
-        readings = self.reader.read(question, [h.chunk.text for h in extra])
-        cosines = self._cosines(about, extra)
-        rows = zip(extra, readings, cosines, strict=True)
-        return tuple(Read.of(h, r, cal, c) for h, r, c in rows)
+        extra = bridge_candidates(question, read[0].hit, retrieval.candidates, seen)
+        return self._read(question, extra, cal, about)
 
     def stream(self, p: Prepared) -> Generator[Event, None, None]:
         """``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources`` (when citing), ``Done``.
@@ -232,7 +262,7 @@ class Pipeline:
                      "answer_score": p.evidence.answer_score or 0.0}  # fmt: skip
         if p.config.generation_mode != "llm":
             yield from answer_events(
-                extract(p.query, p.read, p.reader_threshold, grounding), p.cite
+                extract(p.query, p.read, p.reader_threshold, grounding, p.sides), p.cite
             )
             return
         answerer = LLMAnswerer(self.llm_settings(), self.embedder)
@@ -244,7 +274,7 @@ class Pipeline:
             )
             yield Notice(exc.code, message)
             yield from answer_events(
-                extract(p.query, p.read, p.reader_threshold, grounding), p.cite
+                extract(p.query, p.read, p.reader_threshold, grounding, p.sides), p.cite
             )
             return
         yield from answerer.events(sources, first, tokens, p.evidence, p.cite, grounding)

@@ -1,0 +1,118 @@
+"""Documents a text names by their titles: a two-hop question's bridge, a comparison's
+sides.
+
+A question about two things the collection has a document each on ("Were Scott
+Derrickson and Ed Wood of the same nationality?", "Who is older, Annie Morton or Terry
+Richardson?") is answered by quoting each document, whatever the reader makes of the
+question: no single passage holds the answer, and a yes/no question has no span to find.
+A passage that names another document ("... written by Lee Hazlewood") leads to that
+document, the second hop of "Who wrote the song ... and died in 2007?".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import groupby
+
+from ..models import RetrievedChunk
+
+MIN_TITLE = 4  # shorter titles are too ambiguous to count as named
+MAX_BRIDGES = 2  # of them, read at most this many
+# a question asking whether something holds: its first word is an auxiliary verb
+_YES_NO = re.compile(
+    r"\s*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b",
+    re.IGNORECASE,
+)
+_EITHER = re.compile(r"\bor\b", re.IGNORECASE)
+
+
+def bridge_candidates(
+    question: str, lead: RetrievedChunk, candidates: Sequence[RetrievedChunk], read: set[str]
+) -> list[RetrievedChunk]:
+    """Unread candidates from other documents that the question or the leading passage
+    names by title: a two-hop question's second passage, often ranked low (of HotpotQA
+    dev's, "Adriana Trigiani" 24th, "Lee Hazlewood" below the 30th)."""
+    pool = [
+        c
+        for c in candidates
+        if c.chunk.id not in read and c.chunk.document_id != lead.chunk.document_id
+    ]
+    titles = [c.document_title for c in pool]
+    picked = sorted(named(titles, lead.chunk.text) | named(titles, question))
+    return [pool[i] for i in picked[:MAX_BRIDGES]]
+
+
+def comparison_sides(question: str, candidates: Sequence[RetrievedChunk]) -> list[RetrievedChunk]:
+    """A comparison's sides, in the order the question names them: for a question that
+    asks whether something holds ("Are ... ?") or which of two ("..., A or B?") and names
+    two or more documents among the candidates by their titles, each named document's
+    candidate chunk closest to the question; empty for any other question.
+
+    Titles that name the same thing ("Ed Wood", "Ed Wood (film)") are one side, the
+    document whose title is the name itself first."""
+    if not (_YES_NO.match(question) or _EITHER.search(question)):
+        return []
+    sides: dict[str, RetrievedChunk] = {}
+    for i in sorted(named([c.document_title for c in candidates], question)):
+        hit = candidates[i]
+        key = _title_key(hit.document_title)
+        held = sides.get(key)
+        if held is None or _better_side(hit, held):
+            sides[key] = hit
+    if len(sides) < 2:
+        return []
+    lower = question.lower()
+    return [sides[key] for key in sorted(sides, key=lower.find)]
+
+
+def _better_side(hit: RetrievedChunk, held: RetrievedChunk) -> bool:
+    """``hit`` is a better side than ``held``: a document titled with the name itself
+    over one with more in brackets after it, then the chunk closer to the question."""
+    plain, was_plain = " (" not in hit.document_title, " (" not in held.document_title
+    return plain > was_plain or (plain == was_plain and hit.score > held.score)
+
+
+def _title_key(title: str) -> str:
+    return title.split(" (")[0].strip().lower()
+
+
+@lru_cache(maxsize=4096)
+def _title_pattern(key: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(key)}(?!\w)")  # keys may end in "'" or ")"
+
+
+def named(titles: Sequence[str], text: str) -> set[int]:
+    """Indices of the ``titles`` that ``text`` names.
+
+    A title counts only where no longer title is named around it: "These Boots Are Made
+    for Walkin'" names that song, not "Boots (EP)" too. A capitalised title counts only
+    where the text capitalises it: "science fantasy series" does not name the magazine
+    "Science Fantasy"."""
+    lower = text.lower()
+    aligned = len(lower) == len(text)  # lower-casing kept every position
+    spans: dict[str, list[tuple[int, int]]] = {}  # title key -> where the text names it
+    found: list[tuple[int, int, int]] = []  # start, end, title index
+    for i, title in enumerate(titles):
+        key = _title_key(title)
+        if len(key) < MIN_TITLE or key not in lower:
+            continue
+        if key not in spans:
+            capital = aligned and title[:1].isupper()
+            spans[key] = [
+                m.span()
+                for m in _title_pattern(key).finditer(lower)
+                if not (capital and text[m.start()].islower())
+            ]
+        found += [(start, end, i) for start, end in spans[key]]
+    # by start, longest first: a span lies inside a longer one exactly when an earlier,
+    # different span reaches as far as it does
+    found.sort(key=lambda f: (f[0], -f[1]))
+    out: set[int] = set()
+    reach = -1
+    for (_, end), group in groupby(found, key=lambda f: (f[0], f[1])):
+        if reach < end:
+            out.update(i for _, _, i in group)
+        reach = max(reach, end)
+    return out

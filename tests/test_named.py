@@ -1,0 +1,43 @@
+"""Documents a question names by title: a comparison's sides and a two-hop bridge."""
+
+from __future__ import annotations
+
+from footnoted.answering.named import bridge_candidates, comparison_sides
+from footnoted.models import Chunk, RetrievedChunk
+
+
+def _hit(title: str, text: str = "", n: int = 0) -> RetrievedChunk:
+    doc = title.lower().replace(" ", "-")
+    chunk = Chunk(f"{doc}-{n}", doc, n, text or f"About {title}.", 0, 10, None, None, 9)
+    return RetrievedChunk(chunk=chunk, document_title=title, document_url=None, score=0.5)
+
+
+POOL = [
+    _hit("Harbour Commission"),
+    _hit("Southpoint Light (film)"),
+    _hit("Southpoint Light"),
+    _hit("Southpoint Light", n=1),
+    _hit("Northcape Light"),
+]
+
+
+def test_a_question_whether_two_named_documents_agree_has_both_as_sides() -> None:
+    sides = comparison_sides("Are Northcape Light and Southpoint Light both granite?", POOL)
+    # in the question's order; the document titled with the name itself, its best chunk
+    assert [s.chunk.id for s in sides] == ["northcape-light-0", "southpoint-light-0"]
+    either = comparison_sides("Which is older, Southpoint Light or Northcape Light?", POOL)
+    assert [s.document_title for s in either] == ["Southpoint Light", "Northcape Light"]
+
+
+def test_other_questions_have_no_sides() -> None:
+    assert comparison_sides("When was Northcape Light built?", POOL) == []  # no comparison
+    assert comparison_sides("Is Northcape Light older than the harbour?", POOL) == []  # one
+    # two titles that name the same thing are one side
+    assert comparison_sides("Is Southpoint Light (film) about Southpoint Light?", POOL) == []
+
+
+def test_a_document_the_lead_names_is_a_bridge_however_low_it_ranks() -> None:
+    lead = _hit("Harbour Commission", "The commission hired the engineer Agnes Marlow.")
+    pool = [lead] + [_hit(f"Distractor {i}") for i in range(60)] + [_hit("Agnes Marlow")]
+    (bridge,) = bridge_candidates("Where was the engineer from?", lead, pool, {lead.chunk.id})
+    assert bridge.document_title == "Agnes Marlow"
