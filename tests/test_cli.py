@@ -62,6 +62,22 @@ def test_ask_prints_answer_then_sources_and_a_summary_on_stderr(home: Path) -> N
     assert re.fullmatch(r"answered from \d sources? \(in this process, [\d.]+ s\)", summary)
 
 
+def test_a_comparison_quotes_each_document_and_flags_what_the_reader_cannot_vouch_for(
+    home: Path,
+) -> None:
+    result = run(
+        home, "ask", "Do the Data Retention Policy and the Northwind Cloud Customer Handbook "
+        "both say how long deleted files are kept?",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    answer, _, sources = result.stdout.partition("Sources")
+    assert answer.startswith("Deleted files stay in the trash for 30 days. [1]")
+    assert "Answer:" not in answer  # no span is the answer to a comparison
+    assert re.search(r"^\(weak evidence: confidence \d+%\)$", answer, re.M), answer
+    assert "1. Data Retention Policy" in sources
+    assert "2. Northwind Cloud Customer Handbook" in sources
+
+
 def test_a_refusal_exits_3_with_its_message_on_stdout(home: Path) -> None:
     result = run(home, "ask", "Who painted the Mona Lisa?")
     assert result.returncode == 3

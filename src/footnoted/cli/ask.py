@@ -203,17 +203,20 @@ def _marked(text: str, spans: list[dict[str, Any]]) -> Text:
 
 
 def _exact(text: str, spans: list[dict[str, Any]], grounding: Mapping[str, float] | None) -> None:
-    """``Answer: …`` with the reader's confidence, or a warning when it is weak."""
+    """``Answer: …`` with the reader's confidence, or a warning when it is weak (alone,
+    for an answer with no exact span, such as a comparison's)."""
     where = _exact_range(spans)
     confidence = None if grounding is None else grounding.get("confidence")
-    if where is None or confidence is None:
+    if confidence is None or (where is None and confidence >= 0.5):
         return
-    line = Text("\nAnswer: ", style="bold")
-    line.append(text[where[0] : where[1]])
+    line = Text("\n")
+    if where is not None:
+        line.append("Answer: ", style="bold")
+        line.append(text[where[0] : where[1]] + "  ")
     if confidence < 0.5:
-        line.append(f"  (weak evidence: confidence {confidence:.0%})", style="yellow")
+        line.append(f"(weak evidence: confidence {confidence:.0%})", style="yellow")
     else:
-        line.append(f"  (confidence {confidence:.0%})", style="dim")
+        line.append(f"(confidence {confidence:.0%})", style="dim")
     out.print(line, soft_wrap=True)
 
 
