@@ -162,6 +162,9 @@ def test_hotpot_title_coverage() -> None:
 def test_safe_stem() -> None:
     assert safe_stem("Super Bowl 50") == "Super Bowl 50"
     assert safe_stem("Sky (United Kingdom)") == "Sky (United Kingdom)"
+    assert safe_stem("2011–12 VCU Rams; Tunnels &amp; Trolls!") == (
+        "2011–12 VCU Rams; Tunnels &amp; Trolls!"
+    )
     odd = safe_stem("AC/DC")
     assert "/" not in odd and odd != safe_stem("AC_DC")
     assert not safe_stem(".hidden").startswith(".")

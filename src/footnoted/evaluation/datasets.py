@@ -234,7 +234,9 @@ def _expect(path: Path, data: Any, *kinds: str) -> str:
 
 # -- files -------------------------------------------------------------------------------
 
-_UNSAFE = re.compile(r"[^\w\s().,'&+-]+", re.UNICODE)
+# what no common file system takes in a name; everything else stays, so a document is
+# titled as a user's file of that name would be ("2011–12 VCU Rams", "Tunnels &amp; Trolls")
+_UNSAFE = re.compile(r'[\x00-\x1f/\\:*?"<>|]+')
 MAX_STEM = 120
 
 
