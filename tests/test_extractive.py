@@ -101,3 +101,9 @@ def test_a_comparison_quotes_each_side_in_order_and_marks_no_answer() -> None:
     assert [c.document_id for c in answer.citations] == ["northcape", "southpoint", "harbour"]
     assert answer.referenced == (1, 2)  # the believed passage is listed, not quoted
     assert all(s.exact_start is None and s.exact_doc_start is None for s in answer.spans)
+
+
+def test_a_comparison_of_more_documents_still_quotes_at_most_three() -> None:
+    sides = [_read(f"light{n}", f"Light {n} is a stone tower.", 0, "stone", -5.0) for n in range(4)]
+    answer = extract("Are lights 0, 1, 2 and 3 all stone towers?", sides, 0.0, sides=4)
+    assert answer.referenced == (1, 2, 3) and answer.text.count("[") == 3

@@ -13,8 +13,7 @@ Two rules, in order:
   weakest side's.
 
 ``judge`` decides whether to answer; what an answer quotes is the answerer's choice
-(``extractive.choose``; in ``llm`` mode the model reads the passages in the reader's
-order).
+(``extractive.choose``; in ``llm`` mode the model reads the passages read).
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ def choose(question: str, read: Sequence[Read], sides: int = 0) -> list[Quote]:
     if not read:
         return []
     if sides:
-        return _distinct([quote(r) for r in read[:sides]])
+        return _distinct([quote(r) for r in read[:sides]])[:MAX_QUOTES]
     first = quote(read[0])
     lead_doc = read[0].hit.chunk.document_id
     titles = [r.hit.document_title for r in read]

@@ -19,7 +19,7 @@ from itertools import groupby
 from ..models import RetrievedChunk
 
 MIN_TITLE = 4  # shorter titles are too ambiguous to count as named
-MAX_BRIDGES = 2  # of them, read at most this many
+MAX_BRIDGES = 2  # second-hop documents read at most
 # a question asking whether something holds: its first word is an auxiliary verb
 _YES_NO = re.compile(
     r"\s*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b",
