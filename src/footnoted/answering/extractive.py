@@ -113,7 +113,7 @@ def extract(
         if parts:
             cursor += 1  # the joining space
         chunk = q.read.hit.chunk
-        text = chunk.text[q.start : q.end]
+        text = q.text
         index = number[chunk.id]
         base = chunk.char_start
         span = Span(cursor, cursor + len(text), index, base + q.start, base + q.end)
