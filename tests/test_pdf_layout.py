@@ -22,7 +22,8 @@ import pytest
 from footnoted.chunking import Chunker
 from footnoted.lexical import split_sentences
 from footnoted.loaders import load_bytes, load_path
-from footnoted.loaders.blocks import CELLS, clean_title, slug_title, table_headers
+from footnoted.loaders.blocks import CELLS, assemble, clean_title, slug_title, table_headers
+from footnoted.loaders.pdflayout import Line, lay_out
 from footnoted.models import Chunk, ParsedDocument
 from footnoted.pages import PAGE_BREAK, page_at, page_in_text, page_range
 from footnoted.parsing import Parser
@@ -308,6 +309,67 @@ def _text_pdf(lines_per_page: list[list[str]]) -> bytes:
     return buffer.getvalue()
 
 
+def _set(texts: list[str], top: float, size: float = 10.0) -> list[Line]:
+    """Lines of ``size`` text from ``top`` down, as PDFium measures them."""
+    return [
+        Line(text, left=72.0, right=72.0 + 0.52 * size * len(text), top=y, bottom=y - size,
+             size=size)
+        for row, text in enumerate(texts)
+        for y in [top - 1.4 * size * row]
+    ]  # fmt: skip
+
+
+def test_a_paragraph_cut_by_floats_reads_on() -> None:
+    """A footnote at the foot of a page, a caption at the head of the next and a figure
+    between a column's lines: the paragraph they cut reads on, and each keeps its page."""
+    page1 = _set(
+        [
+            "The committee reviewed every proposal it received during the spring and it",
+            "found that most of them asked for the same three changes to the",
+        ],
+        720,
+    )
+    page1 += _set(["1 The full list of proposals is printed in the appendix."], 100, size=8.0)
+    page2 = _set(["Table 2: Proposals received by month"], 720, size=9.0)
+    page2 += _set(
+        [
+            "bylaws, which it will put to a vote in May. Members who cannot attend may",
+            "send a proxy, but the proxy must be signed by the",
+        ],
+        690,
+    )
+    page2 += _set(["Figure 3: Attendance at past votes"], 600, size=8.0)
+    page2 += _set(["member and filed a week before the vote."], 560)  # fmt: skip
+    blocks, title = lay_out([page1, page2], [], None)
+    doc = assemble(blocks, kind="pdf", title=title, page_count=2)
+    assert texts(doc) == [
+        "1 The full list of proposals is printed in the appendix.",
+        "The committee reviewed every proposal it received during the spring and it found that"
+        " most of them asked for the same three changes to the\fbylaws, which it will put to a"
+        " vote in May. Members who cannot attend may send a proxy, but the proxy must be"
+        " signed by the member and filed a week before the vote.",
+        "Table 2: Proposals received by month",
+        "Figure 3: Attendance at past votes",
+    ]
+    assert [seg.page for seg in doc.segments] == [1, 1, 2, 2]
+
+
+def test_a_two_column_paper_reads_on_past_its_floats() -> None:
+    path = DATA / "pdfs" / "ALCE__ALCE.pdf"
+    if not path.is_file():
+        pytest.skip(f"shared PDF not found at {path}")
+    text = load_path(path).text
+    # footnotes at the foot of page 1, a table at the head of page 2
+    assert "difficult to reproduce. We argue\fthat the absence of automated evaluation" in text
+    # a footnote between a column's lines, after a word that cannot end a sentence
+    assert "(prompts in Table 24 and 25).12 Then we replace all passages" in text
+    # a table and its caption at the head of the next page
+    assert "comparable correctness while demonstrating\fnotable variations in citation" in text
+    floats = {"2 https://www.bing.com/new": 1, "Table 1: The three datasets": 2,
+              "12We also query ChatGPT": 6, "Table 8: Retriever ablation": 9}  # fmt: skip
+    assert {key: page_in_text(text, text.index(key)) for key in floats} == floats
+
+
 def test_lines_alike_but_for_digits_are_kept() -> None:
     """Issue 24: pages whose lines differ only in their numbers are content, not a
     running header; the document must not come out empty."""
@@ -351,11 +413,11 @@ def test_page_of_every_offset() -> None:
     chunks = Chunker(words, offsets, max_tokens=120, min_tokens=40).chunk("alce", doc)
     spanning = [c for c in chunks if (r := page_range(c)) is not None and r[1] > r[0]]
     assert spanning  # chunks run over page breaks; each offset still knows its page
-    for chunk in chunks:
+    for chunk in chunks:  # where a block starts or ends inside a chunk, the chunk knows its page
         for seg in doc.segments:
-            if chunk.char_start <= seg.start < chunk.char_end:
-                assert page_at(chunk, seg.start) == seg.page
-                assert page_at(chunk, seg.end - 1) == page_in_text(doc.text, seg.end - 1)
+            for offset in (seg.start, seg.end - 1):
+                if chunk.char_start <= offset < chunk.char_end:
+                    assert page_at(chunk, offset) == page_in_text(doc.text, offset)
     assert page_range(chunks[0]) == (1, 1)
 
 

@@ -116,9 +116,13 @@ def test_a_quote_on_the_next_page_of_its_chunk_is_cited_there(parser: Parser) ->
     quoted sentence is on, not the page its chunk starts on."""
     path = DATA / "pdfs" / "ALCE__ALCE.pdf"
     chunks = parse(parser, path)
-    chunk = next(c for c in chunks if PAGE_BREAK in c.text and c.page is not None)
-    turn = chunk.text.index(PAGE_BREAK)
-    start, end, _ = next(s for s in chunk_sentences(chunk.text) if s[0] > turn)
+    chunk, start, end = next(
+        (c, start, end)
+        for c in chunks
+        if PAGE_BREAK in c.text and c.page is not None
+        for start, end, _ in chunk_sentences(c.text)
+        if start > c.text.index(PAGE_BREAK)
+    )  # the first sentence that opens on the page after its chunk's first
     hit = RetrievedChunk(chunk=chunk, document_title="ALCE", document_url=None, score=0.6)
     answer = extract("?", [Read(hit, Reading(9.0, start, end), 9.0)], 0.0)
     (span,) = answer.spans

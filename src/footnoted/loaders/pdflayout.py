@@ -35,6 +35,9 @@ _SHORT_WORDS = frozenset(
 )
 _CAPTION = re.compile(r"(?:Figure|Fig\.|Table|Exhibit)\s+[\dA-Z]")  # a float, not the text
 _PARAGRAPH_WORDS = 12  # a block this long that stops without a sentence end is unfinished
+_FOOTNOTE = re.compile(r"^(?:\d{1,2}|[*∗†‡§¶])\s?(?:https?:|[A-Za-z])")  # "2 https:…", "12We"
+_REFLOW_REACH = 40  # blocks looked through (a figure's labels) for a paragraph's rest
+_REFLOW_WORDS = 8  # a paragraph cut by a float before its rest holds at least this many
 _NOT_TITLES = frozenset({"contents", "tableofcontents", "abstract", "introduction"})
 
 
@@ -412,22 +415,120 @@ class _Vocabulary:
 
 
 def _pdf_blocks(pages: list[list[Line]], ratio: float, vocabulary: _Vocabulary) -> list[Block]:
+    groups = [
+        _Group(number, group) for number, lines in enumerate(pages, 1)
+        for group in _group_lines(lines, ratio)
+    ]  # fmt: skip
     sections = Sections()
     blocks: list[Block] = []
     last: list[Line] = []  # the lines of the last block with text
-    for number, lines in enumerate(pages, start=1):
-        for group in _group_lines(lines, ratio):
-            text = vocabulary.text(group)
-            path = sections.path
-            for level, title in (entry for line in group for entry in line.starts):
-                if title or text:
-                    path = sections.enter(level, title or vocabulary.heading(group))
-            if text:
-                turned = bool(blocks) and blocks[-1].page != number
-                continues = turned and _continues(last, group, blocks[-1].text, text)
-                blocks.append(Block(text, path, number, continues))
-                last = group
+    for group in _reflow(groups, vocabulary):
+        text = vocabulary.text(group.lines)
+        path = sections.path
+        for level, title in (entry for line in group.lines for entry in line.starts):
+            if title or text:
+                path = sections.enter(level, title or vocabulary.heading(group.lines))
+        if text:
+            turned = bool(blocks) and blocks[-1].page != group.page
+            continues = turned and (
+                group.resumes or _continues(last, group.lines, blocks[-1].text, text)
+            )
+            blocks.append(Block(text, path, group.page, continues))
+            last = group.lines
     return blocks
+
+
+@dataclass(slots=True)
+class _Group:
+    """The lines of one block-to-be, on page ``page``; ``resumes``: it goes on with the
+    paragraph of the group before it (the reflow moved it there)."""
+
+    page: int
+    lines: list[Line]
+    resumes: bool = False
+
+
+def _reflow(groups: list[_Group], vocabulary: _Vocabulary) -> list[_Group]:
+    """Paragraphs interrupted in reading order put back together.
+
+    Two-column pages and page breaks set floats between a paragraph's lines: footnotes,
+    a table or a figure's labels and caption, an initials box, a file-name footer. When a
+    body paragraph stops mid-sentence and, after only such interruptions, a block of the
+    same size goes on in lower case, the rest of the paragraph joins it (a hyphen at the
+    break is joined as at a line end). The interruptions keep their pages: those on the
+    paragraph's page move before it (after it when the rest is on the same page), those on
+    the page of the rest after it."""
+    out = list(groups)
+    index = 0
+    while index < len(out):
+        rest = out[index]
+        first = index - 1
+        size = rest.lines[0].size
+        while first >= 0 and index - first <= _REFLOW_REACH and _interrupts(out[first], size):
+            first -= 1
+        if (
+            first < 0
+            or first == index - 1
+            or _interrupts(out[first], size)
+            or not _goes_on(out[first], rest, vocabulary)
+        ):
+            index += 1
+            continue
+        head, between = out[first], out[first + 1 : index]
+        if {group.page for group in between} - {head.page, rest.page}:
+            index += 1
+            continue
+        if head.page == rest.page:
+            joined = [_Group(head.page, head.lines + rest.lines, head.resumes)]
+            moved = joined + between
+        else:
+            before = [group for group in between if group.page == head.page]
+            after = [group for group in between if group.page != head.page]
+            moved = [*before, head, _Group(rest.page, rest.lines, resumes=True), *after]
+        out[first : index + 1] = moved
+        index = first + len(moved)
+    return out
+
+
+def _interrupts(group: _Group, size: float) -> bool:
+    """Could this block sit between the lines of a paragraph set in ``size`` without
+    being part of it: smaller text (a footnote, a table), a table row, a caption, a
+    footnote, a figure's labels, a few words (an initials box, a footer)?"""
+    lines = group.lines
+    text = " ".join(line.text.strip() for line in lines)
+    words = text.split()
+    if any(line.heading or line.heading_cont or line.starts for line in lines) or not words:
+        return False
+    if _LIST_MARKER.match(text) or re.match(r"\([a-zA-Z0-9]{1,3}\)", text):
+        return False  # a list item belongs to the text around it
+    numbers = sum(bool(re.fullmatch(r"[-–(]?[\d.,%]+[)%]?", word)) for word in words)
+    return (
+        any(line.row for line in lines)
+        or max(line.size for line in lines) < 0.9 * size
+        or bool(_CAPTION.match(text) or _FOOTNOTE.match(text))
+        or len(words) <= 3
+        or numbers >= 0.4 * len(words)
+    )
+
+
+def _goes_on(head: _Group, rest: _Group, vocabulary: _Vocabulary) -> bool:
+    """Is ``rest`` the rest of ``head``'s paragraph: body text of one size, ``head``
+    stopping mid-sentence and ``rest`` going on in lower case (or after a word like "and"
+    that cannot end a sentence, in any case)?"""
+    before, after = head.lines[-1], rest.lines[0]
+    if any(line.row or line.heading or line.heading_cont for line in (before, after)):
+        return False
+    if after.starts or abs(before.size - after.size) > 0.1 * max(before.size, after.size):
+        return False
+    text = vocabulary.text(head.lines)
+    words = text.split()
+    nxt = after.text.lstrip()
+    if len(words) < _REFLOW_WORDS or _SENTENCE_END.search(text) or _FOOTNOTE.match(nxt):
+        return False
+    if not (text[-1].isalpha() or text[-1] in ",;-"):
+        return False
+    dangling = words[-1].lower() in _DANGLING and not _LIST_MARKER.match(nxt)
+    return nxt[:1].islower() or (dangling and not _CAPTION.match(nxt))
 
 
 def _continues(prev: list[Line], cur: list[Line], prev_text: str, text: str) -> bool:
