@@ -365,6 +365,8 @@ def test_a_two_column_paper_reads_on_past_its_floats() -> None:
     assert "(prompts in Table 24 and 25).12 Then we replace all passages" in text
     # a table and its caption at the head of the next page
     assert "comparable correctness while demonstrating\fnotable variations in citation" in text
+    # a subscript ending a line does not end its paragraph
+    assert "fully supports si , ci,j partially supports si , and no c" in text
     floats = {"2 https://www.bing.com/new": 1, "Table 1: The three datasets": 2,
               "12We also query ChatGPT": 6, "Table 8: Retriever ablation": 9}  # fmt: skip
     assert {key: page_in_text(text, text.index(key)) for key in floats} == floats

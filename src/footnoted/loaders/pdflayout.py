@@ -356,6 +356,9 @@ def _group_lines(lines: list[Line], ratio: float) -> list[list[Line]]:
         elif prev.heading or prev.heading_cont:
             new = True
         else:
+            row = lines[index - 2] if index >= 2 else prev
+            if prev.size < 0.85 * row.size and _same_row(row, prev):
+                prev = row  # a subscript ends the row: the row's text decides
             full = _column_right(prev, ends)
             new = _starts_new_block(prev, line, ratio, full) or _ends_short(prev, line, full)
         if new:
