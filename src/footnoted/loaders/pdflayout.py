@@ -36,6 +36,8 @@ _SHORT_WORDS = frozenset(
 _CAPTION = re.compile(r"(?:Figure|Fig\.|Table|Exhibit)\s+[\dA-Z]")  # a float, not the text
 _PARAGRAPH_WORDS = 12  # a block this long that stops without a sentence end is unfinished
 _FOOTNOTE = re.compile(r"^(?:\d{1,2}|[*∗†‡§¶])\s?(?:https?:|[A-Za-z])")  # "2 https:…", "12We"
+_LETTERED_ITEM = re.compile(r"\([a-zA-Z0-9]{1,3}\)")  # "(a)", "(ii)", "(12)"
+_NUMBER = re.compile(r"[-–(]?[\d.,%]+[)%]?")  # a word that is an amount: "12.5", "(3)", "40%"
 _REFLOW_REACH = 40  # blocks looked through (a figure's labels) for a paragraph's rest
 _REFLOW_WORDS = 8  # a paragraph cut by a float before its rest holds at least this many
 _NOT_TITLES = frozenset({"contents", "tableofcontents", "abstract", "introduction"})
@@ -502,9 +504,9 @@ def _interrupts(group: _Group, size: float) -> bool:
     words = text.split()
     if any(line.heading or line.heading_cont or line.starts for line in lines) or not words:
         return False
-    if _LIST_MARKER.match(text) or re.match(r"\([a-zA-Z0-9]{1,3}\)", text):
+    if _LIST_MARKER.match(text) or _LETTERED_ITEM.match(text):
         return False  # a list item belongs to the text around it
-    numbers = sum(bool(re.fullmatch(r"[-–(]?[\d.,%]+[)%]?", word)) for word in words)
+    numbers = sum(bool(_NUMBER.fullmatch(word)) for word in words)
     return (
         any(line.row for line in lines)
         or max(line.size for line in lines) < 0.9 * size
@@ -519,9 +521,7 @@ def _goes_on(head: _Group, rest: _Group, vocabulary: _Vocabulary) -> bool:
     stopping mid-sentence and ``rest`` going on in lower case (or after a word like "and"
     that cannot end a sentence, in any case)?"""
     before, after = head.lines[-1], rest.lines[0]
-    if any(line.row or line.heading or line.heading_cont for line in (before, after)):
-        return False
-    if after.starts or abs(before.size - after.size) > 0.1 * max(before.size, after.size):
+    if not _body_pair(before, after):
         return False
     text = vocabulary.text(head.lines)
     words = text.split()
@@ -534,6 +534,14 @@ def _goes_on(head: _Group, rest: _Group, vocabulary: _Vocabulary) -> bool:
     return nxt[:1].islower() or (dangling and not _CAPTION.match(nxt))
 
 
+def _body_pair(before: Line, after: Line) -> bool:
+    """Could ``after`` go on with the paragraph ``before`` ends: body text (no heading, no
+    table row, no section opening) of one size on both sides?"""
+    if any(line.heading or line.heading_cont or line.row for line in (before, after)):
+        return False
+    return not after.starts and abs(before.size - after.size) <= 0.1 * max(before.size, after.size)
+
+
 def _continues(prev: list[Line], cur: list[Line], prev_text: str, text: str) -> bool:
     """Does the first block of a page go on with the paragraph that ended the page before
     (cut by the page break mid-sentence)? Body text of one size on both sides, and the
@@ -541,9 +549,7 @@ def _continues(prev: list[Line], cur: list[Line], prev_text: str, text: str) -> 
     "the" that cannot end a sentence, or any lower-case word ending a paragraph (not a
     label) with no sentence end."""
     before, after = prev[-1], cur[0]
-    if any(line.heading or line.heading_cont or line.row for line in (before, after)):
-        return False
-    if after.starts or abs(before.size - after.size) > 0.1 * max(before.size, after.size):
+    if not _body_pair(before, after):
         return False
     if _SENTENCE_END.search(prev_text) or not text[:1].isalnum() or _CAPTION.match(text):
         return False
