@@ -27,6 +27,8 @@ PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe
 _BOLD_WEIGHT = 600
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[•◦▪▫●○■□‣⁃∙\-–—*]|\(?[0-9a-zA-Z]{1,3}[.)])$")
+_JOINED = re.compile("\ufffe(?=.)")  # a line-end hyphen inside a word: PDFium joined the lines
+_FAR = 1.5  # heights of gap between two lines of one paragraph, at most
 _RULE = re.compile(r"[_\u2014\u2015\u2500]{5,}")  # ________ or ————————
 Box = tuple[float, float, float, float]  # left, bottom, right, top (as displayed)
 
@@ -208,7 +210,7 @@ def _printed_lines(
     pieces: list[tuple[list[str], list[int]]] = []
     offset = 0
     previous: Box | None = None
-    for word in raw.split():
+    for word in _words(page, raw, chars):
         box = page.box(chars[offset])
         wraps = (
             box is not None
@@ -224,6 +226,35 @@ def _printed_lines(
     return [
         (" ".join(words), indexes, page.runs(indexes[0], indexes[-1])) for words, indexes in pieces
     ]
+
+
+def _words(page: _Page, raw: str, chars: list[int]) -> list[str]:
+    """``raw``'s words, a word PDFium joined across a line-end hyphen split after the
+    hyphen where what follows is not the next line of its paragraph but lower text of
+    another size, or text well below (a footnote under the column: "con\ufffe8We use
+    aliases…"), so the two can part."""
+    out: list[str] = []
+    offset = 0
+    for word in raw.split():
+        cut = 0
+        for match in _JOINED.finditer(word):
+            hyphen = page.box(chars[offset + match.start()])
+            after = page.box(chars[offset + match.end()])
+            if hyphen is not None and after is not None and _apart(hyphen, after):
+                out.append(word[cut : match.end()])
+                cut = match.end()
+        out.append(word[cut:])
+        offset += len(word)
+    return out
+
+
+def _apart(hyphen: Box, after: Box) -> bool:
+    """Is the character ``after`` a line-end hyphen on another paragraph's line?"""
+    height, other = hyphen[3] - hyphen[1], after[3] - after[1]
+    if height <= 0 or after[3] >= hyphen[1]:
+        return False  # not below the hyphen's line
+    gap = hyphen[1] - after[3]
+    return abs(height - other) > 0.2 * height or gap > _FAR * height
 
 
 def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> None:
