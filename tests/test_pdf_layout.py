@@ -12,7 +12,7 @@ import io
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -352,6 +352,28 @@ def test_a_paragraph_cut_by_floats_reads_on() -> None:
         "Figure 3: Attendance at past votes",
     ]
     assert [seg.page for seg in doc.segments] == [1, 1, 2, 2]
+
+
+def test_a_column_that_stops_on_a_comma_reads_on_in_the_next() -> None:
+    """A reference cut by the column break after a comma reads on although the next
+    column opens with a capital ("…Martin Chadwick," | "Mia Glaese, …"); after a full
+    stop the next column's first line opens a block of its own."""
+
+    def column(texts: list[str], top: float, shift: float) -> list[Line]:
+        return [replace(line, left=line.left + shift, right=line.right + shift)
+                for line in _set(texts, top)]  # fmt: skip
+
+    lines = column(["Nelson Liu and Percy Liang. 2023. Evaluating verifiability."], 140, 0)
+    lines += column(["Jacob Menick, Maja Trebacz, Vladimir Mikulik and Martin Chadwick,"], 100, 0)
+    lines += column(["Mia Glaese and Geoffrey Irving. 2022. Teaching models to quote."], 720, 260)
+    lines += column(["Sewon Min and Luke Zettlemoyer. 2020. Ambiguous questions."], 690, 260)
+    blocks, title = lay_out([lines], [], None)
+    assert texts(assemble(blocks, kind="pdf", title=title, page_count=1)) == [
+        "Nelson Liu and Percy Liang. 2023. Evaluating verifiability.",
+        "Jacob Menick, Maja Trebacz, Vladimir Mikulik and Martin Chadwick, Mia Glaese and"
+        " Geoffrey Irving. 2022. Teaching models to quote.",
+        "Sewon Min and Luke Zettlemoyer. 2020. Ambiguous questions.",
+    ]
 
 
 def test_a_two_column_paper_reads_on_past_its_floats() -> None:

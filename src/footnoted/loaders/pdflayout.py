@@ -142,7 +142,8 @@ def _starts_new_block(prev: Line, cur: Line, ratio: float, full: float = 0.0) ->
     if abs(prev.size - cur.size) > 0.2 * max(prev.size, cur.size):
         return True
     if cur.top > prev.bottom + height:  # moved up: the next column, or a float
-        return not _runs_on(prev.text, cur.text)
+        # a column that stops on a comma goes on, whatever the case ("…Martin Chadwick,")
+        return not (_runs_on(prev.text, cur.text) or prev.text.rstrip().endswith(","))
     if prev.bottom - cur.top > ratio * height or _LIST_MARKER.match(cur.text):
         return True
     indent = cur.left - prev.left
