@@ -127,6 +127,10 @@ def test_hotpot_runner() -> None:
     assert result.both_cited <= result.one_cited <= result.answered <= 3
     assert result.contains_evaluated + result.yes_no_skipped == 3
     assert result.info.documents == 30 - result.conflicting_titles  # 10 paragraphs each
+    for item in result.items:  # each record says what was asked, cited and answered
+        assert len(item["supporting"]) == 2 and item["question"]
+        assert item["both"] == (set(item["supporting"]) <= set(item["cited"]))
+        assert (item["answer"] is None) == item["refused"] == (not item["cited"])
 
 
 @pytest.mark.parametrize(

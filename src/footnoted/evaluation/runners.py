@@ -564,9 +564,13 @@ def run_hotpot(
             one += any_found
             item: dict[str, Any] = {
                 "id": q.id,
+                "question": q.question,
+                "supporting": list(q.supporting_titles),
+                "cited": cited,
                 "refused": refused,
                 "both": all_found,
                 "at_least_one": any_found,
+                "answer": result.answer.text if result and result.answer else None,
             }
             if m.is_yes_no(q.answer):
                 yes_no += 1
