@@ -22,6 +22,10 @@ from footnoted.records import Message
 from footnoted.service import Footnoted
 from livehelpers import Live, live
 
+# the closed-account follow-up is decided by a few hundredths of an evidence point
+# (docs/conversations.md), so CI asks it at both precisions
+pytestmark = pytest.mark.precision
+
 FIRST = "How long do deleted files stay in the trash?"
 FOLLOW = "And for a closed account?"
 KEPT = "its data is kept for 60 days"
