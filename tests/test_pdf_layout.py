@@ -376,6 +376,33 @@ def test_a_column_that_stops_on_a_comma_reads_on_in_the_next() -> None:
     ]
 
 
+def test_a_full_line_that_stops_on_a_comma_reads_on_below_a_wider_gap() -> None:
+    """In a double-spaced list of a single-spaced document, an item wrapped after a comma
+    is one block ("…(dated November 27," | "2020)"); the next item, after a full stop,
+    opens its own."""
+    body = _set(
+        [
+            "The executive accepts the offer on the terms set out in this letter and in the",
+            "attachments listed below, each of which forms part of the agreement between us",
+            "and which together replace every earlier understanding about the same matters,",
+            "whether written or oral, made before the date on which this letter is signed by",
+            "both of the parties to it, as set out in the paragraph that follows this one.",
+        ],
+        720,
+    )
+    wide = "Attachment A: Executive Change in Control and Severance Plan (dated November 27,"
+    items = [
+        replace(line, top=line.top - 100 - 0.6 * index * line.size,
+                bottom=line.bottom - 100 - 0.6 * index * line.size)
+        for index, line in enumerate(_set([wide, "2020)", "Attachment B: Confidentiality."], 720))
+    ]  # fmt: skip
+    blocks, title = lay_out([body + items], [], None)
+    assert texts(assemble(blocks, kind="pdf", title=title, page_count=1))[1:] == [
+        f"{wide} 2020)",
+        "Attachment B: Confidentiality.",
+    ]
+
+
 def test_a_two_column_paper_reads_on_past_its_floats() -> None:
     path = DATA / "pdfs" / "ALCE__ALCE.pdf"
     if not path.is_file():
