@@ -21,14 +21,13 @@ from footnoted.models import ParsedDocument
 
 from . import ocr
 from .blocks import CELLS, assemble, clean, describe
-from .pdflayout import Bookmark, Line, lay_out
+from .pdflayout import LINE_GAP, Bookmark, Line, lay_out
 
 PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe
 _BOLD_WEIGHT = 600
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[•◦▪▫●○■□‣⁃∙\-–—*]|\(?[0-9a-zA-Z]{1,3}[.)])$")
 _JOINED = re.compile("\ufffe(?=.)")  # a line-end hyphen inside a word: PDFium joined the lines
-_FAR = 1.5  # heights of gap between two lines of one paragraph, at most
 _RULE = re.compile(r"[_\u2014\u2015\u2500]{5,}")  # ________ or ————————
 Box = tuple[float, float, float, float]  # left, bottom, right, top (as displayed)
 
@@ -240,7 +239,7 @@ def _words(page: _Page, raw: str, chars: list[int]) -> list[str]:
         for match in _JOINED.finditer(word):
             hyphen = page.box(chars[offset + match.start()])
             after = page.box(chars[offset + match.end()])
-            if hyphen is not None and after is not None and _apart(hyphen, after):
+            if hyphen is not None and after is not None and _off_the_line(hyphen, after):
                 out.append(word[cut : match.end()])
                 cut = match.end()
         out.append(word[cut:])
@@ -248,13 +247,15 @@ def _words(page: _Page, raw: str, chars: list[int]) -> list[str]:
     return out
 
 
-def _apart(hyphen: Box, after: Box) -> bool:
-    """Is the character ``after`` a line-end hyphen on another paragraph's line?"""
+def _off_the_line(hyphen: Box, after: Box) -> bool:
+    """Is ``after``, the character after a line-end hyphen, on a line of another
+    paragraph: below the hyphen's line, in another size or more than ``LINE_GAP`` text
+    heights below?"""
     height, other = hyphen[3] - hyphen[1], after[3] - after[1]
     if height <= 0 or after[3] >= hyphen[1]:
         return False  # not below the hyphen's line
     gap = hyphen[1] - after[3]
-    return abs(height - other) > 0.2 * height or gap > _FAR * height
+    return abs(height - other) > 0.2 * height or gap > LINE_GAP * height
 
 
 def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> None:

@@ -38,6 +38,7 @@ _PARAGRAPH_WORDS = 12  # a block this long that stops without a sentence end is 
 _FOOTNOTE = re.compile(r"^(?:\d{1,2}|[*∗†‡§¶])\s?(?:https?:|[A-Za-z])")  # "2 https:…", "12We"
 _LETTERED_ITEM = re.compile(r"\([a-zA-Z0-9]{1,3}\)")  # "(a)", "(ii)", "(12)"
 _NUMBER = re.compile(r"[-–(]?[\d.,%]+[)%]?")  # a word that is an amount: "12.5", "(3)", "40%"
+LINE_GAP = 1.5  # text heights: the widest gap between two lines of one paragraph
 _REFLOW_REACH = 40  # blocks looked through (a figure's labels) for a paragraph's rest
 _REFLOW_WORDS = 8  # a paragraph cut by a float before its rest holds at least this many
 _NOT_TITLES = frozenset({"contents", "tableofcontents", "abstract", "introduction"})
@@ -113,7 +114,7 @@ def _gap_ratio(pages: list[list[Line]]) -> float:
         for prev, cur in itertools.pairwise(lines):
             size = min(prev.size, cur.size)
             gap = prev.bottom - cur.top
-            if size > 0 and abs(prev.size - cur.size) < 0.1 * size and 0 <= gap < 1.5 * size:
+            if size > 0 and abs(prev.size - cur.size) < 0.1 * size and 0 <= gap < LINE_GAP * size:
                 ratios.append(gap / size)
     return (statistics.median(ratios) if ratios else 0.2) + 0.4
 
@@ -150,7 +151,7 @@ def _starts_new_block(prev: Line, cur: Line, ratio: float, full: float = 0.0) ->
         # a full line that stops on a comma goes on below a wider gap (a double-spaced
         # list: "… Participation Agreement (dated November 27," | "2020)")
         wrapped = _fills(prev, full) and prev.text.rstrip().endswith(",") and not prev.row
-        return not (wrapped and prev.bottom - cur.top < 1.5 * height)
+        return not (wrapped and prev.bottom - cur.top < LINE_GAP * height)
     indent = cur.left - prev.left
     if not 0.8 * height < indent < 8 * height or _LIST_MARKER.match(prev.text):
         return False
