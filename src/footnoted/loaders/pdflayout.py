@@ -142,16 +142,18 @@ def _starts_new_block(prev: Line, cur: Line, ratio: float, full: float = 0.0) ->
         return False
     if abs(prev.size - cur.size) > 0.2 * max(prev.size, cur.size):
         return True
+    comma = prev.text.rstrip().endswith(",")
     if cur.top > prev.bottom + height:  # moved up: the next column, or a float
         # a column that stops on a comma goes on, whatever the case ("…Martin Chadwick,")
-        return not (_runs_on(prev.text, cur.text) or prev.text.rstrip().endswith(","))
+        return not (comma or _runs_on(prev.text, cur.text))
     if _LIST_MARKER.match(cur.text):
         return True
-    if prev.bottom - cur.top > ratio * height:
+    gap = prev.bottom - cur.top
+    if gap > ratio * height:
         # a full line that stops on a comma goes on below a wider gap (a double-spaced
         # list: "… Participation Agreement (dated November 27," | "2020)")
-        wrapped = _fills(prev, full) and prev.text.rstrip().endswith(",") and not prev.row
-        return not (wrapped and prev.bottom - cur.top < LINE_GAP * height)
+        wrapped = comma and _fills(prev, full) and not prev.row
+        return not (wrapped and gap < LINE_GAP * height)
     indent = cur.left - prev.left
     if not 0.8 * height < indent < 8 * height or _LIST_MARKER.match(prev.text):
         return False
