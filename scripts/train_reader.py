@@ -124,6 +124,11 @@ def without_answer(context: str, start: int, end: int) -> str:
     return " ".join(kept)
 
 
+def holds(golds: list[str], passage: str) -> bool:
+    """Whether a gold answer appears in the passage as a whole word or phrase."""
+    return metrics.answer_in_text(golds, metrics.kb_text([passage]))
+
+
 def closest(scores: np.ndarray, mask: np.ndarray, count: int) -> np.ndarray:
     """The ``count`` best-scoring indices where ``mask`` holds, best first."""
     masked = np.where(mask, scores, -np.inf)
@@ -149,15 +154,14 @@ def squad11_pairs(
         scores = q_vecs[start : start + 2048] @ para_vecs.T
         for (pi, qa), row in zip(block, scores, strict=True):
             answer = qa["answers"][0]
+            golds = [a["text"] for a in qa["answers"]]
             pairs.append(Pair(qa["question"], contexts[pi], answer["answer_start"], answer["text"]))
             same = article == article[pi]
             for other_article in (False, True):
                 mask = (~same) if other_article else same.copy()
                 mask[pi] = False
                 for ni in closest(row, mask, 5):
-                    if mask[ni] and not metrics.answer_in_text(
-                        [a["text"] for a in qa["answers"]], metrics.kb_text([contexts[ni]])
-                    ):
+                    if mask[ni] and not holds(golds, contexts[ni]):
                         pairs.append(Pair(qa["question"], contexts[ni], -1, ""))
                         break
             if rng.random() < 0.25:
@@ -167,8 +171,7 @@ def squad11_pairs(
             if cut and rng.random() < cut:
                 end = answer["answer_start"] + len(answer["text"])
                 rest = without_answer(contexts[pi], answer["answer_start"], end)
-                golds = [a["text"] for a in qa["answers"]]
-                if rest and not metrics.answer_in_text(golds, metrics.kb_text([rest])):
+                if rest and not holds(golds, rest):
                     pairs.append(Pair(qa["question"], rest, -1, ""))
     return pairs
 
