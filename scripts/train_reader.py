@@ -67,7 +67,7 @@ from safetensors.torch import load_file, save_file
 
 from footnoted.embedding import resolve_model_path
 from footnoted.evaluation import metrics
-from footnoted.reader import MAX_LEN, QUESTION_TOKENS, ReaderModel, load_tokenizer
+from footnoted.reader import MAX_LEN, PAD_TO, QUESTION_TOKENS, ReaderModel, load_tokenizer
 from footnoted.settings import DEFAULT_MODEL
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "footnoted" / "data"
@@ -239,7 +239,10 @@ def batches(
 
 
 def tensors(batch: list[tuple[list[int], int, int]]) -> tuple[torch.Tensor, ...]:
-    width = max(len(ids) for ids, _, _ in batch)
+    # padded to a multiple of PAD_TO: a dozen shapes, each planned once by the GPU or
+    # oneDNN (unrounded, every new width is planned anew and the pace keeps changing
+    # for thousands of steps); padding is masked out of the logits, so the loss is the same
+    width = -(-max(len(ids) for ids, _, _ in batch) // PAD_TO) * PAD_TO
     ids = torch.zeros(len(batch), width, dtype=torch.long)
     mask = torch.zeros(len(batch), width, dtype=torch.long)
     for i, (row, _, _) in enumerate(batch):
