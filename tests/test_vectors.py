@@ -87,6 +87,28 @@ def test_a_graph_built_with_other_settings_is_rebuilt(
     assert held.on_disk() == 0 and not CollectionIndex(DIM, tmp_path / "c").load()
 
 
+def test_an_exact_index_saved_past_a_lower_switch_point_is_rebuilt_as_a_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Saved exact under a higher switch point, it is searched by a graph from now on:
+    rebuilt from the rows, and saved as one (more than ``SAVE_AFTER`` rows were added)."""
+    rows = blobs(unit_rows(1200))
+    first = VectorIndexes(tmp_path, DIM)
+    assert first.sync("c", 1200, 1200, lambda after: rows[after:], save=True).dense.graph is None
+    monkeypatch.setattr(vectors, "EXACT_UNTIL", 1000)
+    asked: list[int] = []
+
+    def rows_after(after: int) -> list[tuple[int, bytes]]:
+        asked.append(after)
+        return rows[after:]
+
+    index = VectorIndexes(tmp_path, DIM).sync("c", 1200, 1200, rows_after)
+    assert asked == [0] and index.dense.graph is not None and len(index) == 1200
+    assert list(tmp_path.glob("*.usearch")) and not list(tmp_path.glob("*.npz"))
+    again = CollectionIndex(DIM, index.path)
+    assert again.load() and again.dense.graph is not None and again.watermark == 1200
+
+
 def test_a_process_behind_loads_the_newer_saved_index(tmp_path: Path) -> None:
     matrix = unit_rows(2500)
     rows = blobs(matrix)

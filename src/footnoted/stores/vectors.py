@@ -4,14 +4,15 @@ SQLite is the source of truth: every chunk row holds its vector. The index here 
 derived, rebuildable cache keyed by the chunk's never-reused integer row id:
 
 - up to ``EXACT_UNTIL`` vectors it is exact: cosine against every vector, one matrix
-  product (at most about 5 ms, and no recall lost; float32, 1.5 KiB a vector);
+  product (no recall lost; float32, 1.5 KiB a vector);
 - from there on it is a usearch HNSW graph with the ``GRAPH`` settings, chosen from
   ``footnoted bench index`` on real text (recall@10 against exact search, and whether
   the chunk holding the answer stays in the top 10);
 - it remembers the highest row id it holds; before each search it adds the rows written
   since (by this or any other process), so several workers stay current;
 - ingestion saves it when it is done (``persist``), so no question waits for a build, and
-  a process that finds a newer saved index on disk loads it instead of rebuilding;
+  a process that finds a newer saved index on disk loads it instead of rebuilding (an
+  exact one saved with ``EXACT_UNTIL`` vectors or more is rebuilt as a graph);
 - deleted or disabled chunks may linger in it: searches over-fetch and the caller's join
   against SQLite drops them; when stale entries pile up it is rebuilt.
 """
@@ -58,11 +59,13 @@ class IndexParams:
 
 
 # Measured with ``footnoted bench index`` (real text, 485 questions with a gold chunk):
-# exact search costs 1.3 ms at 50k vectors, 2.6 ms at 100k and 5.0 ms at 200k, a few
-# percent of a question, while the best graph tried at 100k still lost 1.2 points of
-# answer chunks from the top 10. Past 200k this graph kept recall@10 at 0.9996 and every
-# answer chunk exact search found (242k vectors, 2.1 ms a search, built in 64 s).
-EXACT_UNTIL = 200_000
+# this graph finds every answer chunk exact search finds at 50k vectors (recall@10
+# 1.000), all but one at 100k, all at 200k and 242k (2.1 ms a search, built in 64 s).
+# Exact search reads every vector for each question (a server searches one question at
+# a time on one thread): 13.7 ms at 100k on a 2-core AMD EPYC, against 2-5 ms for the
+# graph; from 50k on, the graph cut the server's CPU per question by a tenth (``bench
+# query`` at 100k, side by side: 107-112 ms against 120-128).
+EXACT_UNTIL = 50_000
 GRAPH = IndexParams(connectivity=32, expansion_add=256, expansion_search=512)
 
 
@@ -175,6 +178,8 @@ class DenseIndex:
             with np.load(path.with_suffix(".npz")) as held:
                 keys, matrix = held["keys"].astype(np.uint64), held["matrix"]
             if matrix.ndim != 2 or matrix.shape[1] != dim or len(keys) != len(matrix):
+                return None
+            if len(keys) >= EXACT_UNTIL:  # saved exact when the switch sat higher: rebuilt
                 return None
             index.keys, index.matrix, index.size = keys, matrix.astype(np.float32), len(keys)
             return index
