@@ -107,3 +107,58 @@ def test_a_comparison_of_more_documents_still_quotes_at_most_three() -> None:
     sides = [_read(f"light{n}", f"Light {n} is a stone tower.", 0, "stone", -5.0) for n in range(4)]
     answer = extract("Are lights 0, 1, 2 and 3 all stone towers?", sides, 0.0, sides=4)
     assert answer.referenced == (1, 2, 3) and answer.text.count("[") == 3
+
+
+def test_a_passage_that_only_names_the_leading_document_is_not_quoted() -> None:
+    lead = _read(
+        "tidewatch", "Tidewatch is a series of novels told by a lighthouse keeper.", 0,
+        "Tidewatch", 6.0,
+    )  # fmt: skip
+    review = _read(
+        "reviews", "Critics compared the Tidewatch series to older sea stories.", 0,
+        "older sea stories", -6.0,
+    )  # fmt: skip
+    answer = extract("Which series is told by a lighthouse keeper?", [lead, review], 0.0)
+    assert answer.referenced == (1,) and answer.text.count("[") == 1
+
+
+def test_a_document_a_bridge_names_is_the_next_hop_when_the_lead_names_none() -> None:
+    lead = _read("dwyer arena", "Dwyer Arena seats 1,400 people.", 0, "1,400", 6.0)
+    team = _read(
+        "lewiston maineiacs", "The Lewiston Maineiacs played at the Colisee.", 0, "Colisee", 1.0
+    )
+    arena = _read("colisee", "The Colisee seats 3,677 people.", 0, "3,677", 4.0)
+    q = "How many people can the arena of the Lewiston Maineiacs seat?"
+    answer = extract(q, [lead, team, arena], 0.0)
+    assert answer.referenced == (1, 2, 3)
+    assert answer.text.endswith("The Colisee seats 3,677 people. [3]")
+
+
+def test_when_the_lead_names_its_second_hop_no_looser_link_is_quoted() -> None:
+    lead = _read(
+        "kiss and tell", "Kiss and Tell stars Shirley Temple as Corliss Archer.", 0,
+        "Shirley Temple", 6.0,
+    )  # fmt: skip
+    star = _read(
+        "shirley temple", "Shirley Temple later served as an ambassador.", 0, "ambassador", -4.0
+    )
+    sequel = _read(
+        "a kiss for corliss", "A Kiss for Corliss is the sequel to Kiss and Tell.", 0, "sequel",
+        -2.0,
+    )  # fmt: skip
+    q = "What post did the actress who played Corliss Archer hold?"
+    answer = extract(q, [lead, sequel, star], 0.0)
+    assert answer.referenced == (1, 2)
+    assert answer.text.endswith("Shirley Temple later served as an ambassador. [2]")
+
+
+def test_a_bridged_document_gives_one_quote_and_leaves_room_for_the_next() -> None:
+    lead = _read("season 2010", "The 2010 team represented the State College.", 0, "2010", 5.0)
+    season = "The 2011 team played twelve games. Its coach was in his third year."
+    first = _read("season 2011", season, 0, "2011", 1.0)
+    second = _read("season 2011", season[35:], 35, "third", -8.0)
+    college = _read("state college", "The State College was founded in 1838.", 0, "1838", -13.0)
+    q = "The Season 2011 team represented the State College, founded when?"
+    answer = extract(q, [lead, first, second, college], 0.0)
+    assert answer.referenced == (1, 2, 3)
+    assert answer.text.endswith("The State College was founded in 1838. [3]")
