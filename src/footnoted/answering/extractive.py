@@ -97,10 +97,9 @@ class _Links:
             for i in named(self.titles, lead.text)
             if read[i].hit.chunk.document_id != lead.document_id
         }
-        self.further = not by_lead
+        self.further = not by_lead  # then the lead names only its own document's chunks
         self.named = by_lead | named(self.titles, question)
-        self.documents: set[str] = set()
-        self.quoted(0)
+        self.documents = {lead.document_id}
 
     def quoted(self, i: int) -> None:
         hit = self.read[i].hit
