@@ -612,37 +612,41 @@ def test_admin_filters_reprocesses_and_deletes_documents(site: Site) -> None:
         files = {"file": ("lemons.md", b"# Lemon Notes\n\nLemons ripen in winter.\n")}
         doc = api.post("/api/documents", files=files, data={"collection": "citrus"}).json()
         assert doc["status"] == "ready"
-    page = site.page(site.admin)
-    page.click("#open-admin")
-    page.wait_for_selector("#doc-table tbody tr[data-id]")
-    page.select_option("#doc-filter", "citrus")
-    page.wait_for_function(
-        "() => { const rows = [...document.querySelectorAll('#doc-table tbody tr')];"
-        " return rows.length > 0 && rows.every(r => r.children[1]?.textContent === 'citrus'); }"
-    )
-    rows = page.locator("#doc-table tbody tr")
-    assert rows.count() == 1 and "Lemon Notes" in rows.first.inner_text()
-    page.select_option("#doc-filter", "wiki")
-    page.locator("#doc-table tbody tr", has_text="First Page").wait_for()  # its first heading
-    assert set(page.locator("#doc-table tbody tr td:nth-child(2)").all_inner_texts()) == {"wiki"}
-    page.select_option("#doc-filter", "citrus")
-    row = page.locator(f'#doc-table tbody tr[data-id="{doc["id"]}"]')
-    row.wait_for()
-    row.get_by_role("button", name="Reprocess").click()
-    row.locator(".pill-ready").wait_for(timeout=30_000)
-    with site.api(site.admin) as api:
-        again = api.get(f"/api/documents/{doc['id']}").json()
-    assert again["status"] == "ready" and again["updated_at"] > doc["updated_at"]
-    screenshot(page, "17-admin-filtered")
-    delete = row.get_by_role("button", name="Delete")
-    delete.click()
-    row.get_by_role("button", name="Confirm delete").click()
-    page.wait_for_selector(f'#doc-table tbody tr[data-id="{doc["id"]}"]', state="detached")
-    page.wait_for_selector("#doc-table tbody td:has-text('No documents yet')")
-    with site.api(site.admin) as api:
-        assert api.get(f"/api/documents/{doc['id']}").status_code == 404
-    assert not page.errors
-    page.context.close()
+    try:
+        page = site.page(site.admin)
+        page.click("#open-admin")
+        page.wait_for_selector("#doc-table tbody tr[data-id]")
+        page.select_option("#doc-filter", "citrus")
+        page.wait_for_function(
+            "() => { const rows = [...document.querySelectorAll('#doc-table tbody tr')];"
+            " return rows.length > 0 && rows.every(r => r.children[1]?.textContent === 'citrus'); }"
+        )
+        rows = page.locator("#doc-table tbody tr")
+        assert rows.count() == 1 and "Lemon Notes" in rows.first.inner_text()
+        page.select_option("#doc-filter", "wiki")
+        page.locator("#doc-table tbody tr", has_text="First Page").wait_for()  # its first heading
+        assert set(page.locator("#doc-table tbody tr td:nth-child(2)").all_inner_texts()) == {"wiki"}
+        page.select_option("#doc-filter", "citrus")
+        row = page.locator(f'#doc-table tbody tr[data-id="{doc["id"]}"]')
+        row.wait_for()
+        row.get_by_role("button", name="Reprocess").click()
+        row.locator(".pill-ready").wait_for(timeout=30_000)
+        with site.api(site.admin) as api:
+            again = api.get(f"/api/documents/{doc['id']}").json()
+        assert again["status"] == "ready" and again["updated_at"] > doc["updated_at"]
+        screenshot(page, "17-admin-filtered")
+        delete = row.get_by_role("button", name="Delete")
+        delete.click()
+        row.get_by_role("button", name="Confirm delete").click()
+        page.wait_for_selector(f'#doc-table tbody tr[data-id="{doc["id"]}"]', state="detached")
+        page.wait_for_selector("#doc-table tbody td:has-text('No documents yet')")
+        with site.api(site.admin) as api:
+            assert api.get(f"/api/documents/{doc['id']}").status_code == 404
+        assert not page.errors
+        page.context.close()
+    finally:  # the next tests see only the default collections, whatever failed here
+        with site.api(site.admin) as api:
+            api.delete(f"/api/documents/{doc['id']}")
 
 
 def test_viewer_download_link_follows_the_link_mode(site: Site) -> None:

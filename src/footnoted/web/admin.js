@@ -222,8 +222,11 @@ function documentRow(doc) {
     refreshDocuments(); // a listing fetched before this change must not be the last word
   });
   const reprocess = el("button", { type: "button", class: "btn btn-ghost btn-small", text: "Reprocess" });
+  const pill = statusPill(doc);
   reprocess.addEventListener("click", async () => {
     reprocess.disabled = true;
+    listing++; // a listing fetched before the click must not show the document as it was
+    setState(pill, "processing", "queued");
     const path = `/api/documents/${encodeURIComponent(doc.id)}/reprocess`;
     try { await request("POST", path, undefined, ASYNC); } catch (error) { alertRow(error); }
     refreshDocuments();
@@ -241,7 +244,7 @@ function documentRow(doc) {
   return el("tr", { dataset: { id: doc.id } },
     el("td", {}, el("div", { class: "doc-title", text: doc.title }), el("div", { class: "muted small", text: `${doc.kind} · ${fileName(doc.source)}` }), error),
     el("td", { text: doc.collection }),
-    el("td", {}, statusPill(doc), stage),
+    el("td", {}, pill, stage),
     el("td", { text: String(doc.chunk_count) }),
     el("td", { class: "small added", text: when(doc.created_at) }),
     el("td", {}, el("label", { class: "switch" }, toggle, el("span", { class: "slider", "aria-hidden": "true" }))),
