@@ -29,7 +29,8 @@ answer costs as much as a missed one; the smallest weight on a tie). Its curve i
 printed.
 The reader's own SQuAD 2.0 scores (gold paragraph, official EM/F1, the span score
 alone) are then measured on the whole dev file and, at fp32 and at bf16, on its first
-article: the fixed slice that tests/test_reader.py checks at its run's precision.
+article with each runtime (int8 in ONNX Runtime, fp32, bf16 in PyTorch): the fixed
+slice that tests/test_reader.py checks with its run's runtime.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from sklearn.linear_model import LogisticRegression
 
 from footnoted.evaluation.datasets import read_squad
 from footnoted.evaluation.reader_eval import score_reader
-from footnoted.reader import CONFIG, get_reader
+from footnoted.reader import CONFIG, Reader, calibrated_as, get_reader
 from footnoted.settings import Settings
 
 SLICE_ARTICLES = 1
@@ -147,27 +148,33 @@ def main() -> None:
         print(f"{r['threshold']:6.2f} {r['answered']:.3f} {r['hit']:.3f} "
               f"{r['unanswerable_refused']:.3f} {r['offtopic_refused']:.3f}{mark}")  # fmt: skip
     best = chosen.best
+    s = Settings()
+    reader = get_reader(
+        s.embedding_precision, s.model_cache, s.reader_runtime
+    )  # what read the evals
     config = json.loads(CONFIG.read_text())
-    config["calibration"] = {
+    config["calibration"]["rule"] = (
+        f"the lowest threshold refusing at least {OFFTOPIC:.0%} of off-topic questions "
+        f"whose calibrated confidence is at least {MIN_CONFIDENCE}, at the cosine weight "
+        "(0 to 40, steps of 2.5) where answerable questions answered with a citation "
+        "hit plus unanswerable questions refused, each a share of its half, is highest"
+    )
+    config["calibration"][calibrated_as(reader.runtime)] = {
         "threshold": round(best["threshold"], 4),
         "slope": round(chosen.slope, 6),
         "intercept": round(chosen.intercept, 6),
         "cosine_weight": chosen.weight,
-        "rule": (
-            f"the lowest threshold refusing at least {OFFTOPIC:.0%} of off-topic questions "
-            f"whose calibrated confidence is at least {MIN_CONFIDENCE}, at the cosine weight "
-            "(0 to 40, steps of 2.5) where answerable questions answered with a citation "
-            "hit plus unanswerable questions refused, each a share of its half, is highest"
-        ),
         "at_threshold": {k: round(v, 4) for k, v in best.items()},
     }
     CONFIG.write_text(json.dumps(config, indent=2) + "\n")
     questions = [q for a in read_squad(args.squad) for q in a.questions]
     first = [q for a in read_squad(args.squad, SLICE_ARTICLES) for q in a.questions]
     scores: dict[str, Any] = {"dev": {}, "slice": {}}
-    scores["dev"] = asdict(score_reader(get_reader(Settings().embedding_precision), questions))
-    for precision in ("fp32", "bf16"):  # the test checks the slice at its run's precision
-        scores["slice"][precision] = asdict(score_reader(get_reader(precision), first))
+    scores["dev"] = {"runtime": reader.runtime, **asdict(score_reader(reader, questions))}
+    cache = s.model_cache
+    for precision, int8 in (("fp32", True), ("fp32", False), ("bf16", False)):
+        reader = Reader(precision, cache, int8=int8)  # the test checks its run's runtime
+        scores["slice"][reader.runtime] = asdict(score_reader(reader, first))
     config["scores"] = scores
     print(json.dumps(scores, indent=2))
     CONFIG.write_text(json.dumps(config, indent=2) + "\n")

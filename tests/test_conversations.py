@@ -22,8 +22,8 @@ from footnoted.records import Message
 from footnoted.service import Footnoted
 from livehelpers import Live, live
 
-# the closed-account follow-up is decided by a few hundredths of an evidence point
-# (docs/conversations.md), so CI asks it at both precisions
+# follow-ups are decided by evidence scores that move with the reader's runtime
+# (docs/conversations.md), so CI asks them at both precisions
 pytestmark = pytest.mark.precision
 
 FIRST = "How long do deleted files stay in the trash?"
@@ -73,6 +73,33 @@ def test_follow_up_is_answered_from_the_conversation(samples_service: Footnoted)
     assert alone.refused  # nothing in the question alone says what it is about
     assert follow.answer is not None and KEPT in follow.answer.text
     assert str(follow.info["standalone_question"]).startswith(f"{FOLLOW} {FIRST} Deleted files")
+
+
+def test_a_follow_up_is_not_answered_by_repeating_the_previous_answer(
+    samples_service: Footnoted,
+) -> None:
+    """The trash passage is about what the previous question asked, so it stays close in
+    the second attempt; the answer it would lead with is the one just given. Another
+    passage the reader believes (the closed-account rule) leads instead, and the one just
+    quoted is not repeated."""
+    said = "Deleted files stay in the trash for 30 days. [1]"
+    follow = samples_service.answer(FOLLOW, conversation=Conversation((Exchange(FIRST, said),)))
+    assert follow.answer is not None and KEPT in follow.answer.text
+    assert "Deleted files stay in the trash" not in follow.answer.text
+
+
+def test_a_follow_up_that_only_the_previous_answer_answers_repeats_it(
+    samples_service: Footnoted,
+) -> None:
+    """Where no other passage is believed, the sentence already quoted answers again: it
+    holds the follow-up's answer too."""
+    asked = "Do Team customers get phone support?"
+    first = samples_service.answer(asked)
+    assert first.answer is not None and "8:00 to 18:00" in first.answer.text
+    follow = samples_service.answer(
+        "During which hours?", conversation=Conversation((Exchange(asked, first.answer.text),))
+    )
+    assert follow.answer is not None and "8:00 to 18:00" in follow.answer.text
 
 
 def test_question_that_stands_alone_is_untouched(samples_service: Footnoted) -> None:

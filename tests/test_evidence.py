@@ -8,7 +8,6 @@ import pytest
 from conftest import write
 from footnoted import Footnoted, Settings
 from footnoted.answering.evidence import EMPTY_MESSAGE, REFUSAL_MESSAGE, SUGGESTIONS
-from footnoted.reader import calibration
 
 pytestmark = pytest.mark.precision
 
@@ -111,7 +110,8 @@ def test_a_passage_on_topic_that_does_not_answer_refuses_with_the_readers_scores
     ev = refused.refusal.evidence
     assert ev.reason == "no_answer"
     assert ev.max_score is not None and ev.max_score >= ev.threshold
-    assert ev.answer_score is not None and ev.answer_score < calibration().threshold
+    needed = service.pipeline.reader.calibration().threshold
+    assert ev.answer_score is not None and ev.answer_score < needed
     assert ev.to_dict()["reason"] == "no_answer" and "confidence" in ev.to_dict()
 
 
@@ -121,7 +121,7 @@ def test_the_evidence_score_adds_the_passages_weighted_cosine(
     """The same question and passage, read the same, score higher the closer the passage
     is to the question: by exactly the calibrated weight times the cosine."""
     fn, v = one_chunk
-    cal = calibration()
+    cal = fn.pipeline.reader.calibration()
     assert cal.cosine_weight > 0
 
     def score(cosine: float) -> float:

@@ -60,13 +60,24 @@ SAMPLE = (
 
 
 @cache
+def _cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return {flag for line in text.splitlines() if line.startswith("flags") for flag in line.split()}
+
+
 def cpu_has_native_bf16() -> bool:
     """True when the CPU computes bf16 natively (AMX or AVX512-BF16)."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return "amx_bf16" in flags or "avx512_bf16" in flags
+    return bool(_cpu_flags() & {"amx_bf16", "avx512_bf16"})
+
+
+def cpu_has_native_int8() -> bool:
+    """True when the CPU multiplies int8 into int32 in one instruction (VNNI or AMX), so
+    ONNX Runtime's int8 products are exact and the same on every such CPU (without it,
+    they go through 16-bit sums that can saturate)."""
+    return bool(_cpu_flags() & {"avx512_vnni", "avx_vnni", "amx_int8"})
 
 
 def set_threads(count: int) -> int:

@@ -101,6 +101,14 @@ class Settings(BaseSettings):
             "Lower answers more and refuses less."
         ),
     )
+    reader_runtime: Literal["auto", "int8", "float"] = Field(
+        default="auto",
+        description=(
+            "What runs the reader: auto is int8 in ONNX Runtime where the CPU multiplies "
+            "int8 natively (VNNI or AMX) and the embedding precision (bf16 or fp32) "
+            "elsewhere; int8 or float force one. Each has its own shipped calibration."
+        ),
+    )
     top_k: int = Field(default=5, ge=1, le=50, description="Chunks retrieved per question.")
     max_file_mb: float = Field(
         default=50.0, gt=0, description="Largest file accepted for ingestion, in megabytes."

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..citations import Answer, make_citation, pin_pages
-from ..lexical import chunk_sentences
+from ..lexical import MARKER, chunk_sentences, words
 from ..models import Span
 from .evidence import Read
 from .named import named
@@ -52,6 +52,14 @@ def quote(read: Read) -> Quote:
     if not touched:  # the span sits outside every sentence (a heading line)
         return Quote(read, span.start, span.end)
     return Quote(read, touched[0][0], touched[-1][1])
+
+
+def already_said(read: Read, said: str) -> bool:
+    """Whether the passage's quote (``quote``) is all in ``said``, an earlier answer's text,
+    word for word (markers, punctuation and case aside): an answer leading with it would
+    say again what was said."""
+    quoted = " ".join(words(quote(read).text))
+    return bool(quoted) and f" {quoted} " in f" {' '.join(words(MARKER.sub(' ', said)))} "
 
 
 def choose(question: str, read: Sequence[Read], sides: int = 0) -> list[Quote]:

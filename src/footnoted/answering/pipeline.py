@@ -35,13 +35,13 @@ from ..models import (
     Sources,
     Started,
 )
-from ..reader import Calibration, Reader, Reading, calibration, get_reader
+from ..reader import Calibration, Reader, Reading, get_reader
 from ..retrieval import Retrieval, Retriever
 from ..settings import Settings
 from . import evidence
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
 from .evidence import Read
-from .extractive import extract
+from .extractive import already_said, extract
 from .llm import LLMAnswerer, LLMUnavailable
 from .named import bridge_candidates, comparison_sides
 
@@ -110,7 +110,8 @@ class Pipeline:
 
     @property
     def reader(self) -> Reader:
-        return get_reader(self.settings.embedding_precision, self.settings.model_cache)
+        s = self.settings
+        return get_reader(s.embedding_precision, s.model_cache, s.reader_runtime)
 
     def prepare(
         self,
@@ -128,11 +129,10 @@ class Pipeline:
         ``conversation`` a follow-up is resolved as ``answering/conversation.py`` says."""
         question = validate_question(question)
 
-        def attempt(query: str, vector: list[float] | None, about: str | None = None) -> Prepared:
+        def attempt(query: str, vector: list[float] | None) -> Prepared:
             return self._prepare(
                 question, query, collection, config, top_k=top_k, threshold=threshold,
-                embedding=vector, include_citations=include_citations,
-                conversation=conversation, about=about,
+                embedding=vector, include_citations=include_citations, conversation=conversation,
             )  # fmt: skip
 
         history = conversation.turns
@@ -145,7 +145,11 @@ class Pipeline:
         alone = attempt(question, embedding)
         if alone.evidence.reason in ("ok", "empty"):
             return alone
-        leaning = attempt(contextual(question, history), None, topic(question, history))
+        leaning = self._prepare(
+            question, contextual(question, history), collection, config, top_k=top_k,
+            threshold=threshold, embedding=None, include_citations=include_citations,
+            conversation=conversation, about=topic(question, history), said=history[-1].answer,
+        )  # fmt: skip
         return leaning if leaning.evidence.reason == "ok" else alone
 
     def _condense(self, question: str, history: Sequence[Exchange]) -> str | None:
@@ -169,10 +173,12 @@ class Pipeline:
         include_citations: bool,
         conversation: Conversation,
         about: str | None = None,
+        said: str = "",
     ) -> Prepared:
         """Retrieve and read ``query`` (``question`` itself, or its standalone form); a
         passage's cosine in its evidence score is to ``about`` when given, else to
-        ``query`` (its retrieval score)."""
+        ``query`` (its retrieval score). Passages whose quote ``said`` (the previous
+        answer) holds already are not answers to it (``extractive.already_said``)."""
         limit = threshold if threshold is not None else config.evidence_threshold
         k = top_k or config.top_k
         warning = self._length_warning(query) if embedding is None else None
@@ -185,7 +191,7 @@ class Pipeline:
         }
         if query != question:
             info["standalone_question"] = query
-        cal = calibration(self.settings.reader_threshold)
+        cal = self.reader.calibration(self.settings.reader_threshold)
         read: tuple[Read, ...] = ()
         sides = 0
         best = retrieval.max_score
@@ -193,11 +199,13 @@ class Pipeline:
             began = time.perf_counter()
             readings = self.reader.read(query, [h.chunk.text for h in retrieval.hits])
             read = ranked(retrieval.hits, readings, cal, self._cosines(about, retrieval.hits))
+            if said:
+                read = fresh_first(read, said, cal.threshold)
             compared = comparison_sides(query, retrieval.candidates)
             if compared:
                 read = self._sides(query, compared, read, cal, about)
                 sides = len(compared)
-            elif read[0].score >= cal.threshold:
+            elif read and read[0].score >= cal.threshold:
                 read += self._bridges(query, read, retrieval, cal, about)
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
         judged = evidence.judge(retrieval, limit, read, cal, sides)
@@ -307,6 +315,21 @@ def ranked(
     the same 80.6%, the evidence score alone 80.6%."""
     rows = zip(hits, readings, cosines, strict=True)
     return tuple(sorted((Read.of(h, r, cal, c) for h, r, c in rows), key=lambda r: -r.score))
+
+
+def fresh_first(read: tuple[Read, ...], said: str, threshold: float) -> tuple[Read, ...]:
+    """``read``, led instead by the best believed passage the reader itself scores higher
+    when the lead's quote is one ``said`` (the previous answer) holds already
+    (``extractive.already_said``): the cosine in the evidence score is partly to the
+    previous question, so it favours the passage that answered it."""
+    if not read or not already_said(read[0], said):
+        return read
+    lead = read[0].reading.score
+    better = [r for r in read if r.score >= threshold and r.reading.score > lead]
+    fresh = next((r for r in better if not already_said(r, said)), None)
+    if fresh is None:
+        return read
+    return (fresh, *(r for r in read if r is not fresh))
 
 
 def rag_off(question: str) -> AskResult:

@@ -19,7 +19,6 @@ from typing import Any
 from ..answering.evidence import passes
 from ..errors import FootnotedError
 from ..ingest import FileResult
-from ..reader import calibration
 from ..service import AskResult, Footnoted
 from ..settings import Settings
 from . import metrics as m
@@ -58,6 +57,7 @@ class RunInfo:
     model: str
     threshold: float
     reader_threshold: float
+    reader_runtime: str  # int8, bf16 or fp32 (Reader.runtime)
     top_k: int
     chunk_tokens: int
     bf16: bool
@@ -259,7 +259,8 @@ class KnowledgeBase:
         return RunInfo(
             model=self.fn.embedder.name,
             threshold=s.evidence_threshold,
-            reader_threshold=calibration(s.reader_threshold).threshold,
+            reader_threshold=self.fn.pipeline.reader.calibration(s.reader_threshold).threshold,
+            reader_runtime=self.fn.pipeline.reader.runtime,
             top_k=s.top_k,
             chunk_tokens=s.chunk_tokens,
             bf16=bool(getattr(self.fn.embedder, "bf16", False)),
