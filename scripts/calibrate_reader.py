@@ -27,6 +27,10 @@ threshold is right most often on SQuAD 2.0 dev: answerable questions answered wi
 citation hit plus unanswerable questions refused, each as a share of its half (a wrong
 answer costs as much as a missed one; the smallest weight on a tie). Its curve is
 printed.
+Each runtime's scores get their own calibration (``reader.calibrated_as``): the evals and
+this script run with the reader ``FOOTNOTED_READER_RUNTIME`` picks (``auto``: int8 where
+the CPU multiplies int8 natively; ``float`` for bf16 and fp32), and only that
+runtime's entry of ``calibration`` is written.
 The reader's own SQuAD 2.0 scores (gold paragraph, official EM/F1, the span score
 alone) are then measured on the whole dev file and, at fp32 and at bf16, on its first
 article with each runtime (int8 in ONNX Runtime, fp32, bf16 in PyTorch): the fixed
@@ -148,10 +152,8 @@ def main() -> None:
         print(f"{r['threshold']:6.2f} {r['answered']:.3f} {r['hit']:.3f} "
               f"{r['unanswerable_refused']:.3f} {r['offtopic_refused']:.3f}{mark}")  # fmt: skip
     best = chosen.best
-    s = Settings()
-    reader = get_reader(
-        s.embedding_precision, s.model_cache, s.reader_runtime
-    )  # what read the evals
+    s = Settings()  # the reader that read the evals: its runtime's calibration is written
+    reader = get_reader(s.embedding_precision, s.model_cache, s.reader_runtime)
     config = json.loads(CONFIG.read_text())
     config["calibration"]["rule"] = (
         f"the lowest threshold refusing at least {OFFTOPIC:.0%} of off-topic questions "

@@ -129,10 +129,13 @@ class Pipeline:
         ``conversation`` a follow-up is resolved as ``answering/conversation.py`` says."""
         question = validate_question(question)
 
-        def attempt(query: str, vector: list[float] | None) -> Prepared:
+        def attempt(
+            query: str, vector: list[float] | None, about: str | None = None, said: str = ""
+        ) -> Prepared:
             return self._prepare(
                 question, query, collection, config, top_k=top_k, threshold=threshold,
-                embedding=vector, include_citations=include_citations, conversation=conversation,
+                embedding=vector, include_citations=include_citations,
+                conversation=conversation, about=about, said=said,
             )  # fmt: skip
 
         history = conversation.turns
@@ -145,11 +148,8 @@ class Pipeline:
         alone = attempt(question, embedding)
         if alone.evidence.reason in ("ok", "empty"):
             return alone
-        leaning = self._prepare(
-            question, contextual(question, history), collection, config, top_k=top_k,
-            threshold=threshold, embedding=None, include_citations=include_citations,
-            conversation=conversation, about=topic(question, history), said=history[-1].answer,
-        )  # fmt: skip
+        query, about = contextual(question, history), topic(question, history)
+        leaning = attempt(query, None, about, said=history[-1].answer)
         return leaning if leaning.evidence.reason == "ok" else alone
 
     def _condense(self, question: str, history: Sequence[Exchange]) -> str | None:
@@ -177,8 +177,8 @@ class Pipeline:
     ) -> Prepared:
         """Retrieve and read ``query`` (``question`` itself, or its standalone form); a
         passage's cosine in its evidence score is to ``about`` when given, else to
-        ``query`` (its retrieval score). Passages whose quote ``said`` (the previous
-        answer) holds already are not answers to it (``extractive.already_said``)."""
+        ``query`` (its retrieval score). With ``said`` (the previous answer), a lead that
+        would repeat it gives way as ``fresh_first`` says."""
         limit = threshold if threshold is not None else config.evidence_threshold
         k = top_k or config.top_k
         warning = self._length_warning(query) if embedding is None else None
