@@ -32,7 +32,7 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FOLDERS = ("pdfs", "pdfs-more")
 
 _DOT_LEADER = re.compile(r"(?:\.\s?){5,}|(?:…\s?){3,}|(?:_\s?){8,}")
-_SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
+_SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*(?:\[\d+\])*$")  # "… Jr.[3][4]" ends one
 _ITEM = re.compile(  # a bullet, "(b)", "a. ", "ii) ", "2.1 "
     r"[•▪◦‣–-]\s|\([a-zA-Z0-9]{1,4}\)|(?:[a-z]{1,4}|[A-Z])[.)]\s|\d{1,2}\.(?:\d{1,2}\.?)*\s"
 )
@@ -226,6 +226,17 @@ def test_furniture_and_contents_are_not_text(more: dict[str, ParsedDocument]) ->
     assert "\n\n(1) $250.3 million of insurance expense recorded" in lyft.text  # the footnote
     transcript = more["pdfplumber__scotus-transcript-p1.pdf"]
     assert "2 3 4 5 6" not in transcript.text  # the line-number gutter
+
+
+def test_marks_are_not_text(more: dict[str, ParsedDocument]) -> None:
+    """An exhibit's initials boxes ("gn gn") and ornaments ("oOo") are not blocks to quote;
+    short blocks of words and numbers stay."""
+    blocks = texts(more["R2R__lyft_2021.pdf"])
+    assert not [b for b in blocks if b in {"gn", "gn gn", "oOo", "o 0 o"}]
+    text = more["R2R__lyft_2021.pdf"].text
+    assert 'moral right."\n\n2. Assistance.' in text  # the initials boxes between them gone
+    assert "Security Administration.\n\fAppendix A" in text  # and the ornament ("oOo")
+    assert "N/A" in blocks and "(1)" in blocks
 
 
 def test_table_rows_stay_rows(more: dict[str, ParsedDocument]) -> None:

@@ -33,6 +33,10 @@ _SHORT_WORDS = frozenset(
     {"a", "i", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me"}
     | {"my", "no", "of", "oh", "on", "or", "so", "to", "up", "us", "we"}
 )
+# a block of marks, not words: an initials box ("gn gn"), an ornament ("oOo", "* * *"), a
+# figure's axis letter ("k"): lower-case letters without a vowel, or o's, zeros and stars
+_MARK = r"(?:[b-df-hj-np-tv-xz]{1,2}|[oO0*·~]+)"
+_MARKS = re.compile(rf"{_MARK}(?:\s+{_MARK})*")
 _CAPTION = re.compile(r"(?:Figure|Fig\.|Table|Exhibit)\s+[\dA-Z]")  # a float, not the text
 _PARAGRAPH_WORDS = 12  # a block this long that stops without a sentence end is unfinished
 _FOOTNOTE = re.compile(r"^(?:\d{1,2}|[*∗†‡§¶])\s?(?:https?:|[A-Za-z])")  # "2 https:…", "12We"
@@ -438,6 +442,7 @@ def _pdf_blocks(pages: list[list[Line]], ratio: float, vocabulary: _Vocabulary) 
     last: list[Line] = []  # the lines of the last block with text
     for group in _reflow(groups, vocabulary):
         text = vocabulary.text(group.lines)
+        text = "" if _MARKS.fullmatch(text) else text  # never quoted
         path = sections.path
         for level, title in (entry for line in group.lines for entry in line.starts):
             if title or text:
