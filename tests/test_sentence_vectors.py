@@ -103,3 +103,27 @@ def test_ingest_stores_them_retrieval_scores_them_and_reindex_fills_old_chunks(
         assert fn.store.without_sentence_vectors() == set()
         (again,) = fn.retriever.retrieve("How long are backups kept?", "default", 3).hits
         np.testing.assert_allclose(again.sentence_scores, hit.sentence_scores, atol=1e-6)
+
+
+def test_batches_grouped_by_tokens_give_each_text_its_own_vectors() -> None:
+    """Texts go into batches by their number of tokens, which characters misjudge (a row
+    of figures is short in characters and long in tokens): every text and sentence gets
+    the vectors it gets alone, whatever padding its batch needed."""
+    embedder = SentenceTransformerEmbedder(
+        Settings(embedding_precision="fp32", embedding_batch_size=2)
+    )
+    texts = [
+        "Revenue\n2021 | 3,208,323 | 2,364,681 | 3,615,960 | 1.2% | (4,009) | 0.35 | 17,412",
+        "Refunds for annual plans are prorated to the day. Backups are kept for thirty days.",
+        "Support answers within one working day.",
+        "Long\n" + "word " * 300,
+        "Costs\n12.5 | 7.25 | 3.125 | 99.99 | 0.01",
+    ]
+    spans = [[(8, 30)], [(0, 48), (49, 83)], [(0, 39)], [(5, 30)], [(6, 20)]]
+    tokens = embedder.count_tokens(texts)
+    assert tokens[0] > tokens[1] and len(texts[0]) < len(texts[1])  # the order differs
+    vectors, sentences = embedder.embed_passages(texts, spans)
+    for i, (text, own) in enumerate(zip(texts, spans, strict=True)):
+        alone, alone_sentences = embedder.embed_passages([text], [own])
+        np.testing.assert_allclose(vectors[i], alone[0], atol=2e-5)
+        np.testing.assert_allclose(sentences[i], alone_sentences[0], atol=2e-5)

@@ -27,6 +27,12 @@ from .errors import ModelUnavailable
 
 Vectors = npt.NDArray[np.float32]
 MODULES = ("Transformer", "Pooling", "Normalize")
+# Batches are padded to a multiple of 16 tokens. PyTorch's bf16 path (oneDNN) keeps a
+# compiled kernel for every input shape it meets. The reader over 255 real reads:
+# unrounded shapes grew the process by 660 MB, rounded ones by 38 MB, and ran 5% faster
+# (54.6 vs 57.3 ms). Embedding the shared PDFs' 2,852 chunks in bf16: peak RSS 1,885 MB
+# unrounded, 937 MB rounded, 40.0 vs 35.3 s.
+PAD_TO = 16
 
 
 @dataclass(frozen=True, slots=True)
