@@ -95,6 +95,11 @@ def test_offtopic_runner() -> None:
     check_metrics(result)
     assert result.questions == 20 and result.skipped + result.evaluated == 20
     assert 0 <= result.refused <= result.evaluated
+    # each record holds the question's NQ answers, and an answered one what it said and cited
+    assert len(result.items) == result.evaluated and all(i["gold"] for i in result.items)
+    for item in result.items:
+        assert ("answer" in item) == ("cited" in item) == (not item["refused"])
+        assert not item.get("answer") or ("[1]" in item["answer"] and item["cited"])
 
 
 def test_offtopic_runner_on_hotpot_paragraphs() -> None:

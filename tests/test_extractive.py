@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from footnoted.answering.evidence import Read
+from dataclasses import replace
+
+from footnoted.answering.evidence import Link, Read
 from footnoted.answering.extractive import SECOND_SCORE, extract
 from footnoted.models import Chunk, RetrievedChunk
 from footnoted.reader import Reading
@@ -162,3 +164,25 @@ def test_a_bridged_document_gives_one_quote_and_leaves_room_for_the_next() -> No
     answer = extract(q, [lead, first, second, college], 0.0)
     assert answer.referenced == (1, 2, 3)
     assert answer.text.endswith("The State College was founded in 1838. [3]")
+
+
+def test_a_passage_read_after_a_naming_sentence_leads_and_that_sentence_follows() -> None:
+    text = "The harbour commission met in May. It hired the engineer Agnes Marlow in 1870."
+    first = _read("harbour", text, 0, "Agnes Marlow", -2.0)
+    naming = text.index("It hired")
+    second = _read(
+        "agnes marlow", "Agnes Marlow was born in Leith. She died in 1890.", 0, "Leith", 9.0
+    )
+    led = replace(second, link=Link(first, naming, len(text)))
+    q = "Where was the engineer the harbour commission hired born?"
+    answer = extract(q, [led, first], 0.0)
+    assert answer.text == (
+        "Agnes Marlow was born in Leith. [1] It hired the engineer Agnes Marlow in 1870. [2]"
+    )
+    assert answer.referenced == (1, 2)
+    lead_span = answer.spans[0]
+    assert lead_span.exact_start is not None and lead_span.exact_end is not None
+    assert answer.text[lead_span.exact_start : lead_span.exact_end] == "Leith"
+    assert answer.spans[1].exact_start is None
+    # without the link the first hop is not quoted: it holds no evidence of its own
+    assert extract(q, [second, first], 0.0).referenced == (1,)

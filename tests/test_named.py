@@ -40,4 +40,32 @@ def test_a_document_the_lead_names_is_a_bridge_however_low_it_ranks() -> None:
     lead = _hit("Harbour Commission", "The commission hired the engineer Agnes Marlow.")
     pool = [lead] + [_hit(f"Distractor {i}") for i in range(60)] + [_hit("Agnes Marlow")]
     (bridge,) = bridge_candidates("Where was the engineer from?", lead, pool, {lead.chunk.id})
-    assert bridge.document_title == "Agnes Marlow"
+    assert bridge.hit.document_title == "Agnes Marlow"
+    assert lead.chunk.text[bridge.start : bridge.end] == lead.chunk.text  # the naming sentence
+
+
+def test_a_bridge_comes_with_the_sentence_that_names_it_even_when_read_already() -> None:
+    text = "The commission met in May. It hired the engineer Agnes Marlow. She was young."
+    lead = _hit("Harbour Commission", text)
+    agnes = [_hit("Agnes Marlow", n=n) for n in range(3)]  # one chunk of a document
+    pool = [lead, *agnes, _hit("Leith Docks")]
+    read = {lead.chunk.id, agnes[0].chunk.id}
+    (bridge,) = bridge_candidates("Where was the engineer from?", lead, pool, read)
+    assert bridge.hit is agnes[0]
+    assert text[bridge.start : bridge.end] == "It hired the engineer Agnes Marlow."
+    # a document only the question names is read alone, and only when unread
+    q = "Where was the engineer of Leith Docks from?"
+    bridges = bridge_candidates(q, lead, pool, read)
+    assert [(b.hit.document_title, b.start, b.end) for b in bridges] == [
+        ("Agnes Marlow", 27, 62), ("Leith Docks", 0, 0),
+    ]  # fmt: skip
+    assert [
+        b.hit.document_title for b in bridge_candidates(q, lead, pool, read | {"leith-docks-0"})
+    ] == ["Agnes Marlow"]
+
+
+def test_the_leads_own_title_shadows_a_shorter_title_inside_it() -> None:
+    lead = _hit("These Boots", "These Boots was written by Lee Hazlewood.")
+    pool = [lead, _hit("Boots (EP)"), _hit("Lee Hazlewood")]
+    (bridge,) = bridge_candidates("Who wrote These Boots?", lead, pool, {lead.chunk.id})
+    assert bridge.hit.document_title == "Lee Hazlewood"

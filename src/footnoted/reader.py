@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 MAX_LEN = 192  # question and passage window, in tokens
 QUESTION_TOKENS = 48  # a longer question is cut to this many tokens
+LEAD_TOKENS = 64  # a leading sentence read with the question is cut to this many tokens
 
 
 @cache
@@ -229,20 +230,28 @@ class Reader:
             end[group, :longest] = e.float()
         return start, end
 
-    def _question(self, question: str) -> str:
-        """The question cut to ``QUESTION_TOKENS`` tokens."""
-        tokens = self.tokenizer(question, add_special_tokens=False, return_offsets_mapping=True)
-        offsets = tokens["offset_mapping"]
-        if len(offsets) <= QUESTION_TOKENS:
-            return question
-        return question[: offsets[QUESTION_TOKENS - 1][1]]
+    def _cut(self, text: str, tokens: int) -> str:
+        """``text`` cut to its first ``tokens`` tokens."""
+        encoded = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        offsets = encoded["offset_mapping"]
+        if len(offsets) <= tokens:
+            return text
+        return text[: offsets[tokens - 1][1]]
 
-    def read(self, question: str, passages: Sequence[str]) -> list[Reading]:
-        """One reading per passage, all windows of all passages in one batch."""
+    def read(self, question: str, passages: Sequence[str], lead: str = "") -> list[Reading]:
+        """One reading per passage, all windows of all passages in one batch. ``lead``, a
+        sentence of another passage that names the passages' subject (the first hop of a
+        two-hop question), is read after the question, so the reader finds the answer in
+        the passages knowing what the question's description stands for: "What was the
+        father of Kasper Schmeichel voted to be ...?" read with "... Kasper Schmeichel is
+        the son of Peter Schmeichel" in front of Peter Schmeichel's passage."""
         if not passages:
             return []
+        first = self._cut(question, QUESTION_TOKENS)
+        if lead:
+            first = f"{first} {self._cut(lead, LEAD_TOKENS)}"
         enc = self.tokenizer(
-            [self._question(question)] * len(passages),
+            [first] * len(passages),
             list(passages),
             truncation="only_second",
             max_length=MAX_LEN,

@@ -43,12 +43,29 @@ class Read:
     hit: RetrievedChunk
     reading: Reading
     score: float
+    link: Link | None = None  # what it was read after: the first hop of a two-hop answer
 
     @classmethod
     def of(
-        cls, hit: RetrievedChunk, reading: Reading, calibration: Calibration, cosine: float
+        cls,
+        hit: RetrievedChunk,
+        reading: Reading,
+        calibration: Calibration,
+        cosine: float,
+        link: Link | None = None,
     ) -> Read:
-        return cls(hit, reading, calibration.evidence(reading.score, cosine))
+        return cls(hit, reading, calibration.evidence(reading.score, cosine), link)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """The sentence of another passage read that a passage was read after (the reader
+    read the passage with the question and this sentence): offsets in that passage's
+    text."""
+
+    read: Read
+    start: int
+    end: int
 
 
 def passes(score: float, threshold: float) -> bool:

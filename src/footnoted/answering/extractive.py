@@ -8,6 +8,8 @@ it comes from a document not quoted yet that the question or the leading passage
 by its title, the bridge of a two-hop question ("Who directed the film that ..."; the
 pipeline reads such documents' chunks too, ``named.bridge_candidates``); when the
 leading passage names no other document, one a quoted bridge names too (``_Links``).
+A leading passage that was read after another passage's sentence naming it (its
+``link``: the first hop, ``pipeline.Pipeline._bridges``) is followed by that sentence.
 Nothing else pads the answer. A comparison (``named.comparison_sides``) quotes each
 side's sentence holding its best span, in the order the question names them, and
 nothing else; it marks no span as the answer, since the answer is the comparison the
@@ -71,6 +73,9 @@ def choose(question: str, read: Sequence[Read], sides: int = 0) -> list[Quote]:
     if sides:
         return _distinct([quote(r) for r in read[:sides]])[:MAX_QUOTES]
     quotes = [quote(read[0])]
+    link = read[0].link
+    if link is not None:  # the first hop the lead was read after
+        quotes = _distinct([*quotes, Quote(link.read, link.start, link.end)])
     links = _Links(question, read)
     waiting = list(range(1, len(read)))
     while len(quotes) < MAX_QUOTES:
@@ -108,6 +113,8 @@ class _Links:
         self.further = not by_lead  # then the lead names only its own document's chunks
         self.named = by_lead | named(self.titles, question)
         self.documents = {lead.document_id}
+        if read[0].link is not None:
+            self.documents.add(read[0].link.read.hit.chunk.document_id)
 
     def quoted(self, i: int) -> None:
         hit = self.read[i].hit

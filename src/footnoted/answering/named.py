@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import groupby
 
+from ..lexical import chunk_sentences
 from ..models import RetrievedChunk
 
 MIN_TITLE = 4  # shorter titles are too ambiguous to count as named
@@ -28,20 +30,52 @@ _YES_NO = re.compile(
 _EITHER = re.compile(r"\bor\b", re.IGNORECASE)
 
 
+@dataclass(frozen=True, slots=True)
+class Bridge:
+    """A second-hop candidate and where the leading passage names it: the offsets of the
+    sentence that does, in the leading passage's text (0, 0: only the question names it)."""
+
+    hit: RetrievedChunk
+    start: int
+    end: int
+
+
 def bridge_candidates(
     question: str, lead: RetrievedChunk, candidates: Sequence[RetrievedChunk], read: set[str]
-) -> list[RetrievedChunk]:
-    """Unread candidates from other documents that the question or the leading passage
-    names by title: a two-hop question's second passage, often ranked low (of HotpotQA
-    dev's, "Adriana Trigiani" 24th, "Lee Hazlewood" below the 30th)."""
-    pool = [
-        c
-        for c in candidates
-        if c.chunk.id not in read and c.chunk.document_id != lead.chunk.document_id
-    ]
-    titles = [c.document_title for c in pool]
-    picked = sorted(named(titles, lead.chunk.text) | named(titles, question))
-    return [pool[i] for i in picked[:MAX_BRIDGES]]
+) -> list[Bridge]:
+    """Candidates from other documents that the leading passage or the question names by
+    title, in the candidates' order, one chunk of each: a two-hop question's second
+    passage, often ranked low (of HotpotQA dev's, "Adriana Trigiani" 24th, "Lee
+    Hazlewood" below the 30th).
+    One the leading passage names comes with the sentence that names it, even when it
+    was read already (``read``: chunk ids), since read after that sentence it reads
+    differently; one only the question names, only when unread. A document titled with
+    the lead's own subject ("Warsaw (3)" for a passage of "Warsaw (5)") is no second
+    hop."""
+    titles = [c.document_title for c in candidates]  # the lead's own too: it may be the
+    # longer title around a shorter one
+    by_lead = named(titles, lead.chunk.text)
+    by_question = {i for i in named(titles, question) if candidates[i].chunk.id not in read}
+    own = _title_key(lead.document_title)
+    bridges: dict[str, Bridge] = {}  # document id -> its first candidate named
+    for i in sorted(by_lead | by_question):
+        document = candidates[i].chunk.document_id
+        if document in bridges or _title_key(titles[i]) == own:  # the lead's own subject
+            continue
+        start, end = naming_sentence(titles[i], lead.chunk.text) if i in by_lead else (0, 0)
+        bridges[document] = Bridge(candidates[i], start, end)
+        if len(bridges) == MAX_BRIDGES:
+            break
+    return list(bridges.values())
+
+
+def naming_sentence(title: str, text: str) -> tuple[int, int]:
+    """The offsets of the first sentence of ``text`` that names ``title`` (0, 0: none does
+    on its own)."""
+    for start, end, _ in chunk_sentences(text):
+        if named([title], text[start:end]):
+            return start, end
+    return 0, 0
 
 
 def comparison_sides(question: str, candidates: Sequence[RetrievedChunk]) -> list[RetrievedChunk]:

@@ -6,7 +6,8 @@ into events: ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Don
 ``extractive`` mode the answer quotes what the reader found; in ``llm`` mode the model
 gets the passages read, and is never called when none answers. A comparison of
 documents the question names (``named.comparison_sides``) is read side by side and
-answered from its sides in both modes.
+answered from its sides in both modes. Documents the best passages name are read after
+the sentences that name them (``_bridges``): a two-hop question's second passage.
 ``collect`` gathers the events into one ``AskResult``, so ``answer()`` is
 ``collect(ask())`` and both forms say the same.
 """
@@ -17,6 +18,7 @@ import re
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 
 from ..citations import Answer
 from ..collection_settings import CollectionSettings
@@ -40,12 +42,13 @@ from ..retrieval import Retrieval, Retriever
 from ..settings import Settings
 from . import evidence
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
-from .evidence import Read
+from .evidence import Link, Read
 from .extractive import already_said, extract
 from .llm import LLMAnswerer, LLMUnavailable
 from .named import bridge_candidates, comparison_sides
 
 MAX_QUESTION_CHARS = 4000
+LEADS = 3  # the passages read first whose second hops are read after them
 _DELTA = re.compile(r"\S+\s*")
 RAG_OFF_MESSAGE = (
     "Document search is turned off for this knowledge base, so no documents were "
@@ -199,14 +202,14 @@ class Pipeline:
             began = time.perf_counter()
             readings = self.reader.read(query, [h.chunk.text for h in retrieval.hits])
             read = ranked(retrieval.hits, readings, cal, self._cosines(about, retrieval.hits))
-            if said:
-                read = fresh_first(read, said, cal.threshold)
             compared = comparison_sides(query, retrieval.candidates)
             if compared:
                 read = self._sides(query, compared, read, cal, about)
                 sides = len(compared)
-            elif read and read[0].score >= cal.threshold:
-                read += self._bridges(query, read, retrieval, cal, about)
+            elif read:
+                read = self._bridges(query, read, retrieval, cal, about)
+                if said:
+                    read = fresh_first(read, said, cal.threshold)
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
         judged = evidence.judge(retrieval, limit, read, cal, sides)
         return Prepared(
@@ -252,10 +255,27 @@ class Pipeline:
         cal: Calibration,
         about: str | None,
     ) -> tuple[Read, ...]:
-        """The named second-hop passages (``named.bridge_candidates``), read."""
-        seen = {r.hit.chunk.id for r in read}
-        extra = bridge_candidates(question, read[0].hit, retrieval.candidates, seen)
-        return self._read(question, extra, cal, about)
+        """``read`` with the second hops of its first ``LEADS`` passages
+        (``named.bridge_candidates``) read: each after the sentence of the passage that
+        names it (its ``link``), or alone where only the question names it. A passage
+        read again this way keeps the better of its two readings. Best first."""
+        best = {r.hit.chunk.id: r for r in read}
+        seen = set(best)
+        for first in read[:LEADS]:
+            bridges = bridge_candidates(question, first.hit, retrieval.candidates, seen)
+            for (start, end), group in groupby(bridges, key=lambda b: (b.start, b.end)):
+                hits = [b.hit for b in group]
+                lead = first.hit.chunk.text[start:end]
+                link = Link(first, start, end) if lead else None
+                readings = self.reader.read(question, [h.chunk.text for h in hits], lead)
+                seen.update(h.chunk.id for h in hits)  # read alone once, however many leads
+                rows = zip(hits, readings, self._cosines(about, hits), strict=True)
+                for hit, reading, cosine in rows:
+                    again = Read.of(hit, reading, cal, cosine, link)
+                    held = best.get(hit.chunk.id)
+                    if held is None or again.score > held.score:
+                        best[hit.chunk.id] = again
+        return tuple(sorted(best.values(), key=lambda r: -r.score))
 
     def stream(self, p: Prepared) -> Generator[Event, None, None]:
         """``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources`` (when citing), ``Done``.

@@ -472,14 +472,17 @@ def run_offtopic(
             errors += result is None
             was_refused = result is None or result.refused
             refused += was_refused
-            items.append(
-                {
-                    "question": q.question,
-                    "refused": was_refused,
-                    "answer_score": answer_score(result),
-                    "read": read_record(result),
-                }
-            )
+            item: dict[str, Any] = {
+                "question": q.question,
+                "gold": list(q.answers),
+                "refused": was_refused,
+                "answer_score": answer_score(result),
+                "read": read_record(result),
+            }
+            if result is not None and result.answer is not None and not was_refused:
+                item["answer"] = result.answer.text
+                item["cited"] = [key for key, _ in kb.referenced(result)]
+            items.append(item)
             if progress is not None:
                 progress("questions", i + 1, len(keep))
         info = kb.info(time.perf_counter() - started)
