@@ -222,14 +222,20 @@ class Pipeline:
         return [h.score for h in hits] if about is None else self.retriever.cosines(about, hits)
 
     def _read(
-        self, question: str, hits: Sequence[RetrievedChunk], cal: Calibration, about: str | None
+        self,
+        question: str,
+        hits: Sequence[RetrievedChunk],
+        cal: Calibration,
+        about: str | None,
+        link: Link | None = None,
     ) -> tuple[Read, ...]:
-        """``hits`` read, in their order."""
+        """``hits`` read, in their order; with ``link``, after its sentence."""
         if not hits:
             return ()
-        readings = self.reader.read(question, [h.chunk.text for h in hits])
+        lead = link.read.hit.chunk.text[link.start : link.end] if link else ""
+        readings = self.reader.read(question, [h.chunk.text for h in hits], lead)
         rows = zip(hits, readings, self._cosines(about, hits), strict=True)
-        return tuple(Read.of(h, r, cal, c) for h, r, c in rows)
+        return tuple(Read.of(h, r, cal, c, link) for h, r, c in rows)
 
     def _sides(
         self,
@@ -265,16 +271,12 @@ class Pipeline:
             bridges = bridge_candidates(question, first.hit, retrieval.candidates, seen)
             for (start, end), group in groupby(bridges, key=lambda b: (b.start, b.end)):
                 hits = [b.hit for b in group]
-                lead = first.hit.chunk.text[start:end]
-                link = Link(first, start, end) if lead else None
-                readings = self.reader.read(question, [h.chunk.text for h in hits], lead)
+                link = Link(first, start, end) if end > start else None
                 seen.update(h.chunk.id for h in hits)  # read alone once, however many leads
-                rows = zip(hits, readings, self._cosines(about, hits), strict=True)
-                for hit, reading, cosine in rows:
-                    again = Read.of(hit, reading, cal, cosine, link)
-                    held = best.get(hit.chunk.id)
+                for again in self._read(question, hits, cal, about, link):
+                    held = best.get(again.hit.chunk.id)
                     if held is None or again.score > held.score:
-                        best[hit.chunk.id] = again
+                        best[again.hit.chunk.id] = again
         return tuple(sorted(best.values(), key=lambda r: -r.score))
 
     def stream(self, p: Prepared) -> Generator[Event, None, None]:
