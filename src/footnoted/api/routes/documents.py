@@ -117,14 +117,17 @@ def list_documents(
     collection: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
 ) -> list[DocumentOut]:
     service = state.service
-    progress = service.progress()
+    progress = service.progress()  # before the documents: see get_document
     return [_out(d, user, progress.get(d.id)) for d in service.documents(collection)]
 
 
 @router.get("/{document_id}", responses=responses(404))
 def get_document(document_id: str, user: CurrentUser, state: State) -> DocumentOut:
     service = state.service
-    return _out(service.document(document_id), user, service.progress().get(document_id))
+    # Progress first: a document saved between the two reads is then `ready`, whereas read
+    # the other way round it would still be `processing` with its progress already gone.
+    progress = service.progress().get(document_id)
+    return _out(service.document(document_id), user, progress)
 
 
 @router.patch("/{document_id}", responses=responses(403, 404, 422))
