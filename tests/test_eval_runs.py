@@ -136,6 +136,12 @@ def test_hotpot_runner() -> None:
         assert len(item["supporting"]) == 2 and item["question"]
         assert item["both"] == (set(item["supporting"]) <= set(item["cited"]))
         assert (item["answer"] is None) == item["refused"] == (not item["cited"])
+        # an answer's record says how many sentences it quoted and how many of them
+        # came from the supporting paragraphs; together they are the quote precision
+        assert item["refused"] or 0 <= item["quotes_right"] <= item["quotes"] > 0
+    answers = [i for i in result.items if not i["refused"]]
+    assert sum(i["quotes"] for i in answers) == result.quotes.quoted
+    assert sum(i["quotes_right"] for i in answers) == result.quotes.right
 
 
 @pytest.mark.parametrize(

@@ -561,9 +561,6 @@ def run_hotpot(
             cited = [key for key, _ in kb.referenced(result)] if result else []
             all_found, any_found = m.title_coverage(cited, q.supporting_titles)
             answered += not refused
-            if result is not None and result.answer is not None:
-                support = [paragraphs[t] for t in q.supporting_titles if t in paragraphs]
-                quotes.add(result, support, (), False)
             both += all_found
             one += any_found
             item: dict[str, Any] = {
@@ -576,6 +573,9 @@ def run_hotpot(
                 "at_least_one": any_found,
                 "answer": result.answer.text if result and result.answer else None,
             }
+            if result is not None and result.answer is not None:
+                support = [paragraphs[t] for t in q.supporting_titles if t in paragraphs]
+                item.update(quotes.add(result, support, (), False))
             if m.is_yes_no(q.answer):
                 yes_no += 1
             else:
