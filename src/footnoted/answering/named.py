@@ -52,8 +52,9 @@ def bridge_candidates(
     differently; one only the question names, only when unread. A document titled with
     the lead's own subject ("Warsaw (3)" for a passage of "Warsaw (5)") is no second
     hop."""
-    titles = [c.document_title for c in candidates]  # the lead's own too: it may be the
-    # longer title around a shorter one
+    # every candidate's title, the lead's own too: it may be the longer title around a
+    # shorter one
+    titles = [c.document_title for c in candidates]
     by_lead = named(titles, lead.chunk.text)
     by_question = {i for i in named(titles, question) if candidates[i].chunk.id not in read}
     own = _title_key(lead.document_title)

@@ -479,7 +479,7 @@ def run_offtopic(
                 "answer_score": answer_score(result),
                 "read": read_record(result),
             }
-            if result is not None and result.answer is not None and not was_refused:
+            if result is not None and result.answer is not None:  # answered
                 item["answer"] = result.answer.text
                 item["cited"] = [key for key, _ in kb.referenced(result)]
             items.append(item)
