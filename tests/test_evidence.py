@@ -49,6 +49,48 @@ def test_evidence_boundary(
         assert result.answer.citations[0].score == pytest.approx(cosine, abs=1e-4)
 
 
+@pytest.mark.parametrize(("cosine", "refused"), [(0.34, True), (0.36, False)])
+def test_a_sentence_as_close_as_the_threshold_lets_its_chunk_through(
+    service: Footnoted, tmp_path: Path, cosine: float, refused: bool
+) -> None:
+    """The gate takes a chunk's closest sentence where that is closer than the chunk: a
+    question at ``cosine`` to the chunk's first sentence, further from the chunk."""
+    text = (
+        "The office opens at nine in the morning. Visitors park free of charge on "
+        "weekends. The cafeteria on the second floor serves lunch from noon to two."
+    )
+    service.ingest([write(tmp_path / "office.txt", text)])
+    (doc,) = service.documents()
+    (chunk,) = service.document_chunks(doc.id)
+    (stored,) = service.store.fetch_chunks([chunk.id])
+    assert stored.sentences is not None and len(stored.sentences) == 3
+    sentence = stored.sentences[0].astype(np.float64)
+    query = _query_at(cosine, sentence / np.linalg.norm(sentence))
+    (hit,) = service.retriever.retrieve("When does the office open?", "default", 5, query).hits
+    assert hit.score < 0.33  # the chunk alone is further than either threshold
+    result = service.answer("When does the office open?", embedding=query)
+    ev = result.refusal.evidence if result.refusal else None
+    if refused:
+        assert ev is not None and ev.reason == "below_threshold"
+        assert ev.max_score == pytest.approx(cosine, abs=2e-3)
+    else:
+        assert ev is None or ev.reason == "no_answer"  # read: the reader decides
+        assert result.retrieval.max_score == pytest.approx(cosine, abs=2e-3)
+
+
+def test_a_question_one_sentence_answers_in_a_chunk_about_more_is_answered(
+    samples_service: Footnoted,
+) -> None:
+    """The handbook's support chunk is about hours and response times; its last sentence
+    answers the question word for word."""
+    result = samples_service.answer("What is the target first response time for Starter customers?")
+    assert result.answer is not None, result.refusal
+    assert "24 hours for Starter customers" in result.answer.text
+    cited = result.answer.citations[0]
+    assert cited.section is not None and cited.section.endswith("Support")
+    assert result.retrieval.hits[0].score < 0.35  # the chunk's own cosine would refuse
+
+
 def test_threshold_comes_from_chat_evidence_threshold(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -111,6 +111,15 @@ class RetrievedChunk:
             return self.sentence_scores[position]
         return self.score
 
+    @property
+    def closest(self) -> float:
+        """How close the chunk comes to the query: its own cosine or its closest
+        sentence's, whichever is higher (clamped to 0..1). A sentence that says what was
+        asked can sit in a chunk about more than that ("The target first response time
+        is 4 hours for Team customers and 24 hours for Starter customers." in a chunk on
+        support hours: sentence 0.51, chunk 0.33)."""
+        return min(1.0, max(self.score, *self.sentence_scores))
+
 
 @dataclass(frozen=True, slots=True)
 class Citation:
@@ -173,7 +182,7 @@ class Span:
 class Evidence:
     """Why the evidence check passed or refused."""
 
-    max_score: float | None  # the best chunk's cosine to the question
+    max_score: float | None  # the closest a chunk or its sentence comes (RetrievedChunk.closest)
     threshold: float
     reason: str = "ok"  # ok | empty | below_threshold | no_answer
     answer_score: float | None = None  # the best evidence score (reader.Calibration), when read

@@ -26,7 +26,7 @@ RERANK_DEPTH = 20
 class Retrieval:
     hits: tuple[RetrievedChunk, ...]  # best first, at most top_k
     candidates: tuple[RetrievedChunk, ...]  # everything scored, best first
-    max_score: float | None  # best cosine among candidates; None for an empty collection
+    max_score: float | None  # best ``closest`` among candidates; None for an empty collection
     total_chunks: int
 
 
@@ -86,7 +86,7 @@ class Retriever:
         keyword = self.store.keyword_search(collection, content_words(question), depth)
         fused = self._fuse([cid for cid, _ in dense], keyword)
         ranked = rerank(question, self._score(fused, vector, dense, keyword))
-        best = max((h.score for h in ranked), default=None)
+        best = max((h.closest for h in ranked), default=None)
         return Retrieval(tuple(ranked[:top_k]), tuple(ranked), best, total)
 
     def _fuse(self, dense: list[str], keyword: list[str]) -> dict[str, float]:

@@ -89,8 +89,8 @@ class Settings(BaseSettings):
         le=1.0,
         validation_alias=AliasChoices("CHAT_EVIDENCE_THRESHOLD", "FOOTNOTED_EVIDENCE_THRESHOLD"),
         description=(
-            "Lowest cosine similarity of the best chunk that lets an answer through "
-            "(also read from CHAT_EVIDENCE_THRESHOLD)."
+            "Lowest cosine similarity of the best chunk, or of one of its sentences, that lets "
+            "an answer through (also read from CHAT_EVIDENCE_THRESHOLD)."
         ),
     )
     reader_threshold: float | None = Field(

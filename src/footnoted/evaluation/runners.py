@@ -137,8 +137,9 @@ class SquadResult:
     unanswerable: int
     refused_unanswerable: int
     errors: int
-    # answerable questions whose best chunk is at or above the threshold: no answer can
-    # be given (and so no citation hit) for the rest, whatever happens after retrieval
+    # answerable questions where a chunk (or one of its sentences) comes to the threshold
+    # (``Retrieval.max_score``): no answer can be given (and so no citation hit) for the
+    # rest, whatever happens after retrieval
     above_threshold: int
     # {k: answerable questions with a chunk among the first k candidates that would be a
     # citation hit}: how much a better choice among the candidates could reach
@@ -158,7 +159,9 @@ class SquadResult:
             Metric("answer contains gold (answerable)", m.rate(self.contains_gold, a), a),
             Metric("refused (unanswerable)", m.rate(self.refused_unanswerable, u), u),
             Metric(
-                "best chunk at or above threshold (answerable)", m.rate(self.above_threshold, a), a
+                "a chunk or sentence at or above threshold (answerable)",
+                m.rate(self.above_threshold, a),
+                a,
             ),
             *(Metric(_within_name(k), m.rate(n, a), a) for k, n in self.within.items()),
         ]
