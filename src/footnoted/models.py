@@ -117,8 +117,9 @@ class RetrievedChunk:
         sentence's, whichever is higher (clamped to 0..1). A sentence that says what was
         asked can sit in a chunk about more than that ("The target first response time
         is 4 hours for Team customers and 24 hours for Starter customers." in a chunk on
-        support hours: sentence 0.51, chunk 0.33)."""
-        return min(1.0, max(self.score, *self.sentence_scores))
+        support hours: sentence 0.51, chunk 0.33). A chunk stored without sentence
+        vectors has only its own."""
+        return min(1.0, max((self.score, *self.sentence_scores)))
 
 
 @dataclass(frozen=True, slots=True)
