@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import statistics
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -124,6 +126,30 @@ def test_int8_reads_each_window_alone_and_about_what_fp32_reads(
     apart = [abs(x.score - y.score) for a, b in pairs for x, y in zip(a, b, strict=True)]
     assert sum(same) >= 30
     assert statistics.median(apart) < 1.0
+
+
+def test_int8_windows_are_read_side_by_side_on_the_pool_as_one_at_a_time(
+    tmp_path: Path, jobs: list[tuple[str, list[str]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lone question's windows spread over the reader's threads, one ONNX Runtime
+    thread each, and read what they read one after the other."""
+    reader = Reader("fp32", tmp_path, int8=True)
+    assert reader._windows is not None and reader._windows._max_workers == (os.cpu_count() or 1)
+    run = reader._logits
+    threads: set[str] = set()
+
+    def logits(ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        threads.add(threading.current_thread().name)
+        return run(ids, mask)
+
+    monkeypatch.setattr(reader, "_logits", logits)
+    pooled = [reader.read(question, passages) for question, passages in jobs[:40]]
+    assert threads and all(name.startswith("footnoted-reader") for name in threads)
+    monkeypatch.setattr(reader, "_windows", None)  # one window after the other, here
+    threads.clear()
+    in_turn = [reader.read(question, passages) for question, passages in jobs[:40]]
+    assert threads == {threading.current_thread().name}
+    assert pooled == in_turn  # to the bit: each window is read alone either way
 
 
 def test_windows_are_batched_by_length_only_where_padding_costs_more_than_a_call() -> None:
