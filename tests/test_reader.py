@@ -89,6 +89,50 @@ def test_it_finds_the_span_that_answers_and_nothing_where_none_does(precision: s
     assert hit.score >= 0 > miss.score  # the span beats "no answer" only where one is
 
 
+# A statement's table as footnoted reads it from the shared 10-K (Lyft 2021, page 79):
+# cells joined by " | ", accounting's brackets for losses.
+STATEMENT = (
+    "Lyft, Inc. Consolidated Statements of Comprehensive Loss (in thousands) Year Ended "
+    "December 31,\n\n2021 | 2020 | 2019\n\nNet loss | $ | (1,009,359) $ | (1,752,857) $ | "
+    "(2,602,241) Other comprehensive income (loss)"
+)
+
+
+def test_a_span_in_a_table_is_one_cell_with_its_brackets(
+    precision: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader's best span there runs from the "$" cell into the number's and stops
+    before the closing bracket; the answer it gives is the number's cell, whole."""
+    reader = get_reader(precision)
+    question = "What was Lyft's net loss in 2021?"
+    (read,) = reader.read(question, [STATEMENT])
+    assert STATEMENT[read.start : read.end] == "(1,009,359)"
+    monkeypatch.setattr(reader_module, "tidy", lambda reading, text: reading)
+    (raw,) = reader.read(question, [STATEMENT])
+    assert " | " in STATEMENT[raw.start : raw.end] or STATEMENT[raw.end] == ")"
+    assert raw.score == read.score  # tidying moves the span, not the score
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "want"),
+    [
+        ("Net loss | $ | (1,009,359) $ | (1,752,857)", "$ | (1,009,359", "(1,009,359)"),
+        ("Revenue | 3,208,323 | 2,364,681", "3,208,323 | 2,364,681", "3,208,323"),
+        ("He was born (in 1950) in Rome.", "in 1950)", "(in 1950)"),
+        ("Item [7] of the list", "[7", "[7]"),
+        ("Offices open at nine in the morning.", "nine in the morning", "nine in the morning"),
+        ("a | b", "a | b", "a"),  # cells with as many letters: the first
+        ("- | - | -", "- | -", "- | -"),  # no cell has a letter or digit: as it was
+    ],
+)
+def test_tidy_keeps_a_span_to_one_cell_and_closes_its_brackets(
+    text: str, span: str, want: str
+) -> None:
+    start = text.index(span)
+    tidied = reader_module.tidy(Reading(1.5, start, start + len(span)), text)
+    assert (text[tidied.start : tidied.end], tidied.score) == (want, 1.5)
+
+
 def test_fp32_runs_in_onnx_runtime_and_reads_what_pytorch_reads(
     tmp_path: Path, jobs: list[tuple[str, list[str]]]
 ) -> None:

@@ -30,6 +30,7 @@ from . import sentence_model
 from .embedding import SAMPLE, cpu_has_native_int8, resolve_model_path, resolve_precision
 from .embedding_onnx import cached_export, export_module, onnx_is_faster, onnx_path, session
 from .errors import ModelUnavailable
+from .loaders.blocks import CELLS
 from .sentence_model import PAD_TO
 from .settings import DEFAULT_MODEL, Settings
 
@@ -289,7 +290,7 @@ class Reader:
             )
             if owner not in best or reading.score > best[owner].score:
                 best[owner] = reading
-        return [best[i] for i in range(len(passages))]
+        return [tidy(best[i], passages[i]) for i in range(len(passages))]
 
 
 def length_groups(lengths: Sequence[int]) -> list[list[int]]:
@@ -321,6 +322,36 @@ def _best_span(
     i, j = divmod(flat, pair.shape[1])
     null = float(start[0] + end[0])
     return Reading(float(pair[i, j]) - null, int(offsets[i][0]), int(offsets[j][1]))
+
+
+_PAIRS = (("(", ")"), ("[", "]"))
+
+
+def tidy(reading: Reading, text: str) -> Reading:
+    """The reading's span as an answer reads (its score unchanged): within one table
+    cell, the one holding most of its letters and digits ("$ | (1,009,359" of "Net loss |
+    $ | (1,009,359) $ | …" is "(1,009,359"), and with the bracket its other end opens or
+    closes ("(1,009,359)")."""
+    start, end = reading.start, reading.end
+    if CELLS in text[start:end]:
+        cells, at = [], start
+        for cell in text[start:end].split(CELLS):
+            cells.append((at, at + len(cell), sum(ch.isalnum() for ch in cell)))
+            at += len(cell) + len(CELLS)
+        first, last, letters = max(cells, key=lambda c: c[2])
+        if letters:
+            start, end = first, last
+            while text[start].isspace():
+                start += 1
+            while text[end - 1].isspace():
+                end -= 1
+    for opening, closing in _PAIRS:
+        span = text[start:end]
+        if span.count(opening) > span.count(closing) and text[end : end + 1] == closing:
+            end += 1
+        elif span.count(closing) > span.count(opening) and text[start - 1 : start] == opening:
+            start -= 1
+    return Reading(reading.score, start, end)
 
 
 _shared: dict[tuple[str, str], Reader] = {}
