@@ -145,14 +145,18 @@ class Reader:
     from the shipped weights on first use): on a 2-core AMD EPYC with AVX512-VNNI, one
     thread read five chunks in 0.65 of bf16 PyTorch's time, with the same SQuAD 2.0 dev
     scores. int8 activations are scaled per call, so each window is read alone: a
-    passage reads the same whatever else is read. The windows are read side by side, one
-    thread each, by a pool with a thread per CPU core (``_windows``): on 2 cores a lone
-    question's five SQuAD paragraphs read in 0.65 of one thread's time (0.73 of one
-    session on two threads), the same readings; questions read at once share the pool.
-    Elsewhere it runs at the embedder's precision: bf16 weights in PyTorch, or fp32 in
-    ONNX Runtime where that is the faster on this CPU (``onnx_is_faster``; the same
-    logits, to 1e-5: on a 2-core AMD EPYC in 0.6 of PyTorch's time, 54 ms instead of 92
-    over five passages). An export that fails leaves PyTorch."""
+    passage reads the same whatever else is read. Elsewhere it runs at the embedder's
+    precision: bf16 weights in PyTorch, or fp32 in ONNX Runtime where that is the faster
+    on this CPU (``onnx_is_faster``; the same logits, to 1e-5: on a 2-core AMD EPYC in
+    0.6 of PyTorch's time, 54 ms instead of 92 over five passages). An export that fails
+    leaves PyTorch.
+
+    In ONNX Runtime a question's windows are read alone and side by side, one thread
+    each, by a pool with a thread per CPU core (``_windows``): on 2 cores a lone
+    question's five passages read in 0.65 of one thread's time in int8 (0.73 of one
+    session on two threads) and 0.66 in fp32 (against its windows in one batch), the
+    same readings; questions read at once share the pool. PyTorch reads them in batches
+    of similar length (``length_groups``)."""
 
     def __init__(self, precision: str, cache: Path, *, int8: bool | None = None) -> None:
         """``int8``: run in int8 or not (None: where the CPU multiplies int8 natively;
@@ -169,7 +173,7 @@ class Reader:
         self.model = model.to(torch.bfloat16) if self.bf16 else model
         self.runtime = "bf16" if self.bf16 else "fp32"  # what reads: int8, bf16 or fp32
         self._onnx: Any = None
-        self._windows: ThreadPoolExecutor | None = None  # int8: reads windows side by side
+        self._windows: ThreadPoolExecutor | None = None  # ONNX: reads windows side by side
         if cpu_has_native_int8() if int8 is None else int8:
             self._onnx = self._load_onnx(cache, "int8")
         elif not self.bf16:
@@ -193,27 +197,33 @@ class Reader:
 
         try:
             path = cached_export(cache / f"reader-{digest}-{runtime}.onnx", make)
-            threads = 1 if int8 else torch.get_num_threads()  # int8: a window a thread
-            onnx = session(path, threads)
+            onnx = session(path, 1)  # a window a thread
         except Exception as exc:
             log.warning("the reader runs in PyTorch: ONNX export failed (%s)", exc)
             return None
+        windows = ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="footnoted-reader")
         if int8:
             self.runtime = runtime
-            cores = os.cpu_count() or 1
-            self._windows = ThreadPoolExecutor(cores, thread_name_prefix="footnoted-reader")
+            self._windows = windows
             return onnx
         five = self.tokenizer(["When is an answer refused?"] * 5, [SAMPLE] * 5, return_tensors="pt")
         ids, mask = five["input_ids"], five["attention_mask"]
-        feeds = {"ids": ids.numpy(), "mask": mask.numpy()}
 
         def in_torch() -> object:
             with torch.inference_mode():
                 return self.model(ids, mask)
 
-        return (
-            onnx if onnx_is_faster(path, threads, in_torch, lambda: onnx.run(None, feeds)) else None
-        )
+        def in_onnx() -> object:
+            feeds = [
+                {"ids": ids[i : i + 1].numpy(), "mask": mask[i : i + 1].numpy()} for i in range(5)
+            ]
+            return list(windows.map(lambda f: onnx.run(None, f), feeds))
+
+        if onnx_is_faster(path, torch.get_num_threads(), in_torch, in_onnx):
+            self._windows = windows
+            return onnx
+        windows.shutdown()
+        return None
 
     def _logits(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         if self._onnx is not None:
@@ -226,13 +236,13 @@ class Reader:
     def _batched_logits(
         self, ids: torch.Tensor, mask: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Every window's logits, the windows run in batches of similar length
-        (``length_groups``), each padded only to its own longest, rounded up to ``PAD_TO``;
-        in int8, each window alone and unpadded, side by side on the pool's threads."""
+        """Every window's logits: in ONNX Runtime each window alone and unpadded, side by
+        side on the pool's threads; in PyTorch in batches of similar length
+        (``length_groups``), each padded only to its own longest, rounded up to ``PAD_TO``."""
         start = torch.full(ids.shape, -1e4)
         end = torch.full(ids.shape, -1e4)
         lengths = mask.sum(dim=1).tolist()
-        alone = self.runtime == "int8"
+        alone = self._onnx is not None
         if alone:
             groups, widths = [[i] for i in range(len(lengths))], lengths
         else:
@@ -242,7 +252,7 @@ class Reader:
         def run(group: list[int], width: int) -> tuple[torch.Tensor, torch.Tensor]:
             return self._logits(ids[group, :width], mask[group, :width])
 
-        pool = self._windows if alone else None
+        pool = self._windows if alone else None  # (None: one after the other)
         logits = pool.map(run, groups, widths) if pool is not None else map(run, groups, widths)
         for group, width, (s, e) in zip(groups, widths, logits, strict=True):
             start[group, :width] = s.float()
