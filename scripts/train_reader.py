@@ -72,7 +72,8 @@ from safetensors.torch import load_file, save_file
 
 from footnoted.embedding import resolve_model_path
 from footnoted.evaluation import metrics
-from footnoted.reader import MAX_LEN, QUESTION_TOKENS, ReaderModel, load_tokenizer
+from footnoted.reader import MAX_LEN, QUESTION_TOKENS, load_tokenizer
+from footnoted.reader_model import ReaderModel
 from footnoted.sentence_model import PAD_TO
 from footnoted.settings import DEFAULT_MODEL
 

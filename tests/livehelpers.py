@@ -18,7 +18,7 @@ from apihelpers import SSE, free_port, make_user, mid, parse_sse
 from conftest import SAMPLES
 from fakellm import FakeLLM, fake_llm
 from footnoted import Footnoted, Settings
-from footnoted.api import create_app
+from footnoted.api.app import create_app
 from pghelpers import database_settings
 
 

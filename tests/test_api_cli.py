@@ -9,7 +9,7 @@ from starlette.testclient import TestClient
 
 from apihelpers import bearer, cli
 from footnoted import Footnoted, Settings
-from footnoted.api import create_app
+from footnoted.api.app import create_app
 from pghelpers import database_settings, raw_database
 
 

@@ -120,3 +120,18 @@ def test_bf16_runs_bf16_weights_close_to_fp32(tmp_path: Path) -> None:
     assert bf16.name == fp32.name  # same vector space: no reindex
     question = "Who wrote the refund policy?"
     assert float(np.dot(fp32.embed([question])[0], bf16.embed([question])[0])) > 0.99999
+
+
+@pytest.mark.slow
+def test_a_question_loads_the_model_in_pytorch_only_when_a_batch_needs_it(tmp_path: Path) -> None:
+    """One text runs the ONNX export; the PyTorch model (bf16 batches) loads with the
+    first batch. A later embedder, the export cached, asks without loading it at all."""
+    first, later = embedders(tmp_path, "bf16", "bf16")
+    question = "Who wrote the refund policy?"
+    vector = first.embed([question])[0]  # exports from a model loaded for that alone
+    assert first._model is None and first._single is not None
+    first.embed([question, "Backups are kept for 30 days."])
+    assert first._model is not None and first._onnx is None  # bf16 batches: PyTorch
+    again = later.embed([question])[0]
+    assert later._model is None and later._onnx is None and not later._batches_chosen
+    assert np.array_equal(again, vector)

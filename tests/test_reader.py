@@ -10,7 +10,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-import torch
 
 from conftest import shared
 from footnoted import Footnoted, Settings
@@ -24,6 +23,8 @@ from footnoted.reader import (
     CONFIG,
     PAD_TO,
     WEIGHTS,
+    Floats,
+    Ints,
     Reader,
     Reading,
     get_reader,
@@ -185,7 +186,7 @@ def test_int8_windows_are_read_side_by_side_on_the_pool_as_one_at_a_time(
     run = reader._logits
     threads: set[str] = set()
 
-    def logits(ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def logits(ids: Ints, mask: Ints) -> tuple[Floats, Floats]:
         threads.add(threading.current_thread().name)
         return run(ids, mask)
 
@@ -216,7 +217,7 @@ def test_windows_read_in_batches_of_their_length_get_what_one_batch_gets(
     run = reader._logits
     widths: list[int] = []
 
-    def logits(ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def logits(ids: Ints, mask: Ints) -> tuple[Floats, Floats]:
         widths.append(ids.shape[1])
         return run(ids, mask)
 

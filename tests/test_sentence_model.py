@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from conftest import shared
 from footnoted.embedding import SentenceTransformerEmbedder, resolve_model_path
 from footnoted.errors import ModelUnavailable
-from footnoted.sentence_model import ModelConfig
+from footnoted.evaluation.datasets import read_squad
+from footnoted.reader import MAX_LEN
+from footnoted.sentence_model import ModelConfig, load_tokenizer
 from footnoted.settings import DEFAULT_MODEL, Settings
 
 TEXTS = ["Refunds for annual plans are prorated.", "Backups are kept for 30 days.", "x"]
@@ -81,3 +85,42 @@ def test_what_footnoted_cannot_run_is_refused_by_name(
         _edit(folder / "sentence_bert_config.json", do_lower_case=True)
     with pytest.raises(ModelUnavailable, match=message):
         ModelConfig.read(folder)
+
+
+def _encodings(tokenizer: Any, questions: list[str], passages: list[str]) -> list[Any]:
+    """What footnoted asks of a tokenizer: texts with offsets (ingestion, questions),
+    and question-passage windows (the reader)."""
+    texts = tokenizer(passages, truncation=True, max_length=256, return_offsets_mapping=True)
+    windows = tokenizer(
+        questions, passages, truncation="only_second", max_length=MAX_LEN, stride=64,
+        return_overflowing_tokens=True, return_offsets_mapping=True, padding=True,
+        pad_to_multiple_of=16,
+    )  # fmt: skip
+    sequences = [windows.sequence_ids(w) for w in range(len(windows["input_ids"]))]
+    keys = ("input_ids", "attention_mask", "offset_mapping")
+    return [
+        {k: texts[k] for k in keys},
+        {k: windows[k] for k in (*keys, "overflow_to_sample_mapping")},
+        sequences,
+    ]
+
+
+def test_the_tokenizer_reads_tokenizer_json_as_the_library_resolves_the_folder(
+    folder: Path,
+) -> None:
+    """``load_tokenizer`` reads ``tokenizer.json`` directly (no class lookup, no PyTorch
+    import) and gives what transformers' ``AutoTokenizer`` gives, on real paragraphs and
+    questions; a folder without ``tokenizer.json`` is read by ``AutoTokenizer``."""
+    from transformers import AutoTokenizer
+
+    articles = read_squad(shared("squad2", "dev-16-articles.json"), 2)
+    pairs = [(q.question, q.paragraph) for a in articles for q in a.questions][::7]
+    pairs += [("Wie viel kostet es?", "Ünïcödé café — “quotes” 東京 😀\ttabs\nand $ | (1,009,359)")]
+    questions, passages = [q for q, _ in pairs], [p for _, p in pairs]
+    library = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    ours = load_tokenizer(str(folder))
+    assert type(ours._tokenizer).__name__ != type(library).__name__  # not resolved by class
+    want = _encodings(library, questions, passages)
+    assert _encodings(ours, questions, passages) == want
+    (folder / "tokenizer.json").unlink()
+    assert _encodings(load_tokenizer(str(folder)), questions, passages) == want

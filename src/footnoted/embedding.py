@@ -49,6 +49,10 @@ class Embedder(Protocol):
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]: ...
 
+    def warm_up(self, batches: bool = False) -> None:
+        """Load what embedding a question needs; with ``batches``, what a batch needs."""
+        ...
+
     def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
 
 
@@ -87,6 +91,13 @@ def set_threads(count: int) -> int:
     previous = torch.get_num_threads()
     torch.set_num_threads(count)
     return previous
+
+
+def torch_threads() -> int:
+    """The CPU threads PyTorch uses in this process (importing it)."""
+    import torch
+
+    return torch.get_num_threads()
 
 
 def limit_blas_threads() -> None:
@@ -160,7 +171,12 @@ def resolve_model_path(name: str) -> str:
 
 
 class SentenceTransformerEmbedder:
-    """The default embedder. Loads lazily; thread-safe; caches recent query vectors."""
+    """The default embedder. Loads lazily; thread-safe; caches recent query vectors.
+
+    A question (one text) runs in ONNX Runtime from the cached export; batches in
+    PyTorch (bf16, or fp32 where it is the faster) or ONNX Runtime (int8, fp32 where
+    it is the faster). Each is loaded when first needed: a process that only asks
+    questions never loads the model in PyTorch once the export is cached."""
 
     def __init__(self, settings: Settings) -> None:
         self.path = resolve_model_path(settings.embedding_model)
@@ -170,7 +186,9 @@ class SentenceTransformerEmbedder:
         self.name = embedding_name(settings.embedding_model, self.precision)
         self._cache_dir = settings.model_cache
         self._onnx: Any = None  # batches: int8, and fp32 where ONNX Runtime is faster
+        self._batches_chosen = False  # whether _onnx has been decided
         self._single: Any = None  # one text at a time (a question)
+        self._single_loaded = False
         self._model: Any = None
         self._tokenizer: Any = None
         self._lock = threading.RLock()  # loading the model loads the tokenizer too
@@ -182,68 +200,92 @@ class SentenceTransformerEmbedder:
 
     @property
     def model(self) -> Any:
+        """The model in PyTorch, loaded on first use (bf16 batches, fp32 batches where
+        PyTorch is the faster)."""
         if self._model is None:
             with self._lock:
                 if self._model is None:
-                    self._model = self._load()
+                    model = self._load_fp32()
+                    if self.bf16:
+                        import torch
+
+                        # bf16 weights, not autocast: autocast re-casts every weight on
+                        # every call (measured on 16 AMX cores, 2,000 SciFact chunks, batch
+                        # 32: 1.99x the fp32 baseline vs 1.71x, cosine to it 0.9999 min)
+                        model.to(torch.bfloat16)
+                    self._model = model
         return self._model
 
-    def _load(self) -> Any:
+    def _load_fp32(self) -> Any:
         try:
-            model = load_transformer(self.path)
+            return load_transformer(self.path)
         except Exception as exc:
             raise ModelUnavailable(f"Could not load embedding model {self.name!r}: {exc}") from exc
-        self._load_onnx(model)  # exported from the fp32 weights
-        if self.bf16:
-            import torch
 
-            # bf16 weights, not autocast: autocast re-casts every weight on every call
-            # (measured on 16 AMX cores, 2,000 SciFact chunks, batch 32: 1.99x the
-            # fp32 baseline vs 1.71x, cosine to it 0.9999 min)
-            model.to(torch.bfloat16)
-        return model
-
-    def _load_onnx(self, model: Any) -> None:
-        """ONNX Runtime for single texts, and for batches too in int8, and in fp32 where
-        it is the faster on this CPU (``onnx_is_faster``); bf16 batches stay in PyTorch.
-        See embedding_onnx."""
-        import torch
-
+    def _onnx_encoder(self, threads: int) -> Any:
+        """The ONNX export (int8 for int8, fp32 otherwise; made from the fp32 weights
+        when not cached) in a session on ``threads`` threads; None where fp32's failed
+        (PyTorch runs then). See embedding_onnx."""
         from .embedding_onnx import OnnxEncoder, exported
 
         onnx = "int8" if self.precision == "int8" else "fp32"
         try:
-            source = exported(model, self.tokenizer, self.path, self._cache_dir, onnx)
-            self._single = OnnxEncoder(self.tokenizer, self.config, source, threads=1)
-            if self.bf16:
-                return
-            threads = torch.get_num_threads()
-            batches = OnnxEncoder(self.tokenizer, self.config, source, threads)
-            if onnx == "int8" or self._faster_in_onnx(model, batches, source, threads):
-                self._onnx = batches
+            source = exported(self._load_fp32, self.tokenizer, self.path, self._cache_dir, onnx)
+            return OnnxEncoder(self.tokenizer, self.config, source, threads)
+        except ModelUnavailable:
+            raise
         except Exception as exc:
             if onnx == "int8":
                 message = f"Could not load {self.name!r} in ONNX Runtime: {exc}"
                 raise ModelUnavailable(message) from exc
             log.warning("the embedder runs in PyTorch: ONNX export failed (%s)", exc)
+            return None
 
-    def _faster_in_onnx(self, model: Any, batches: Any, source: Any, threads: int) -> bool:
-        """fp32: whether ``batches`` (ONNX Runtime) embeds faster than ``model`` here."""
-        import torch
+    def _single_encoder(self) -> Any:
+        """One text at a time (a question): ONNX Runtime on one thread (None: PyTorch)."""
+        if not self._single_loaded:
+            with self._lock:
+                if not self._single_loaded:
+                    self._single = self._onnx_encoder(1)
+                    self._single_loaded = True
+        return self._single
 
+    def _batch_encoder(self) -> Any:
+        """Batches: ONNX Runtime in int8, and in fp32 where it is the faster on this CPU
+        (``onnx_is_faster``); None: PyTorch (bf16 always)."""
+        if not self._batches_chosen:
+            with self._lock:
+                if not self._batches_chosen:
+                    self._onnx = None if self.bf16 else self._onnx_batches()
+                    self._batches_chosen = True
+        return self._onnx
+
+    def _onnx_batches(self) -> Any:
         from .embedding_onnx import onnx_is_faster
 
+        threads = torch_threads()
+        batches = self._onnx_encoder(threads)
+        if batches is None or self.precision == "int8":
+            return batches
         sample = self.tokenizer([SAMPLE] * 8, truncation=True, return_tensors="np")
-        features = {name: torch.from_numpy(value) for name, value in sample.items()}
 
-        def in_torch() -> object:
+        def in_torch() -> object:  # loads the model on its first run (of three; median)
+            import torch
+
+            features = {name: torch.from_numpy(value) for name, value in sample.items()}
             with torch.inference_mode():
-                return model(**features)
+                return self.model(**features)
 
-        return onnx_is_faster(source, threads, in_torch, lambda: batches.forward(dict(sample)))
+        def in_onnx() -> object:
+            return batches.forward(dict(sample))
 
-    def warm_up(self) -> None:
+        return batches if onnx_is_faster(batches.source, threads, in_torch, in_onnx) else None
+
+    def warm_up(self, batches: bool = False) -> None:
+        """Load what a question needs; with ``batches``, what ingestion needs too."""
         self.embed(["warm up"])
+        if batches:
+            self.embed(["warm up", "a batch"])
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed texts (a batch goes through ``embed_passages``, in length-sorted batches)."""
@@ -260,9 +302,9 @@ class SentenceTransformerEmbedder:
         return out
 
     def _encode(self, texts: Sequence[str]) -> Any:
-        self.model  # noqa: B018 - loads the model and the single-text encoder
-        if len(texts) == 1 and self._single is not None:
-            return self._single.encode(texts, 1)
+        single = self._single_encoder() if len(texts) == 1 else None
+        if single is not None:
+            return single.encode(texts, 1)
         return self.embed_passages(texts, [()] * len(texts))[0]
 
     def embed_passages(
@@ -299,8 +341,9 @@ class SentenceTransformerEmbedder:
 
     def _forward(self, encoded: dict[str, Any]) -> tuple[Vectors, Vectors]:
         """Token vectors and text vectors (pooled, normalised) of one tokenised batch."""
-        if self._onnx is not None:
-            return self._onnx.forward(encoded)  # type: ignore[no-any-return]
+        batches = self._batch_encoder()
+        if batches is not None:
+            return batches.forward(encoded)  # type: ignore[no-any-return]
         import torch
 
         features = {name: torch.from_numpy(value) for name, value in encoded.items()}

@@ -103,16 +103,17 @@ def export(transformer: Any, tokenizer: Any, target: Path, precision: str) -> No
             return out.last_hidden_state
 
     sample = tokenizer(["an example", "two more"], padding=True, return_tensors="pt")
-    args = tuple(sample[name] for name in INPUTS)
+    args = tuple(sample.get(name, torch.zeros_like(sample["input_ids"])) for name in INPUTS)
     export_module(Transformer(transformer), args, INPUTS, ["hidden"], target, precision == "int8")
 
 
 def exported(
-    transformer: Any, tokenizer: Any, model_dir: str, cache: Path, precision: str
+    load: Callable[[], Any], tokenizer: Any, model_dir: str, cache: Path, precision: str
 ) -> Path | bytes:
-    """The exported model: a file in the cache, or its bytes when the cache is read-only."""
+    """The exported model: a file in the cache, or its bytes when the cache is read-only.
+    ``load`` gives the transformer with its fp32 weights, called only to export it."""
     path = onnx_path(model_dir, cache, precision)
-    return cached_export(path, lambda target: export(transformer, tokenizer, target, precision))
+    return cached_export(path, lambda target: export(load(), tokenizer, target, precision))
 
 
 def cached_export(path: Path, make: Callable[[Path], None]) -> Path | bytes:
@@ -195,6 +196,7 @@ class OnnxEncoder:
     def __init__(
         self, tokenizer: Any, config: ModelConfig, model: Path | bytes, threads: int
     ) -> None:
+        self.source = model
         self.session = session(model, threads)
         self.tokenizer = tokenizer
         self.max_tokens = config.max_tokens

@@ -23,11 +23,17 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import torch
-from safetensors.torch import load_file
+import numpy as np
+import numpy.typing as npt
 
 from . import sentence_model
-from .embedding import SAMPLE, cpu_has_native_int8, resolve_model_path, resolve_precision
+from .embedding import (
+    SAMPLE,
+    cpu_has_native_int8,
+    resolve_model_path,
+    resolve_precision,
+    torch_threads,
+)
 from .embedding_onnx import cached_export, export_module, onnx_is_faster, onnx_path, session
 from .errors import ModelUnavailable
 from .loaders.blocks import CELLS
@@ -46,37 +52,9 @@ def load_tokenizer() -> sentence_model.SharedTokenizer:
     return sentence_model.load_tokenizer(resolve_model_path(DEFAULT_MODEL))
 
 
-class ReaderModel(torch.nn.Module):
-    """Encoder + a linear head giving each token a start and an end logit."""
-
-    def __init__(self, encoder: Any) -> None:
-        super().__init__()
-        self.encoder = encoder
-        self.qa = torch.nn.Linear(encoder.config.hidden_size, 2)
-        torch.nn.init.normal_(self.qa.weight, std=0.02)
-        torch.nn.init.zeros_(self.qa.bias)
-
-    @classmethod
-    def from_encoder(cls) -> ReaderModel:
-        from transformers import AutoModel
-
-        encoder = AutoModel.from_pretrained(resolve_model_path(DEFAULT_MODEL))
-        return cls(encoder)
-
-    def freeze_embeddings(self) -> None:
-        for p in self.encoder.embeddings.parameters():
-            p.requires_grad = False
-
-    def trainable_state(self) -> dict[str, torch.Tensor]:
-        """The weights the reader ships: everything but the frozen embeddings."""
-        return {k: v for k, v in self.state_dict().items() if ".embeddings." not in f".{k}"}
-
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
-        logits = self.qa(hidden).float().masked_fill((mask == 0).unsqueeze(-1), -1e4)
-        return logits[..., 0], logits[..., 1]
-
-
+Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float32]
+NONE = np.float32(-1e4)  # the logit of what cannot be a span's start or end
 MAX_SPAN = 30  # longest answer span, in tokens
 # One more model call costs about what 32 more tokens in a batch do (bf16, one thread:
 # 2.7 ms for a call over 8 tokens, 12 ms over 135, 57 ms for five windows of 135).
@@ -163,14 +141,10 @@ class Reader:
         ``Settings.reader_runtime``). Each runtime has its own calibration."""
         if not WEIGHTS.exists():
             raise ModelUnavailable(f"The reader's weights are missing: {WEIGHTS}")
-        model = ReaderModel.from_encoder()
-        missing, unexpected = model.load_state_dict(load_file(str(WEIGHTS)), strict=False)
-        if unexpected or any(".embeddings." not in f".{k}" for k in missing):
-            raise ModelUnavailable(f"{WEIGHTS} does not fit the packaged encoder")
-        model.eval()
         self.tokenizer = load_tokenizer()
         self.bf16 = resolve_precision(precision) == "bf16"
-        self.model = model.to(torch.bfloat16) if self.bf16 else model
+        self._model: Any = None  # PyTorch's, loaded on first use (``model``)
+        self._model_lock = threading.Lock()
         self.runtime = "bf16" if self.bf16 else "fp32"  # what reads: int8, bf16 or fp32
         self._onnx: Any = None
         self._windows: ThreadPoolExecutor | None = None  # ONNX: reads windows side by side
@@ -183,15 +157,28 @@ class Reader:
         """The shipped calibration of this reader's scores (see ``calibration``)."""
         return calibration(self.runtime, threshold)
 
+    @property
+    def model(self) -> Any:
+        """The reader in PyTorch (``reader_model``), bf16 or fp32, loaded on first use:
+        where ONNX Runtime reads and its export is cached, it is never loaded, and
+        neither PyTorch nor the encoder's modelling code is imported (a question asked
+        from the command line starts seconds sooner)."""
+        with self._model_lock:
+            if self._model is None:
+                from . import reader_model
+
+                self._model = reader_model.load(WEIGHTS, self.bf16)
+            return self._model
+
     def _load_onnx(self, cache: Path, runtime: str) -> Any:
         # named after the reader's weights and the encoder's (its frozen embeddings)
         encoder = onnx_path(resolve_model_path(DEFAULT_MODEL), cache, "fp32").stem
         digest = hashlib.sha256(WEIGHTS.read_bytes() + encoder.encode()).hexdigest()[:12]
-        sample = self.tokenizer(["a question"], ["a passage"], return_tensors="pt")
-        args = (sample["input_ids"], sample["attention_mask"])
         int8 = runtime == "int8"
 
         def make(target: Path) -> None:
+            sample = self.tokenizer(["a question"], ["a passage"], return_tensors="pt")
+            args = (sample["input_ids"], sample["attention_mask"])
             model = copy.deepcopy(self.model).float() if self.bf16 else self.model  # fp32 weights
             export_module(model, args, ("ids", "mask"), ("start", "end"), target, int8)
 
@@ -206,42 +193,42 @@ class Reader:
             self.runtime = runtime
             self._windows = windows
             return onnx
-        five = self.tokenizer(["When is an answer refused?"] * 5, [SAMPLE] * 5, return_tensors="pt")
+        five = self.tokenizer(["When is an answer refused?"] * 5, [SAMPLE] * 5, return_tensors="np")
         ids, mask = five["input_ids"], five["attention_mask"]
 
-        def in_torch() -> object:
-            with torch.inference_mode():
-                return self.model(ids, mask)
+        def in_torch() -> object:  # loads the model on its first run (of three; median)
+            return self._in_torch(ids, mask)
 
         def in_onnx() -> object:
-            feeds = [
-                {"ids": ids[i : i + 1].numpy(), "mask": mask[i : i + 1].numpy()} for i in range(5)
-            ]
+            feeds = [{"ids": ids[i : i + 1], "mask": mask[i : i + 1]} for i in range(5)]
             return list(windows.map(lambda f: onnx.run(None, f), feeds))
 
-        if onnx_is_faster(path, torch.get_num_threads(), in_torch, in_onnx):
+        if onnx_is_faster(path, torch_threads(), in_torch, in_onnx):
             self._windows = windows
             return onnx
         windows.shutdown()
         return None
 
-    def _logits(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _logits(self, ids: Ints, mask: Ints) -> tuple[Floats, Floats]:
         if self._onnx is not None:
-            feeds = {"ids": ids.numpy(), "mask": mask.numpy()}
-            start, end = self._onnx.run(None, feeds)
-            return torch.from_numpy(start), torch.from_numpy(end)
-        with torch.inference_mode():
-            return self.model(ids, mask)  # type: ignore[no-any-return]
+            start, end = self._onnx.run(None, {"ids": ids, "mask": mask})
+            return start, end
+        return self._in_torch(ids, mask)
 
-    def _batched_logits(
-        self, ids: torch.Tensor, mask: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+    def _in_torch(self, ids: Ints, mask: Ints) -> tuple[Floats, Floats]:
+        import torch
+
+        with torch.inference_mode():
+            start, end = self.model(torch.from_numpy(ids), torch.from_numpy(mask))
+        return start.float().numpy(), end.float().numpy()
+
+    def _batched_logits(self, ids: Ints, mask: Ints) -> tuple[Floats, Floats]:
         """Every window's logits: in ONNX Runtime each window alone and unpadded, side by
         side on the pool's threads; in PyTorch in batches of similar length
         (``length_groups``), each padded only to its own longest, rounded up to ``PAD_TO``."""
-        start = torch.full(ids.shape, -1e4)
-        end = torch.full(ids.shape, -1e4)
-        lengths = mask.sum(dim=1).tolist()
+        start = np.full(ids.shape, -1e4, dtype=np.float32)
+        end = np.full(ids.shape, -1e4, dtype=np.float32)
+        lengths = mask.sum(axis=1).tolist()
         alone = self._onnx is not None
         if alone:
             groups, widths = [[i] for i in range(len(lengths))], lengths
@@ -249,14 +236,14 @@ class Reader:
             groups = length_groups(lengths)
             widths = [-(-lengths[g[0]] // PAD_TO) * PAD_TO for g in groups]
 
-        def run(group: list[int], width: int) -> tuple[torch.Tensor, torch.Tensor]:
+        def run(group: list[int], width: int) -> tuple[Floats, Floats]:
             return self._logits(ids[group, :width], mask[group, :width])
 
         pool = self._windows if alone else None  # (None: one after the other)
         logits = pool.map(run, groups, widths) if pool is not None else map(run, groups, widths)
         for group, width, (s, e) in zip(groups, widths, logits, strict=True):
-            start[group, :width] = s.float()
-            end[group, :width] = e.float()
+            start[group, :width] = s
+            end[group, :width] = e
         return start, end
 
     def _cut(self, text: str, tokens: int) -> str:
@@ -289,7 +276,7 @@ class Reader:
             return_offsets_mapping=True,
             padding=True,
             pad_to_multiple_of=PAD_TO,
-            return_tensors="pt",
+            return_tensors="np",
         )
         start_logits, end_logits = self._batched_logits(enc["input_ids"], enc["attention_mask"])
         best: dict[int, Reading] = {}
@@ -317,21 +304,24 @@ def length_groups(lengths: Sequence[int]) -> list[list[int]]:
     return groups
 
 
-def _best_span(
-    start: torch.Tensor, end: torch.Tensor, sequence: list[int | None], offsets: torch.Tensor
-) -> Reading:
-    context = torch.tensor([s == 1 for s in sequence])
+def _best_span(start: Floats, end: Floats, sequence: list[int | None], offsets: Ints) -> Reading:
+    context = np.array([s == 1 for s in sequence])
     if not context.any():
         return Reading(-math.inf, 0, 0)
-    s = start.masked_fill(~context, -1e4)
-    e = end.masked_fill(~context, -1e4)
-    pair = s[:, None] + e[None, :]
-    band = torch.ones_like(pair, dtype=torch.bool).triu().tril(MAX_SPAN - 1)
-    pair = pair.masked_fill(~band, -1e4)
-    flat = int(torch.argmax(pair))
+    s = np.where(context, start, NONE)
+    e = np.where(context, end, NONE)
+    pair = np.where(_band(len(sequence)), s[:, None] + e[None, :], NONE)
+    flat = int(np.argmax(pair))
     i, j = divmod(flat, pair.shape[1])
     null = float(start[0] + end[0])
     return Reading(float(pair[i, j]) - null, int(offsets[i][0]), int(offsets[j][1]))
+
+
+@cache
+def _band(tokens: int) -> npt.NDArray[np.bool_]:
+    """Which (start, end) pairs are spans: the end at or after the start, at most
+    ``MAX_SPAN`` tokens on."""
+    return np.tril(np.triu(np.ones((tokens, tokens), dtype=bool)), MAX_SPAN - 1)
 
 
 _PAIRS = (("(", ")"), ("[", "]"))

@@ -57,9 +57,10 @@ class Footnoted:
             self._ingestor.parser.close()
         self.store.close()
 
-    def warm_up(self) -> None:
-        """Load the models a question needs (the embedder, then the reader) ahead of it."""
-        self.embedder.warm_up()
+    def warm_up(self, ingest: bool = False) -> None:
+        """Load the models a question needs (the embedder, then the reader) ahead of it;
+        with ``ingest``, what ingestion needs too."""
+        self.embedder.warm_up(batches=ingest)
         _ = self.pipeline.reader
 
     def __enter__(self) -> Footnoted:

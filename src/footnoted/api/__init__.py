@@ -1,5 +1,5 @@
-"""The HTTP API (FastAPI): routes, SSE framing, auth, rate limits, idempotency."""
+"""The HTTP API (FastAPI): routes, SSE framing, auth, rate limits, idempotency.
 
-from .app import create_app
-
-__all__ = ["create_app"]
+``app.create_app`` builds it. The package itself imports nothing, so a command that
+only needs the wire format (``footnoted ask --url``) does not load the server.
+"""

@@ -41,7 +41,7 @@ def baseline_encoder(model: str) -> Encode:
 def footnoted_encoder(home: Path, precision: str) -> Encode:
     settings = Settings(home=home, embedding_precision=precision)  # type: ignore[arg-type]
     embedder = SentenceTransformerEmbedder(settings)
-    embedder.warm_up()
+    embedder.warm_up(batches=True)
     return lambda texts: embedder.embed(texts)
 
 

@@ -60,7 +60,7 @@ def run_ingest(data: Path, docs: int | None, precision: str, progress: Progress)
         settings = Settings(home=root / "home", embedding_precision=precision, database_url=None)  # type: ignore[arg-type]
         with Footnoted(settings) as fn:
             started = time.perf_counter()
-            fn.embedder.warm_up()
+            fn.embedder.warm_up(batches=True)
             loaded = round(time.perf_counter() - started, 1)
             rows = [_ingest(fn, name, folder, progress) for name, folder in folders.items()]
             model = fn.embedder.name

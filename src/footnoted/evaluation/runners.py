@@ -327,7 +327,7 @@ def knowledge_base(
                     progress("ingest", done, total)
 
             started = time.perf_counter()
-            fn.warm_up()
+            fn.warm_up(ingest=True)
             loaded = time.perf_counter() - started
             if progress is not None:
                 progress("ingest", 0, total)
