@@ -1,5 +1,5 @@
 """The HTTP API (FastAPI): routes, SSE framing, auth, rate limits, idempotency.
 
-``app.create_app`` builds it. The package itself imports nothing, so a command that
-only needs the wire format (``footnoted ask --url``) does not load the server.
+``app.create_app`` builds it. The package itself imports nothing, so ``footnoted ask``,
+which uses only its wire format (``wire``), does not load the server.
 """
