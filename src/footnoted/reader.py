@@ -163,12 +163,13 @@ class Reader:
         where ONNX Runtime reads and its export is cached, it is never loaded, and
         neither PyTorch nor the encoder's modelling code is imported (a question asked
         from the command line starts seconds sooner)."""
-        with self._model_lock:
-            if self._model is None:
-                from . import reader_model
+        if self._model is None:
+            with self._model_lock:
+                if self._model is None:
+                    from . import reader_model
 
-                self._model = reader_model.load(WEIGHTS, self.bf16)
-            return self._model
+                    self._model = reader_model.load(WEIGHTS, self.bf16)
+        return self._model
 
     def _load_onnx(self, cache: Path, runtime: str) -> Any:
         # named after the reader's weights and the encoder's (its frozen embeddings)
@@ -226,8 +227,8 @@ class Reader:
         """Every window's logits: in ONNX Runtime each window alone and unpadded, side by
         side on the pool's threads; in PyTorch in batches of similar length
         (``length_groups``), each padded only to its own longest, rounded up to ``PAD_TO``."""
-        start = np.full(ids.shape, -1e4, dtype=np.float32)
-        end = np.full(ids.shape, -1e4, dtype=np.float32)
+        start = np.full(ids.shape, NONE)
+        end = np.full(ids.shape, NONE)
         lengths = mask.sum(axis=1).tolist()
         alone = self._onnx is not None
         if alone:
