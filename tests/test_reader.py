@@ -16,7 +16,7 @@ from footnoted import Footnoted, Settings
 from footnoted import reader as reader_module
 from footnoted.answering.named import named, naming_sentence
 from footnoted.embedding import resolve_precision
-from footnoted.embedding_onnx import session
+from footnoted.embedding_onnx import export_module, session, without_attention_mask
 from footnoted.evaluation.datasets import SquadQuestion, read_squad
 from footnoted.evaluation.reader_eval import score_reader
 from footnoted.reader import (
@@ -174,6 +174,36 @@ def test_int8_reads_each_window_alone_and_about_what_fp32_reads(
     apart = [abs(x.score - y.score) for a, b in pairs for x, y in zip(a, b, strict=True)]
     assert sum(same) >= 30
     assert statistics.median(apart) < 1.0
+
+
+def test_the_export_reads_unpadded_windows_without_the_mask_and_to_the_bit_as_with_it(
+    tmp_path: Path, jobs: list[tuple[str, list[str]]]
+) -> None:
+    """ONNX Runtime reads each window alone and unpadded, so the reader's export drops
+    the attention mask from its layers (adding 0.0 to every score, then replacing the
+    NaN of rows it emptied: none): the same logits to the bit as the export with it."""
+    import onnx
+
+    reader = Reader("fp32", tmp_path / "cache", int8=True)
+    (export,) = (tmp_path / "cache").glob("reader-*-int8.onnx")
+    ops = [node.op_type for node in onnx.load(str(export)).graph.node]
+    layers = reader.model.encoder.config.num_hidden_layers
+    assert ops.count("Softmax") == layers and "IsNaN" not in ops
+    sample = reader.tokenizer(["a question"], ["a passage"], return_tensors="pt")
+    masked = tmp_path / "masked.onnx"
+    args = (sample["input_ids"], sample["attention_mask"])
+    export_module(reader.model, args, ("ids", "mask"), ("start", "end"), masked, int8=True)
+    assert [node.op_type for node in onnx.load(str(masked)).graph.node].count("IsNaN") == layers
+    with_mask, without = session(masked, 1), session(export, 1)
+    for question, passages in jobs[:40]:
+        enc = reader.tokenizer([question], passages[:1], truncation="only_second",
+                               max_length=reader_module.MAX_LEN, return_tensors="np")  # fmt: skip
+        feed = {"ids": enc["input_ids"], "mask": enc["attention_mask"]}
+        for a, b in zip(with_mask.run(None, feed), without.run(None, feed), strict=True):
+            assert (a == b).all()
+    before = export.read_bytes()
+    without_attention_mask(export)  # a graph without the pattern is left as it is
+    assert export.read_bytes() == before
 
 
 def test_int8_windows_are_read_side_by_side_on_the_pool_as_one_at_a_time(

@@ -57,9 +57,12 @@ def export_module(
     outputs: Sequence[str],
     target: Path,
     int8: bool = False,
+    unpadded: bool = False,
 ) -> None:
     """Export a PyTorch module to ONNX at ``target`` (every input and output dynamic in
-    batch and tokens); ``int8`` also quantises its weights (dynamic, per channel)."""
+    batch and tokens); ``int8`` also quantises its weights (dynamic, per channel).
+    ``unpadded``: it will only ever run on sequences without padding, so its attention
+    does without the mask (``without_attention_mask``)."""
     import torch
 
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -76,6 +79,8 @@ def export_module(
                 module.eval(), args, str(fp32), input_names=list(inputs),
                 output_names=list(outputs), dynamic_axes=axes, opset_version=17, dynamo=False,
             )  # fmt: skip
+            if unpadded:
+                without_attention_mask(fp32)
             if int8:
                 from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -87,6 +92,57 @@ def export_module(
         quiet.setLevel(level)
         fp32.unlink(missing_ok=True)
         tmp.unlink(missing_ok=True)
+
+
+def without_attention_mask(path: Path) -> None:
+    """Rewrite an exported encoder's attention for sequences without padding, in place.
+
+    The export adds the mask to every layer's attention scores (0 where a token is
+    kept, -inf where it is padding) and, after the softmax, zeroes the rows the mask
+    emptied (NaN). With no padding the mask adds 0.0 and no row is empty, so both are
+    identities: each softmax now reads the scores directly and the mask's nodes are
+    dropped, with the same outputs to the bit and about 12% less time a window (int8 on a
+    2-core AMD EPYC: 17.1 ms instead of 19.5 for SQuAD windows of 160 tokens). A graph
+    of another shape is left as it is."""
+    import onnx
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    made = {out: node for node in graph.node for out in node.output}
+
+    def op(name: str) -> str:
+        return made[name].op_type if name in made else ""
+
+    edits: list[tuple[Any, str]] = []  # (softmax, the scores it should read)
+    renames: dict[str, str] = {}  # Where(IsNaN(p), 0, p) -> p
+    for node in graph.node:
+        if node.op_type == "Softmax":
+            if op(node.input[0]) != "Add":
+                return
+            added = [x for x in made[node.input[0]].input if op(x) != "Where"]
+            if len(added) != 1:
+                return
+            edits.append((node, added[0]))
+        elif node.op_type == "Where" and op(node.input[0]) == "IsNaN":
+            if made[node.input[0]].input[0] != node.input[2] or op(node.input[2]) != "Softmax":
+                return
+            renames[node.output[0]] = node.input[2]
+    if not edits:
+        return
+    for softmax, scores in edits:
+        softmax.input[0] = scores
+    for node in graph.node:
+        for i, name in enumerate(node.input):
+            node.input[i] = renames.get(name, name)
+    outputs = {o.name for o in graph.output}
+    while True:  # drop what nothing reads any more
+        read = {name for node in graph.node for name in node.input} | outputs
+        unread = [node for node in graph.node if not read.intersection(node.output)]
+        if not unread:
+            break
+        for node in unread:
+            graph.node.remove(node)
+    onnx.save(model, str(path))
 
 
 def export(transformer: Any, tokenizer: Any, target: Path, precision: str) -> None:

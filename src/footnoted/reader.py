@@ -172,16 +172,18 @@ class Reader:
         return self._model
 
     def _load_onnx(self, cache: Path, runtime: str) -> Any:
-        # named after the reader's weights and the encoder's (its frozen embeddings)
+        # named after the reader's weights, the encoder's (its frozen embeddings) and how
+        # it is exported: windows are read alone, unpadded (``without_attention_mask``)
         encoder = onnx_path(resolve_model_path(DEFAULT_MODEL), cache, "fp32").stem
-        digest = hashlib.sha256(WEIGHTS.read_bytes() + encoder.encode()).hexdigest()[:12]
+        named = WEIGHTS.read_bytes() + encoder.encode() + b"unpadded"
+        digest = hashlib.sha256(named).hexdigest()[:12]
         int8 = runtime == "int8"
 
         def make(target: Path) -> None:
             sample = self.tokenizer(["a question"], ["a passage"], return_tensors="pt")
             args = (sample["input_ids"], sample["attention_mask"])
             model = copy.deepcopy(self.model).float() if self.bf16 else self.model  # fp32 weights
-            export_module(model, args, ("ids", "mask"), ("start", "end"), target, int8)
+            export_module(model, args, ("ids", "mask"), ("start", "end"), target, int8, True)
 
         try:
             path = cached_export(cache / f"reader-{digest}-{runtime}.onnx", make)
