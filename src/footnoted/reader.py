@@ -183,7 +183,9 @@ class Reader:
             sample = self.tokenizer(["a question"], ["a passage"], return_tensors="pt")
             args = (sample["input_ids"], sample["attention_mask"])
             model = copy.deepcopy(self.model).float() if self.bf16 else self.model  # fp32 weights
-            export_module(model, args, ("ids", "mask"), ("start", "end"), target, int8, True)
+            export_module(
+                model, args, ("ids", "mask"), ("start", "end"), target, int8, unpadded=True
+            )
 
         try:
             path = cached_export(cache / f"reader-{digest}-{runtime}.onnx", make)
