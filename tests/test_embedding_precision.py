@@ -1,4 +1,4 @@
-"""Embedding precision: int8 vectors are a model of their own, so a switch needs reindex."""
+"""Embedding precision: which one ``auto`` picks, and every precision's vectors close to fp32's."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 
-from footnoted.embedding import SentenceTransformerEmbedder, embedding_name, resolve_precision
+from footnoted import embedding
+from footnoted.embedding import SentenceTransformerEmbedder, float_precision, resolve_precision
 from footnoted.embedding_onnx import cpu_name
 from footnoted.settings import Settings
 
@@ -25,24 +27,45 @@ def embedders(home: Path, *precisions: str) -> list[SentenceTransformerEmbedder]
     ]
 
 
-def test_int8_vectors_are_named_apart() -> None:
-    assert embedding_name("all-MiniLM-L6-v2", "int8") == "all-MiniLM-L6-v2@int8"
-    assert embedding_name("all-MiniLM-L6-v2", "fp32") == "all-MiniLM-L6-v2"
-    assert resolve_precision("fp32") == "fp32"
-    assert resolve_precision("auto") in ("fp32", "bf16")
+def test_auto_picks_int8_where_the_cpu_multiplies_int8_natively_without_amx() -> None:
+    flags = embedding._cpu_flags()
+    int8 = bool(flags & {"avx512_vnni", "avx_vnni", "amx_int8"}) and "amx_bf16" not in flags
+    bf16 = bool(flags & {"amx_bf16", "avx512_bf16"})
+    assert resolve_precision("auto") == ("int8" if int8 else "bf16" if bf16 else "fp32")
+    assert [resolve_precision(p) for p in ("fp32", "bf16", "int8")] == ["fp32", "bf16", "int8"]
+    # what runs outside int8 (the reader's float runtime): never int8
+    assert float_precision("auto") == float_precision("int8") == ("bf16" if bf16 else "fp32")
+    assert float_precision("fp32") == "fp32" and float_precision("bf16") == "bf16"
 
 
 @pytest.mark.slow
-def test_int8_matches_fp32_closely(tmp_path: Path) -> None:
-    texts = ["Refunds for annual plans are prorated.", "Backups are kept for 30 days.", "x"]
+def test_int8_reads_each_text_alone_in_fp32s_space(tmp_path: Path) -> None:
+    """int8 embeds each chunk alone and unpadded: a text's vector, and its sentences',
+    are the same whatever is embedded with it, close to fp32's and stored under fp32's
+    name; questions, one or several, still run the fp32 export. PyTorch never loads."""
+    texts = [
+        "Refunds for annual plans are prorated. Monthly plans are not refunded.",
+        "Backups are kept for 30 days and then deleted.",
+        "x",
+        "The support team answers Starter customers within one business day. " * 6,
+    ]
+    spans = [[(0, 38), (39, len(texts[0]))], [], [], [(0, 69)]]
     fp32, int8 = embedders(tmp_path, "fp32", "int8")
-    a, b = fp32.embed(texts), int8.embed(texts)
+    (a, sa), (b, sentences) = fp32.embed_passages(texts, spans), int8.embed_passages(texts, spans)
     assert b.shape == a.shape and np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-4)
-    assert float(np.min(np.sum(a * b, axis=1))) > 0.95
-    assert int8.name.endswith("@int8") and list((tmp_path / "models").glob("*-int8.onnx"))
-    # int8 activations are scaled per batch, so a text alone differs slightly from in a batch
-    single = int8.embed([texts[0]])[0]
-    assert float(np.dot(single, b[0])) > 0.97
+    assert float(np.min(np.sum(a * b, axis=1))) > 0.97
+    assert int8.name == fp32.name == "all-MiniLM-L6-v2"  # one space: no reindex
+    for i in (0, 3):
+        alone, (own,) = int8.embed_passages([texts[i]], [spans[i]])
+        assert np.array_equal(alone[0], b[i]) and np.array_equal(own, sentences[i])
+        assert float(np.min(np.sum(sa[i] * sentences[i], axis=1))) > 0.97
+    question = "Who wrote the refund policy?"
+    assert np.array_equal(int8.embed([question])[0], fp32.embed([question])[0])
+    several = int8.embed([question, *texts])
+    assert float(np.min(np.sum(several[1:] * a, axis=1))) > 0.9999
+    assert int8._model is None
+    (export,) = (tmp_path / "models").glob("*-int8-unpadded.onnx")
+    assert "IsNaN" not in {node.op_type for node in onnx.load(str(export)).graph.node}
 
 
 @pytest.mark.slow

@@ -1,5 +1,5 @@
-"""What a process that only asks questions loads: neither PyTorch nor the models in it,
-once the ONNX exports are cached, where the reader runs in int8."""
+"""What a process that only asks questions, or ingests in int8, loads: neither PyTorch
+nor the models in it, once the ONNX exports are cached, where the reader runs in int8."""
 
 from __future__ import annotations
 
@@ -29,10 +29,11 @@ with Footnoted(Settings()) as fn:
 """
 
 
-def _run(home: Path, *args: str) -> dict[str, object]:
+def _run(home: Path, *args: str, precision: str = "auto") -> dict[str, object]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FOOTNOTED_")}
     env |= {"FOOTNOTED_HOME": str(home), "FOOTNOTED_MODEL_CACHE": str(home / "models"),
-            "FOOTNOTED_READER_RUNTIME": "int8"}  # fmt: skip
+            "FOOTNOTED_READER_RUNTIME": "int8",
+            "FOOTNOTED_EMBEDDING_PRECISION": precision}  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-c", ASK, *args], env=env, capture_output=True, text=True, timeout=300
     )
@@ -50,3 +51,17 @@ def test_asking_imports_no_pytorch_once_the_exports_are_cached(tmp_path: Path) -
     assert first["torch"] and first["answer"]
     later = _run(tmp_path, "ask")
     assert later == {"answer": first["answer"], "torch": False, "modelling": False}
+
+
+def test_ingesting_in_int8_imports_no_pytorch_once_the_exports_are_cached(tmp_path: Path) -> None:
+    docs, more = tmp_path / "docs", tmp_path / "more"
+    docs.mkdir()
+    more.mkdir()
+    (docs / "backups.md").write_text("# Backups\n\nBackups are kept for 30 days.\n")
+    (more / "restores.md").write_text(
+        "# Restores\n\nBackups are kept for 90 days on the Business plan. Restores take an hour.\n"
+    )
+    first = _run(tmp_path, "ingest", str(docs), precision="int8")  # exports the models
+    assert first["torch"] and first["answer"]
+    later = _run(tmp_path, "ingest", str(more), precision="int8")
+    assert later["answer"] and later["torch"] is False and later["modelling"] is False

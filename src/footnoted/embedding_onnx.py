@@ -2,8 +2,9 @@
 
 Two uses. fp32 embeds one text at a time, which is what a question is: PyTorch spends
 most of such a call on per-operator overhead, ONNX Runtime about a third of it, and the
-vectors are the same (cosine to PyTorch's above 0.99999). int8 embeds everything when
-``FOOTNOTED_EMBEDDING_PRECISION=int8``.
+vectors are the same (cosine to PyTorch's above 0.99999). int8 embeds chunks, each
+alone and unpadded, where the embedding precision is int8 (``auto`` on CPUs that
+multiply int8 natively, without AMX).
 
 On first use the transformer is exported to ONNX from the local weights (and, for int8,
 quantised: dynamic, per channel) into the model cache; later processes load the file.
@@ -146,7 +147,8 @@ def without_attention_mask(path: Path) -> None:
 
 
 def export(transformer: Any, tokenizer: Any, target: Path, precision: str) -> None:
-    """Export a transformer to ONNX (its token vectors); int8 also quantises it."""
+    """Export a transformer to ONNX (its token vectors); int8 also quantises it, for
+    texts read alone and unpadded (``without_attention_mask``)."""
     import torch
 
     class Transformer(torch.nn.Module):
@@ -160,7 +162,8 @@ def export(transformer: Any, tokenizer: Any, target: Path, precision: str) -> No
 
     sample = tokenizer(["an example", "two more"], padding=True, return_tensors="pt")
     args = tuple(sample.get(name, torch.zeros_like(sample["input_ids"])) for name in INPUTS)
-    export_module(Transformer(transformer), args, INPUTS, ["hidden"], target, precision == "int8")
+    int8 = precision == "int8"
+    export_module(Transformer(transformer), args, INPUTS, ["hidden"], target, int8, unpadded=int8)
 
 
 def exported(
@@ -168,7 +171,7 @@ def exported(
 ) -> Path | bytes:
     """The exported model: a file in the cache, or its bytes when the cache is read-only.
     ``load`` gives the transformer with its fp32 weights, called only to export it."""
-    path = onnx_path(model_dir, cache, precision)
+    path = onnx_path(model_dir, cache, "int8-unpadded" if precision == "int8" else precision)
     return cached_export(path, lambda target: export(load(), tokenizer, target, precision))
 
 

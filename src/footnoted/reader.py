@@ -30,9 +30,9 @@ from . import sentence_model
 from .embedding import (
     SAMPLE,
     cpu_has_native_int8,
+    float_precision,
+    model_threads,
     resolve_model_path,
-    resolve_precision,
-    torch_threads,
 )
 from .embedding_onnx import cached_export, export_module, onnx_is_faster, onnx_path, session
 from .errors import ModelUnavailable
@@ -142,7 +142,7 @@ class Reader:
         if not WEIGHTS.exists():
             raise ModelUnavailable(f"The reader's weights are missing: {WEIGHTS}")
         self.tokenizer = load_tokenizer()
-        self.bf16 = resolve_precision(precision) == "bf16"
+        self.bf16 = float_precision(precision) == "bf16"
         self._model: Any = None  # PyTorch's, loaded on first use (``model``)
         self._model_lock = threading.Lock()
         self.runtime = "bf16" if self.bf16 else "fp32"  # what reads: int8, bf16 or fp32
@@ -208,7 +208,7 @@ class Reader:
             feeds = [{"ids": ids[i : i + 1], "mask": mask[i : i + 1]} for i in range(5)]
             return list(windows.map(lambda f: onnx.run(None, f), feeds))
 
-        if onnx_is_faster(path, torch_threads(), in_torch, in_onnx):
+        if onnx_is_faster(path, model_threads(), in_torch, in_onnx):
             self._windows = windows
             return onnx
         windows.shutdown()

@@ -41,10 +41,11 @@ class Settings(BaseSettings):
     embedding_precision: Literal["auto", "fp32", "bf16", "int8"] = Field(
         default="auto",
         description=(
-            "auto runs the model in bf16 when the CPU has native bf16 (AMX or AVX512-BF16), "
-            "fp32 otherwise; fp32 or bf16 force one. int8 runs the model with ONNX Runtime "
-            "in int8 (vectors are stored as a model of their own, "
-            "so switching needs footnoted reindex)."
+            "What embeds chunks. auto: int8 (ONNX Runtime, each chunk alone) where the CPU "
+            "multiplies int8 natively and has no AMX, bf16 where it computes bf16 natively "
+            "(AMX or AVX512-BF16), fp32 otherwise; fp32, bf16 or int8 force one. Every "
+            "precision's vectors share fp32's space (no reindex to switch); questions are "
+            "embedded in fp32."
         ),
     )
     model_cache: Path = Field(

@@ -42,7 +42,7 @@ def footnoted_encoder(home: Path, precision: str) -> Encode:
     settings = Settings(home=home, embedding_precision=precision)  # type: ignore[arg-type]
     embedder = SentenceTransformerEmbedder(settings)
     embedder.warm_up(batches=True)
-    return lambda texts: embedder.embed(texts)
+    return lambda texts: embedder.embed_passages(texts, [()] * len(texts))[0]
 
 
 def precisions(requested: list[str] | None) -> list[str]:

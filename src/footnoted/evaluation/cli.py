@@ -96,7 +96,7 @@ def show(name: str, result: Result | FollowupResult, wall: float) -> None:
     info = result.info
     out.print(
         f"settings: threshold {info.threshold:.2f} · top_k {info.top_k} · model {info.model} "
-        f"· chunk_tokens {info.chunk_tokens} · {'bf16' if info.bf16 else 'fp32'} "
+        f"· chunk_tokens {info.chunk_tokens} · chunks in {info.embedding_precision} "
         f"· reader {info.reader_runtime}, threshold {info.reader_threshold:.2f}",
         highlight=False,
     )

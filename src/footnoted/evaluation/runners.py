@@ -60,7 +60,7 @@ class RunInfo:
     reader_runtime: str  # int8, bf16 or fp32 (Reader.runtime)
     top_k: int
     chunk_tokens: int
-    bf16: bool
+    embedding_precision: str  # what embedded the chunks: int8, bf16 or fp32
     documents: int
     chunks: int
     failed_files: int
@@ -266,7 +266,7 @@ class KnowledgeBase:
             reader_runtime=self.fn.pipeline.reader.runtime,
             top_k=s.top_k,
             chunk_tokens=s.chunk_tokens,
-            bf16=bool(getattr(self.fn.embedder, "bf16", False)),
+            embedding_precision=str(getattr(self.fn.embedder, "precision", "fp32")),
             documents=self.documents,
             chunks=self.chunks,
             failed_files=self.failed_files,
