@@ -64,8 +64,12 @@ def test_int8_reads_each_text_alone_in_fp32s_space(tmp_path: Path) -> None:
     several = int8.embed([question, *texts])
     assert float(np.min(np.sum(several[1:] * a, axis=1))) > 0.9999
     assert int8._model is None
-    (export,) = (tmp_path / "models").glob("*-int8-unpadded.onnx")
-    assert "IsNaN" not in {node.op_type for node in onnx.load(str(export)).graph.node}
+    (export,) = (tmp_path / "models").glob("*-int8-ffn0.onnx")
+    nodes = onnx.load(str(export)).graph.node
+    assert "IsNaN" not in {node.op_type for node in nodes}
+    kept = [n.name for n in nodes if n.op_type == "MatMul" and "/dense/" in n.name]
+    assert kept == ["/model/encoder/layer.0/output/dense/MatMul"]  # FP32_IN_INT8
+    assert sum(n.op_type == "MatMulInteger" for n in nodes) == 6 * 6 - 1
 
 
 @pytest.mark.slow

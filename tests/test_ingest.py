@@ -202,5 +202,6 @@ def test_table_rows_are_embedded_with_their_header(service: Footnoted, tmp_path:
         assert text == f"Riders\nRegion | Active riders | Growth\n{chunk.text}"
         assert "Active riders" not in chunk.text
     (stored,) = service.store.fetch_chunks([chunks[1].id])
-    with_header, without = service.embedder.embed([texts[1], f"Riders\n{chunks[1].text}"])
+    pair = [texts[1], f"Riders\n{chunks[1].text}"]
+    (with_header, without), _ = service.embedder.embed_passages(pair, [(), ()])  # as chunks are
     assert float(stored.vector @ with_header) > 0.999 > float(stored.vector @ without)
