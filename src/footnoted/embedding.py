@@ -90,23 +90,42 @@ def cpu_has_native_int8() -> bool:
     return bool(_cpu_flags() & {"avx512_vnni", "avx_vnni", "amx_int8"})
 
 
-def set_threads(count: int) -> int:
-    """Set the CPU threads PyTorch uses in this process; returns the previous count."""
-    import torch
+_threads: int | None = None  # ``set_threads``' count; None: the default
 
-    previous = torch.get_num_threads()
-    torch.set_num_threads(count)
+
+def set_threads(count: int) -> int:
+    """Set the CPU threads models use in this process, PyTorch's too (now where it is
+    loaded, else when it loads a model: ``pytorch``); returns the previous count.
+    PyTorch is not imported for it: a server whose models all run in ONNX Runtime
+    never loads it."""
+    global _threads
+    previous = model_threads()
+    _threads = count
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(count)
     return previous
 
 
 def model_threads() -> int:
-    """The CPU threads a model may use in this process: PyTorch's count where PyTorch is
-    loaded (``set_threads`` sets it; its default is one per core), else one per CPU
-    this process may run on, without loading PyTorch to ask."""
+    """The CPU threads a model may use in this process: ``set_threads``' count, else
+    PyTorch's where it is loaded (one per core), else one per CPU this process may run
+    on, without loading PyTorch to ask."""
+    if _threads is not None:
+        return _threads
     torch = sys.modules.get("torch")
     if torch is not None:
         return int(torch.get_num_threads())
     return len(os.sched_getaffinity(0))
+
+
+def pytorch() -> Any:
+    """PyTorch, on ``set_threads``' count: how a model to run in it is loaded."""
+    import torch
+
+    if _threads is not None and torch.get_num_threads() != _threads:
+        torch.set_num_threads(_threads)
+    return torch
 
 
 def limit_blas_threads() -> None:
@@ -236,6 +255,7 @@ class SentenceTransformerEmbedder:
         return self._model
 
     def _load_fp32(self) -> Any:
+        pytorch()
         try:
             return load_transformer(self.path)
         except Exception as exc:

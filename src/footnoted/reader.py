@@ -32,6 +32,7 @@ from .embedding import (
     cpu_has_native_int8,
     float_precision,
     model_threads,
+    pytorch,
     resolve_model_path,
 )
 from .embedding_onnx import cached_export, export_module, onnx_is_faster, onnx_path, session
@@ -166,6 +167,7 @@ class Reader:
         if self._model is None:
             with self._model_lock:
                 if self._model is None:
+                    pytorch()
                     from . import reader_model
 
                     self._model = reader_model.load(WEIGHTS, self.bf16)
