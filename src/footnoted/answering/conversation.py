@@ -11,10 +11,10 @@ question alone names nothing the documents can be searched for. Two ways to reso
   passage's to ``topic`` (the question and the previous question), not to the
   ``contextual`` query, whose borrowed answer words match the previous passage by
   construction. Measured on ``tests/data/followups.jsonl`` (86 answerable follow-ups,
-  16 unanswerable; docs/conversations.md; the int8 reader): right passage cited 39.5% as
-  asked, 70.9% in context, 8 unanswerable follow-ups refused (with the bf16 reader 38.4%,
-  70.9% and 9; 4 with the cosine to the ``contextual`` query). Before the cosine
-  counted, the answer's opening words had
+  16 unanswerable; docs/conversations.md; the int8 reader, chunks in int8): right passage
+  cited 39.5% as asked, 70.9% in context, 9 unanswerable follow-ups refused (8 with chunks
+  in bf16; with the bf16 reader 38.4%, 70.9% and 9; 4 with the cosine to the
+  ``contextual`` query). Before the cosine counted, the answer's opening words had
   lifted 69.8% (the previous question alone) to 74.4%; the earlier turn put *in front*
   of the question let the reader answer what the earlier question asked (1 of 16
   unanswerable follow-ups refused instead of 7);
