@@ -142,10 +142,10 @@ def limit_blas_threads() -> None:
 
 def resolve_precision(setting: str) -> str:
     """What embeds batches of chunks. ``auto`` becomes int8 where the CPU multiplies int8
-    natively and has no AMX (each chunk alone, unpadded: 0.55 of bf16's time for the
-    shared PDFs' chunks on a 2-core AVX512-BF16 EPYC, see ``embed_passages``), bf16 on
-    AMX (where PyTorch's bf16 ran 2x fp32 and ONNX Runtime's int8 0.65x) and other CPUs
-    with native bf16, fp32 elsewhere."""
+    natively and has no AMX (each chunk alone, unpadded: ``footnoted ingest`` of the
+    shared PDFs in 0.59 of bf16's time on a 2-core AVX512-BF16 EPYC, see
+    ``embed_passages``), bf16 on AMX (where PyTorch's bf16 ran 2x fp32 and ONNX
+    Runtime's int8 0.65x) and other CPUs with native bf16, fp32 elsewhere."""
     if setting == "auto" and cpu_has_native_int8() and "amx_bf16" not in _cpu_flags():
         return "int8"
     return "int8" if setting == "int8" else float_precision(setting)
@@ -364,7 +364,9 @@ class SentenceTransformerEmbedder:
         mask (``embedding_onnx.without_attention_mask``) and each text's activations
         are scaled for it alone, so a text's vector is the same whatever is embedded
         with it. The shared PDFs' 2,852 chunks on a 2-core AVX512-BF16 EPYC: 16.0 s
-        against bf16 batches' 28.0-30.5 s, cosine to fp32 0.993 median (bf16 0.99995)."""
+        with every product in int8 (about 1.07x that as shipped, with
+        ``embedding_onnx.FP32_IN_INT8`` in fp32) against bf16 batches' 28.0-30.5 s;
+        cosine to fp32 0.993 median, 0.995 as shipped (bf16 0.99995)."""
         vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
         pooled: list[Vectors] = [np.zeros((0, self.dim), dtype=np.float32)] * len(texts)
         if not texts:
