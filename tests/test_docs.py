@@ -230,3 +230,37 @@ def test_every_footnoted_variable_in_the_docs_is_a_setting() -> None:
             if not known:
                 unknown.append(f"{page.relative_to(ROOT)}: {name}")
     assert not unknown, "\n".join(unknown)
+
+
+_FOOTNOTE = re.compile(r"[¹²³⁴⁵⁶⁷⁸⁹⁰]")
+
+
+def table_rows(page: Path) -> dict[str, list[str]]:
+    """Every table body row of ``page``, by its first cell: the other cells' markdown
+    (footnote marks left out)."""
+    rows: dict[str, list[str]] = {}
+    cells: list[str] = []
+    body = False
+    for token in tokens(page):
+        if token.type in ("tbody_open", "tbody_close"):
+            body = token.type == "tbody_open"
+        elif body and token.type == "tr_open":
+            cells = []
+        elif body and token.type == "inline":
+            cells.append(_FOOTNOTE.sub("", token.content).strip())
+        elif body and token.type == "tr_close" and cells:
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_the_readmes_quality_rows_are_the_quality_pages() -> None:
+    """The README's measured table repeats docs/quality.md's: same measures, the same
+    numbers now and the same targets, so the two cannot drift apart."""
+    readme = table_rows(ROOT / "README.md")
+    quality = table_rows(ROOT / "docs" / "quality.md")
+    shared = [measure for measure in readme if measure in quality]
+    assert len(shared) >= 13, shared
+    for measure in shared:
+        measured, target = readme[measure]
+        _before, now, wanted = quality[measure]
+        assert (measured, target) == (now, wanted), measure
