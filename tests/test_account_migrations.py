@@ -19,12 +19,12 @@ def check_upgraded(settings: Settings) -> None:
     store = open_store(settings, 384)
     try:
         user = store.find_user("old")
-        assert user is not None and store.user_for_token(OLD_HASH) == user
+        assert user is not None and store.authenticate(OLD_HASH) == user
         [token] = store.list_tokens(user.id)
         assert (token.id, token.kind) == (OLD_HASH[:16], "api")
         assert token.last_used_at is not None  # just used
         store.revoke_token(user.id, token.id)
-        assert store.user_for_token(OLD_HASH) is None
+        assert store.authenticate(OLD_HASH) is None
         assert [e.action for e in store.list_audit()] == ["token_revoked"]
     finally:
         store.close()

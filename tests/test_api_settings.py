@@ -128,13 +128,17 @@ def test_link_modes(app: Api) -> None:
         assert r.headers["content-disposition"].startswith("attachment;")
         parts = urlsplit(url)
         query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        assert query["by"]  # minted for alice's token
         tampered = (
-            f"{parts.path}?expires={int(query['expires']) + 10}&signature={query['signature']}"
+            f"{parts.path}?expires={int(query['expires']) + 10}&by={query['by']}"
+            f"&signature={query['signature']}"
         )
         assert app.client.get(tampered).status_code == 403
+        unscoped = f"{parts.path}?expires={query['expires']}&signature={query['signature']}"
+        assert app.client.get(unscoped).status_code == 403  # "by" cannot be dropped
         expired, _ = (
             app.client.app.state.footnoted.links.public_url(  # type: ignore[attr-defined]
-                citation["document_id"], now=time.time() - 10 * 86400
+                citation["document_id"], query["by"], now=time.time() - 10 * 86400
             ),
             None,
         )

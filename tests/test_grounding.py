@@ -1,11 +1,11 @@
-"""Marker clean-up while streaming, the prompt, and source de-duplication (no model)."""
+"""Markers, answer sentences, the prompt, source de-duplication and the support check."""
 
 from __future__ import annotations
 
 from footnoted import Footnoted
 from footnoted.answering.prompt import MAX_SOURCES, SOURCE_CHARS, build_messages
 from footnoted.citations import marker_numbers, referenced_indices
-from footnoted.grounding import StreamCleaner, answer_sentences, check_support, dedupe_hits
+from footnoted.grounding import answer_sentences, check_support, dedupe_hits
 from footnoted.lexical import MARKER
 from footnoted.models import Chunk, RetrievedChunk
 
@@ -15,47 +15,10 @@ def hit(n: int, score: float, text: str = "Some text.") -> RetrievedChunk:
     return RetrievedChunk(chunk, f"Doc {n}", None, score)
 
 
-def run(pieces: list[str], sources: int = 3, urls: tuple[str, ...] = ()) -> tuple[list[str], str]:
-    cleaner = StreamCleaner(sources, urls)
-    out = [cleaner.feed(p) for p in pieces] + [cleaner.flush()]
-    assert "".join(out) == cleaner.text
-    return out, cleaner.text
-
-
 def test_one_marker_pattern_reads_every_form() -> None:
     found = [marker_numbers(m.group(1)) for m in MARKER.finditer("a [1] b [2, 3] c [1-3] d [4]")]
     assert found == [[1], [2, 3], [1, 2, 3], [4]]
     assert referenced_indices("x [3][1] y [1, 2]") == [3, 1, 2]
-
-
-def test_partial_marker_is_held_back_until_complete() -> None:
-    out, text = run(["Kept for 60 days ", "[", "2", "]. More [", "9", "9]."])
-    assert out[:3] == ["Kept for 60 days", "", ""]
-    assert out[3] == " [1]. More"
-    assert text == "Kept for 60 days [1]. More."
-
-
-def test_renumbering_is_dense_in_order_of_first_use() -> None:
-    _, text = run(["A [3]. B [1][3]. C [2-3]. D [1, 2]."])
-    assert text == "A [1]. B [2][1]. C [3][1]. D [2][3]."
-
-
-def test_links_images_and_urls_are_removed_unless_they_point_at_a_source() -> None:
-    _, text = run(
-        ["See [x](https://evil.example/a", ") and ![i](http://evil.example/i.png) ",
-         "or https://evil.", "example/raw and [doc](https://docs.example/ok) <https://evil.example>."],
-        urls=("https://docs.example/ok",),
-    )  # fmt: skip
-    assert "evil" not in text
-    assert "See x and" in text and "[doc](https://docs.example/ok)" in text
-
-
-def test_script_links_are_removed_however_they_arrive() -> None:
-    pieces = ["Open [j](javascript:", "alert(1)) or [k](JavaScript:alert(document.cookie)) ",
-              "or [d](data:text/html,x) [1]."]  # fmt: skip
-    _, text = run(pieces, urls=("javascript:alert(1)",))  # never allowed, even as a "source"
-    assert "javascript" not in text.lower() and "data:" not in text and "](" not in text
-    assert text.startswith("Open j or k or d [1].")
 
 
 def test_answer_sentences_attach_trailing_markers() -> None:

@@ -8,6 +8,7 @@ chat latencies (idle, and during a large ingest) are printed, never asserted.
 
 from __future__ import annotations
 
+import os
 import statistics
 import threading
 import time
@@ -19,7 +20,7 @@ import httpx
 import pytest
 
 from apihelpers import Server, make_user, mid, start_server
-from bombs import deep_html, inflating_pdf, large_text, single_line, zip_bomb_docx
+from bombs import MIB, deep_html, inflating_pdf, large_text, single_line, zip_bomb_docx
 from conftest import SAMPLES
 from footnoted import Footnoted, Settings
 from pghelpers import database_settings
@@ -162,3 +163,85 @@ def test_large_text_is_ready_in_bounded_chunks_while_chat_goes_on(
     assert doc["status"] == "ready", doc
     assert doc["longest_chunk"] <= 128 * 16 and doc["most_tokens"] <= 128  # chunk_tokens
     assert watch.peak < idle_rss + RSS_BUDGET_MB
+
+
+def cpu_s(pid: int) -> float:
+    """The process's CPU time so far (user + system), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def settled_rss(server: Server) -> float:
+    time.sleep(1.0)
+    return rss_mb(server.process.pid)
+
+
+def test_rejected_uploads_do_not_grow_the_server(served: tuple[Server, dict[str, Any]]) -> None:
+    """A 40 MiB upload is spooled to disk and read a part at a time: refused by its type or
+    by the parser, it leaves the server no bigger, however many come."""
+    server, users = served
+    junk = b"\x7fELF" + bytes(40 * MIB)  # refused at once: not a document
+    text = single_line(40)  # refused by the parser: past the text limit
+    upload_and_wait(server, users["admin"], "first.txt", text)  # pools and caches warm up
+    before = settled_rss(server)
+    with httpx.Client(base_url=server.url, timeout=120) as http:
+        for n in range(3):
+            r = http.post("/api/documents", files={"file": (f"junk{n}.bin", junk)},
+                          headers=users["admin"])  # fmt: skip
+            assert r.status_code == 415, r.text
+            doc = upload_and_wait(server, users["admin"], f"line{n}.txt", text + b"x" * n)
+            assert doc["status"] == "failed" and "20,000,000 limit" in doc["error"]
+    after = settled_rss(server)
+    print(f"\nRSS after 6 rejected 40 MiB uploads: {before:.0f} -> {after:.0f} MB")
+    assert after - before < 40
+
+
+def wait_for(http: httpx.Client, admin: dict[str, str], doc_id: str, stage: str) -> Any:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        doc = http.get(f"/api/documents/{doc_id}", headers=admin).json()
+        progress = doc.get("progress") or {}
+        if progress.get("stage") == stage and (stage != "embedding" or progress["done"] > 0):
+            return doc
+        assert doc["status"] == "processing", doc
+        time.sleep(0.05)
+    raise AssertionError(f"{doc_id} never reached {stage}")
+
+
+def test_deleting_or_reprocessing_stops_the_work_within_a_second(
+    served: tuple[Server, dict[str, Any]],
+) -> None:
+    server, users = served
+    admin, pid = users["admin"], server.process.pid
+    async_upload = {**admin, "Prefer": "respond-async"}
+    with httpx.Client(base_url=server.url, timeout=120) as http:
+        r = http.post("/api/documents", files={"file": ("prose.txt", large_text(2))},
+                      headers=async_upload)  # fmt: skip
+        assert r.status_code == 202, r.text
+        doc_id = r.json()["id"]
+        wait_for(http, admin, doc_id, "embedding")
+        assert http.delete(f"/api/documents/{doc_id}", headers=admin).status_code == 204
+        time.sleep(1.0)  # the work stops within a second: then the server idles
+        spent = cpu_s(pid)
+        time.sleep(2.0)
+        idle = cpu_s(pid) - spent
+        print(f"\nCPU in the 2 s after the first second past the delete: {idle:.2f} s")
+        assert idle < 0.3
+
+        # reprocessed while it embeds: the first job stops, the second finishes alone
+        r = http.post("/api/documents", files={"file": ("prose2.txt", large_text(2) + b"2")},
+                      headers=async_upload)  # fmt: skip
+        doc_id = r.json()["id"]
+        first = wait_for(http, admin, doc_id, "embedding")["progress"]
+        again = http.post(f"/api/documents/{doc_id}/reprocess", headers=async_upload)
+        assert again.status_code == 202, again.text
+        seen = [first["done"]]
+        while (doc := http.get(f"/api/documents/{doc_id}", headers=admin).json())[
+            "status"
+        ] == "processing":
+            seen.append((doc.get("progress") or {}).get("done", 0))
+            time.sleep(0.05)
+        assert doc["status"] == "ready" and doc["chunk_count"] > 0
+        assert min(seen[1:]) < first["done"]  # the work started over
+        log = http.get("/api/admin/audit", params={"limit": 5}, headers=admin).json()
+        assert [e["action"] for e in log[:2]] == ["document_reprocessed", "document_uploaded"]

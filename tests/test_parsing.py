@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,15 +13,17 @@ from conftest import SAMPLES
 from footnoted import Footnoted, Settings
 from footnoted.chunking import Chunker
 from footnoted.embedding import get_embedder
-from footnoted.errors import DocumentError
+from footnoted.errors import Cancelled, DocumentError, TooLarge
+from footnoted.models import FileBytes
 from footnoted.parsing import ChunkSpec, Parser
 
 MAX_BYTES = 50 * 1024 * 1024
 
 
-def make_parser(timeout_s: float = 60, memory_mb: int = 1024) -> Parser:
+def make_parser(timeout_s: float = 60, memory_mb: int = 1024, max_chunks: int = 20_000) -> Parser:
     embedder = get_embedder(Settings())
-    return Parser(ChunkSpec.for_model(embedder.path, 112), timeout_s=timeout_s, memory_mb=memory_mb)
+    spec = ChunkSpec.for_model(embedder.path, 112, max_chunks)
+    return Parser(spec, timeout_s=timeout_s, memory_mb=memory_mb)
 
 
 @pytest.fixture
@@ -34,30 +37,32 @@ def test_the_worker_chunks_as_the_embedder_counts(parser: Parser) -> None:
     embedder = get_embedder(Settings())
     local = Chunker(embedder.count_tokens, embedder.token_offsets, max_tokens=112)
     path = SAMPLES / "handbook.md"
-    parsed = parser.parse(path.read_bytes(), path.name, "doc")
+    parsed = parser.parse(FileBytes.of_bytes(path.read_bytes()), path.name, "doc")
     assert parsed.chunks == local.chunk("doc", parsed.document)
     assert parsed.chunks and parsed.document.text
 
 
 def test_errors_keep_their_class_code_and_message(parser: Parser) -> None:
     with pytest.raises(DocumentError, match="nests HTML elements") as info:
-        parser.parse(deep_html(), "deep.html", "d")
+        parser.parse(FileBytes.of_bytes(deep_html()), "deep.html", "d")
     assert info.value.code == "document_unreadable"
     with pytest.raises(DocumentError, match="zip bomb"):
-        parser.parse(zip_bomb_docx(250), "bomb.docx", "d")
+        parser.parse(FileBytes.of_bytes(zip_bomb_docx(250)), "bomb.docx", "d")
     with pytest.raises(DocumentError, match="20,000,000 limit") as info:
-        parser.parse(single_line(21), "line.txt", "d", MAX_BYTES)
+        parser.parse(FileBytes.of_bytes(single_line(21)), "line.txt", "d", MAX_BYTES)
     assert info.value.code == "text_too_long"
-    assert parser.parse(b"Still working.", "ok.txt", "d").chunks  # the same worker
+    assert parser.parse(
+        FileBytes.of_bytes(b"Still working."), "ok.txt", "d"
+    ).chunks  # the same worker
 
 
 def test_a_pdf_bomb_stops_at_the_memory_limit_and_the_worker_is_replaced() -> None:
     parser = make_parser(memory_mb=512)
     try:
         with pytest.raises(DocumentError, match="512 MB of memory") as info:
-            parser.parse(inflating_pdf(512), "bomb.pdf", "d")
+            parser.parse(FileBytes.of_bytes(inflating_pdf(512)), "bomb.pdf", "d")
         assert info.value.code == "parse_memory_limit"
-        assert parser.parse(b"After the bomb.", "ok.txt", "d").chunks
+        assert parser.parse(FileBytes.of_bytes(b"After the bomb."), "ok.txt", "d").chunks
     finally:
         parser.close()
 
@@ -66,9 +71,35 @@ def test_a_parse_past_the_time_limit_is_killed() -> None:
     parser = make_parser(timeout_s=0.5)
     try:
         with pytest.raises(DocumentError, match=r"took longer than 0\.5 s") as info:
-            parser.parse(large_text(4), "slow.txt", "d")
+            parser.parse(FileBytes.of_bytes(large_text(4)), "slow.txt", "d")
         assert info.value.code == "parse_timeout"
-        assert parser.parse(b"The next file gets a fresh worker.", "ok.txt", "d").chunks
+        assert parser.parse(
+            FileBytes.of_bytes(b"The next file gets a fresh worker."), "ok.txt", "d"
+        ).chunks
+    finally:
+        parser.close()
+
+
+def test_a_document_past_the_chunk_cap_is_too_large() -> None:
+    parser = make_parser(max_chunks=5)
+    try:
+        with pytest.raises(TooLarge, match="FOOTNOTED_MAX_DOCUMENT_CHUNKS") as info:
+            parser.parse(FileBytes.of_bytes(large_text(1)[:50_000]), "long.txt", "d")
+        assert info.value.code == "too_large" and info.value.status == 413
+        assert parser.parse(FileBytes.of_bytes(b"Short is fine."), "ok.txt", "d").chunks
+    finally:
+        parser.close()
+
+
+def test_a_parse_no_longer_wanted_stops_within_a_second() -> None:
+    parser = make_parser(timeout_s=60)
+    began = time.monotonic()
+    try:
+        with pytest.raises(Cancelled):
+            parser.parse(FileBytes.of_bytes(large_text(4)), "slow.txt", "d",
+                         cancelled=lambda: time.monotonic() - began > 0.5)  # fmt: skip
+        assert time.monotonic() - began < 1.5
+        assert parser.parse(FileBytes.of_bytes(b"A fresh worker."), "ok.txt", "d").chunks
     finally:
         parser.close()
 

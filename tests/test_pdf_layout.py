@@ -24,7 +24,7 @@ from footnoted.lexical import split_sentences
 from footnoted.loaders import load_bytes, load_path
 from footnoted.loaders.blocks import CELLS, assemble, clean_title, slug_title, table_headers
 from footnoted.loaders.pdflayout import Line, lay_out
-from footnoted.models import Chunk, ParsedDocument
+from footnoted.models import Chunk, FileBytes, ParsedDocument
 from footnoted.pages import PAGE_BREAK, page_at, page_in_text, page_range
 from footnoted.parsing import Parser
 
@@ -133,7 +133,7 @@ def test_shared_pdfs_measured(parser: Parser) -> None:
         pytest.skip(f"shared PDFs not found under {DATA}")
     rows = []
     for path in paths:
-        parsed = parser.parse(path.read_bytes(), path.name, path.stem)
+        parsed = parser.parse(FileBytes.of_path(path), path.name, path.stem)
         rows.append(measure(path.name, parsed.document, parsed.chunks))
     print()
     print(f"{'file':42} {'chunks':>6} {'sect':>5} {'none':>5} {'chunk':>5} {'sent':>5} {'furn':>4}")

@@ -21,7 +21,7 @@ from footnoted.answering.evidence import Read
 from footnoted.answering.extractive import extract
 from footnoted.citations import sources_block
 from footnoted.lexical import chunk_sentences
-from footnoted.models import Chunk, RetrievedChunk
+from footnoted.models import Chunk, FileBytes, RetrievedChunk
 from footnoted.pages import PAGE_BREAK, page_at
 from footnoted.parsing import Parser
 from footnoted.reader import Reading
@@ -75,7 +75,7 @@ def tally(path: Path, chunks: list[Chunk]) -> Tally:
 def parse(parser: Parser, path: Path) -> list[Chunk]:
     if not path.is_file():
         pytest.skip(f"shared PDF not found at {path}")
-    return parser.parse(path.read_bytes(), path.name, path.stem).chunks
+    return parser.parse(FileBytes.of_path(path), path.name, path.stem).chunks
 
 
 def test_every_sentence_of_a_paper_is_on_its_page(parser: Parser) -> None:

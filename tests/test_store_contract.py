@@ -16,9 +16,9 @@ import pytest
 
 from footnoted import Settings
 from footnoted.embedding import SentenceTransformerEmbedder, get_embedder
-from footnoted.errors import Conflict, NotFound
-from footnoted.models import Chunk, Document, Progress
-from footnoted.records import Actor, NewMessage, RefusalEntry
+from footnoted.errors import Cancelled, Conflict, Forbidden, NotFound
+from footnoted.models import Chunk, Document, FileBytes, Progress
+from footnoted.records import CLI_ACTOR, Actor, NewMessage, RefusalEntry
 from footnoted.stores.base import Store, StoredFile, Vector
 from footnoted.stores.factory import open_store
 from pghelpers import Postgres
@@ -153,11 +153,24 @@ def test_disabled_documents_leave_retrieval_at_once(store: Store) -> None:
         store.set_enabled("nope", True)
 
 
+def uploaded(name: str, data: bytes, title: str | None = None) -> StoredFile:
+    return StoredFile(name, "text/markdown", FileBytes.of_bytes(data), title)
+
+
+def kept(store: Store, document_id: str) -> tuple[str, str, bytes, str | None]:
+    """The stored original: name, media type, bytes read back part by part, title."""
+    file = store.get_file(document_id)
+    assert file is not None
+    data = file.content.read()
+    assert file.content.size == len(data)
+    return file.filename, file.media_type, data, file.title
+
+
 def test_deleting_a_document_removes_chunks_and_file(store: Store) -> None:
     doc, text, chunks = document(["Uploaded text."])
-    store.begin_upload(doc, StoredFile("a.md", "text/markdown", b"# Uploaded", "Given"))
+    store.begin_upload(doc, uploaded("a.md", b"# Uploaded", "Given"))
     store.save_document(doc, text, chunks, np.stack([unit(3)]))
-    assert store.get_file(doc.id) == StoredFile("a.md", "text/markdown", b"# Uploaded", "Given")
+    assert kept(store, doc.id) == ("a.md", "text/markdown", b"# Uploaded", "Given")
     store.delete_document(doc.id)
     assert store.get_file(doc.id) is None
     assert store.fetch_chunks([chunks[0].id]) == []
@@ -318,10 +331,10 @@ def test_sentence_vectors_round_trip_as_float16_and_missing_ones_are_listed(
 def test_uploads_move_through_processing_failed_and_ready(open_new: OpenStore) -> None:
     store = open_new()
     doc, text, chunks = document(["Uploaded."], source="up.md")
-    file = StoredFile("up.md", "text/markdown", b"\x00binary\xff", None)
+    file = uploaded("up.md", b"\x00binary\xff" * 300_000)  # three parts of a megabyte
     store.begin_upload(doc, file)
     assert store.get_document(doc.id).status == "processing"
-    assert store.get_file(doc.id) == file
+    assert kept(store, doc.id) == ("up.md", "text/markdown", b"\x00binary\xff" * 300_000, None)
     assert store.count_chunks("default") == 0
     failed = store.set_status(doc.id, "failed", "could not parse")
     assert (failed.status, failed.error) == ("failed", "could not parse")
@@ -334,7 +347,7 @@ def test_uploads_move_through_processing_failed_and_ready(open_new: OpenStore) -
     assert store.fail_interrupted("again") == 0
     store.save_document(doc, text, chunks, np.stack([unit(4)]))
     assert store.get_document(doc.id).status == "ready"
-    assert store.get_file(doc.id) == file  # kept for download and reprocessing
+    assert kept(store, doc.id)[2] == b"\x00binary\xff" * 300_000  # kept for reprocessing
     with pytest.raises(NotFound):
         store.set_status("nope", "failed", "x")
 
@@ -342,31 +355,39 @@ def test_uploads_move_through_processing_failed_and_ready(open_new: OpenStore) -
 def test_progress_is_kept_only_while_a_document_is_processing(open_new: OpenStore) -> None:
     store, other = open_new(), open_new()
     doc, text, chunks = document(["Uploaded."], source="up.md")
-    file = StoredFile("up.md", "text/markdown", b"Uploaded.", None)
+    file = uploaded("up.md", b"Uploaded.")
     store.begin_upload(doc, file)
     assert store.progress() == {}  # queued: no worker on it yet
-    store.set_progress(doc.id, Progress("parsing"))
-    store.set_progress(doc.id, Progress("embedding", 64, 480))
+    job = store.claim_job(doc.id)
+    assert store.set_progress(doc.id, Progress("parsing"), job)
+    assert store.set_progress(doc.id, Progress("embedding", 64, 480), job)
     assert other.progress() == {doc.id: Progress("embedding", 64, 480)}  # every process sees it
     store.set_status(doc.id, "failed", "could not parse")
     assert store.progress() == {}
-    store.set_progress(doc.id, Progress("saving", 1, 1))  # too late: it is not processing
+    assert not store.set_progress(doc.id, Progress("saving", 1, 1), job)  # not processing
     assert store.progress() == {}
     store.set_status(doc.id, "processing")  # reprocessed: starts over, queued
-    assert store.progress() == {}
-    store.set_progress(doc.id, Progress("saving", 1, 1))
+    assert store.progress() == {} and not store.job_current(doc.id, job)
+    later = store.claim_job(doc.id)
+    assert not store.set_progress(doc.id, Progress("embedding", 1, 1), job)  # the old job
+    assert store.set_progress(doc.id, Progress("saving", 1, 1), later)
     assert store.progress() == {doc.id: Progress("saving", 1, 1)}
-    store.save_document(doc, text, chunks, np.stack([unit(4)]))
+    with pytest.raises(Cancelled):
+        store.save_document(doc, text, chunks, np.stack([unit(4)]), job=job)
+    store.save_document(doc, text, chunks, np.stack([unit(4)]), job=later)
     assert store.progress() == {} and store.get_document(doc.id).status == "ready"
     second, _, _ = document(["Also uploaded."], source="second.md")
     store.begin_upload(second, file)
-    store.set_progress(second.id, Progress("embedding", 0, 3))
+    job = store.claim_job(second.id)
+    store.set_progress(second.id, Progress("embedding", 0, 3), job)
     store.delete_document(second.id)
-    store.set_progress(second.id, Progress("embedding", 3, 3))  # a worker finishing late
-    assert store.progress() == {}
+    assert not store.set_progress(second.id, Progress("embedding", 3, 3), job)  # too late
+    assert store.progress() == {} and not store.job_current(second.id, job)
+    with pytest.raises(NotFound):
+        store.claim_job(second.id)
     third, _, _ = document(["Third."], source="third.md")
     store.begin_upload(third, file)
-    store.set_progress(third.id, Progress("parsing"))
+    store.set_progress(third.id, Progress("parsing"), store.claim_job(third.id))
     assert other.fail_interrupted("interrupted by a restart") == 1
     assert store.progress() == {}
 
@@ -389,11 +410,11 @@ def test_users_and_tokens(store: Store) -> None:
         store.set_admin("nope", True)
     store.add_token(alice.id, "hash-1")
     store.add_token(alice.id, "hash-2")
-    assert store.user_for_token("hash-1") == store.find_user("alice")
+    assert store.authenticate("hash-1") == store.find_user("alice")
     assert store.remove_token("hash-1") is True
     assert store.remove_token("hash-1") is False
-    assert store.user_for_token("hash-1") is None
-    assert store.user_for_token("hash-2") is not None
+    assert store.authenticate("hash-1") is None
+    assert store.authenticate("hash-2") is not None
 
 
 def test_rate_slots_slide_and_hold_across_two_stores(open_new: OpenStore) -> None:
@@ -626,10 +647,10 @@ def test_tokens_have_ids_kinds_and_a_last_use(store: Store) -> None:
     assert (api.kind, web.kind) == ("api", "session") and api.id != web.id
     assert api.user_id == alice.id and api.last_used_at is None
     assert [t.id for t in store.list_tokens(alice.id)] == [api.id, web.id]
-    assert store.user_for_token("hash-api") == alice
+    assert store.authenticate("hash-api") == alice
     used = {t.id: t.last_used_at for t in store.list_tokens(alice.id)}
     assert used[api.id] is not None and used[web.id] is None
-    store.user_for_token("hash-api")  # within the minute: not written again
+    store.authenticate("hash-api")  # within the minute: not written again
     assert store.list_tokens(alice.id)[0].last_used_at == used[api.id]
     bob = store.create_user("bob")
     store.add_token(bob.id, "hash-bob")
@@ -645,10 +666,10 @@ def test_revoke_and_rotate_take_effect_at_once_in_another_store(open_new: OpenSt
         store.revoke_token(bob.id, first.id, ADMIN)  # not bob's token
     assert theirs.value.code == "token_not_found"
     store.revoke_token(alice.id, first.id, ADMIN)
-    assert other.user_for_token("h1") is None and other.user_for_token("h2") == alice
+    assert other.authenticate("h1") is None and other.authenticate("h2") == alice
     new = store.rotate_token(alice.id, second.id, "h3", ADMIN)
     assert new.kind == "api" and new.id != second.id
-    assert other.user_for_token("h2") is None and other.user_for_token("h3") == alice
+    assert other.authenticate("h2") is None and other.authenticate("h3") == alice
     web = store.add_token(alice.id, "h4", kind="session")
     with pytest.raises(Conflict) as session:
         store.rotate_token(alice.id, web.id, "h5", ADMIN)
@@ -686,13 +707,13 @@ def test_deleting_a_user_deletes_their_data_and_nobody_elses(store: Store) -> No
     gone = store.delete_user(alice.id, ADMIN)
     assert gone["sessions"] == 2 and gone["messages"] == 2 and gone["tokens"] == 1
     assert gone["refusals"] == 1 and gone["chat_requests"] == 2
-    assert store.find_user("alice") is None and store.user_for_token("hash-alice") is None
+    assert store.find_user("alice") is None and store.authenticate("hash-alice") is None
     assert store.list_sessions(alice.id) == [] and store.list_tokens(alice.id) == []
     with pytest.raises(NotFound):
         store.session_messages(alice.id, sessions["alice"])
     assert [r.user_name for r in store.list_refusals()] == ["bob"]
     assert len(store.session_messages(bob.id, sessions["bob"])) == 2  # bob keeps his
-    assert store.user_for_token("hash-bob") == bob
+    assert store.authenticate("hash-bob") == bob
     # the name is free again, with nothing of the old alice
     again = store.create_user("alice")
     assert store.list_sessions(again.id) == [] and again.id != alice.id
@@ -702,14 +723,15 @@ def test_every_account_change_is_in_the_audit_log(store: Store) -> None:
     root = store.create_user("root", is_admin=True)  # from the command line
     alice = store.create_user("alice", actor=ADMIN)
     token = store.add_token(alice.id, "h1", actor=ADMIN)
-    store.add_token(alice.id, "h-web", kind="session")  # a web sign-in: not logged
-    store.user_for_token("h1")  # a use: not logged
+    store.add_token(alice.id, "h-web", kind="session", parent_id=token.id)  # not logged
+    store.authenticate("h1")  # a use: not logged
     rotated = store.rotate_token(alice.id, token.id, "h2", ADMIN)
     store.set_admin(alice.id, True, ADMIN)
     store.set_admin(alice.id, True, ADMIN)  # no change: not logged
-    store.set_admin(root.id, False, Actor("api", "alice"))
+    store.set_admin(root.id, False, ADMIN)  # the owner steps down itself
     store.revoke_token(alice.id, rotated.id, ADMIN)
     store.delete_user(root.id, Actor("api", "alice"))
+    store.audit(Actor("api", "alice"), "document_disabled", "document:d1", {"title": "T"})
     log = store.list_audit()
     assert [(e.action, e.user_name, e.via, e.actor) for e in reversed(log)] == [
         ("user_created", "root", "cli", None),
@@ -717,12 +739,47 @@ def test_every_account_change_is_in_the_audit_log(store: Store) -> None:
         ("token_issued", "alice", "api", "root"),
         ("token_rotated", "alice", "api", "root"),
         ("admin_granted", "alice", "api", "root"),
-        ("admin_revoked", "root", "api", "alice"),
+        ("admin_revoked", "root", "api", "root"),
         ("token_revoked", "alice", "api", "root"),
         ("user_deleted", "root", "api", "alice"),
+        ("document_disabled", None, "api", "alice"),
     ]
-    assert log[0].detail["tokens"] == 0 and log[0].user_id == root.id
-    assert log[-1].detail == {"is_admin": True}
-    assert log[4].detail == {"token_id": token.id, "new_token_id": rotated.id}
-    assert [e.action for e in store.list_audit(2)] == ["user_deleted", "token_revoked"]
+    assert log[0].target == "document:d1" and log[0].detail == {"title": "T"}
+    assert log[1].detail["tokens"] == 0 and log[1].user_id == root.id
+    assert log[-1].detail == {"is_admin": True} and log[-1].target is None
+    assert log[5].detail == {"token_id": token.id, "new_token_id": rotated.id,
+                             "sessions_ended": 1}  # fmt: skip
+    assert [e.action for e in store.list_audit(2)] == ["document_disabled", "user_deleted"]
     assert len(store.list_audit(user_id=alice.id)) == 5
+
+
+def test_the_owner_is_demoted_or_deleted_only_by_itself(store: Store) -> None:
+    root = store.create_user("root", is_admin=True)  # the first admin owns the instance
+    bob = store.create_user("bob", is_admin=True, actor=ADMIN)
+    assert store.get_user(root.id).is_owner and not bob.is_owner
+    for change in (lambda: store.set_admin(root.id, False, Actor("api", "bob")),
+                   lambda: store.delete_user(root.id, Actor("api", "bob"))):  # fmt: skip
+        with pytest.raises(Forbidden) as refused:
+            change()
+        assert refused.value.code == "owner_protected"
+    assert store.get_user(root.id).is_admin and store.get_user(root.id).is_owner
+    store.set_admin(root.id, False, Actor("api", "root"))  # by its own hand: ownership passes
+    assert not store.get_user(root.id).is_owner and store.get_user(bob.id).is_owner
+    store.set_admin(root.id, True, Actor("api", "bob"))
+    store.delete_user(bob.id, CLI_ACTOR)  # the command line on the server may do anything
+    assert store.get_user(root.id).is_owner
+
+
+def test_revoking_a_token_ends_the_web_sessions_opened_with_it(store: Store) -> None:
+    alice = store.create_user("alice")
+    api = store.add_token(alice.id, "h-api")
+    store.add_token(alice.id, "h-web", kind="session", parent_id=api.id)
+    other = store.add_token(alice.id, "h-other")
+    store.add_token(alice.id, "h-web2", kind="session", parent_id=other.id)
+    seen = store.authenticate("h-web")
+    assert seen is not None and seen.token_id == api.id  # the session speaks for its token
+    assert store.token_alive(api.id)
+    store.revoke_token(alice.id, api.id, ADMIN)
+    assert store.authenticate("h-web") is None and not store.token_alive(api.id)
+    assert store.authenticate("h-web2") is not None  # another token's session stays
+    assert store.list_audit(1)[0].detail["sessions_ended"] == 1

@@ -86,7 +86,7 @@ def test_a_session_expires_and_its_expiry_cannot_be_edited(app: Api) -> None:
     c.cookies.set(SESSION_COOKIE, past)
     r = c.get("/api/auth/me")
     assert r.status_code == 401 and r.json()["error"]["code"] == "session_expired"
-    assert app.service.store.user_for_token(hash_token(past)) is None  # and it is gone
+    assert app.service.store.authenticate(hash_token(past)) is None  # and it is gone
     c.cookies.clear()
 
 

@@ -43,6 +43,14 @@ class Conflict(FootnotedError):
     code = "conflict"
 
 
+class Cancelled(FootnotedError):
+    """The work on a document stopped because it is no longer wanted (deleted, or
+    processed anew by another job)."""
+
+    status = 409
+    code = "cancelled"
+
+
 class TooLarge(FootnotedError):
     status = 413
     code = "file_too_large"

@@ -1,11 +1,5 @@
-"""Grounding an LLM answer: marker clean-up while it streams, then the support check.
-
-While tokens stream, :class:`StreamCleaner` rewrites the model's ``[N]`` references
-(the one :data:`~footnoted.lexical.MARKER` pattern) as they complete: numbers that
-name no source are dropped, the rest renumbered densely in order of first use, and
-Markdown links, images and bare URLs that do not point at a source are removed. A
-partial ``[``, ``![``, ``](`` or URL is held back until it is complete, so what was
-streamed is exactly the final text.
+"""Grounding an LLM answer: the support check after it streamed (its text was made safe
+and its ``[N]`` markers renumbered while it streamed: ``answering/safe_markdown.py``).
 
 After the stream, :func:`check_support` scores every cited sentence against the chunk it
 cites: ``0.5 * cosine + 0.5 * overlap`` with the chunk's best sentence (cosine of the
@@ -33,98 +27,8 @@ SUPPORT_THRESHOLD = 0.55
 ADD_THRESHOLD = 0.75
 ADD_MARGIN = 0.1
 COSINE_WEIGHT = 0.5
-HOLD_LIMIT = 400  # never hold back more than this many characters
 
-# a link's target may hold one level of parentheses: "javascript:alert(1)", "Foo_(bar)"
-_LINK = re.compile(
-    r"(!?)\[([^\[\]\n]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s<>]*\))*)>?(?:\s+\"[^\"]*\")?\s*\)"
-)
-_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^>\s]*)>", re.IGNORECASE)
-_URL = re.compile(r"(?:https?://|ftp://|www\.)[^\s<>()\[\]]+", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?]+(?:\s*\[[^\]\n]*\])*(?=\s|$)|\n+")
-
-
-class StreamCleaner:
-    """Feed model tokens in, get the text that is safe to send out."""
-
-    def __init__(self, source_count: int, allowed_urls: Sequence[str] = ()) -> None:
-        self.source_count = source_count
-        # only the sources' own web links, and only http(s) ones
-        self.allowed = {u for u in allowed_urls if u.lower().startswith(("http://", "https://"))}
-        self.order: list[int] = []  # original source numbers, in order of first use
-        self._buffer = ""
-        self.text = ""  # everything sent so far
-
-    def feed(self, token: str) -> str:
-        self._buffer += token
-        cut = _safe_cut(self._buffer)
-        if len(self._buffer) - cut > HOLD_LIMIT:
-            cut = len(self._buffer)
-        return self._emit(cut)
-
-    def flush(self) -> str:
-        return self._emit(len(self._buffer))
-
-    def _emit(self, cut: int) -> str:
-        ready, self._buffer = self._buffer[:cut], self._buffer[cut:]
-        out = self._clean(ready)
-        if not self.text:
-            out = out.lstrip(" ")
-        self.text += out
-        return out
-
-    def _clean(self, text: str) -> str:
-        text = _LINK.sub(self._link, text)
-        text = _AUTOLINK.sub(lambda m: m.group(0) if m.group(1) in self.allowed else "", text)
-        text = _URL.sub(lambda m: m.group(0) if m.group(0) in self.allowed else "", text)
-        text = MARKER.sub(self._marker, text)
-        return re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", text))
-
-    def _link(self, m: re.Match[str]) -> str:
-        image, label, url = m.group(1), m.group(2), m.group(3)
-        if url in self.allowed:
-            return m.group(0)
-        if image:
-            return ""
-        return label if not MARKER.fullmatch(f"[{label}]") else f"[{label}]"
-
-    def _marker(self, m: re.Match[str]) -> str:
-        out = []
-        for n in marker_numbers(m.group(1)):
-            if not 1 <= n <= self.source_count:
-                continue
-            if n not in self.order:
-                self.order.append(n)
-            new = f"[{self.order.index(n) + 1}]"
-            if new not in out:
-                out.append(new)
-        return "".join(out)
-
-
-def _safe_cut(buffer: str) -> int:
-    """Where the text that may still become a marker, link or URL begins."""
-    cut = len(buffer)
-    open_at = buffer.rfind("[")
-    if open_at != -1:
-        close = buffer.find("]", open_at)
-        if close == -1:
-            cut = open_at
-        elif close == len(buffer) - 1 and not MARKER.fullmatch(buffer[open_at:]):
-            cut = open_at  # "[label]" may become a link once "(" arrives
-        else:
-            paren = buffer.find("](", open_at)
-            if paren != -1 and ")" not in buffer[paren:]:
-                cut = open_at
-    if cut > 0 and buffer[cut - 1] == "!":
-        cut -= 1
-    url = re.search(
-        r"(?:\S*(?:https?:|ftp:|www\.|<)\S*|h(?:t(?:tp?s?:?/?/?)?)?|w(?:ww?)?|<)$", buffer
-    )
-    if url is not None:
-        cut = min(cut, url.start())
-    while cut > 0 and buffer[cut - 1] in " \t":
-        cut -= 1  # a space before a dropped marker must not be sent ahead of it
-    return cut
 
 
 # ---- after the stream: spans and the support check ----------------------------------------

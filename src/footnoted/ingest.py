@@ -25,7 +25,7 @@ from .embedding import Embedder, Vectors
 from .errors import FootnotedError, InvalidInput
 from .lexical import chunk_sentences
 from .loaders.blocks import table_headers
-from .models import SECTION_JOIN, Chunk, Document
+from .models import SECTION_JOIN, Chunk, Document, FileBytes
 from .parsing import Parser
 from .stores.base import Store
 
@@ -214,8 +214,8 @@ class Ingestor:
 
         def one(path: Path) -> _Pending | FileResult:
             try:
-                data = _read(path, self.max_bytes)
-                return self.prepare(data, path.name, str(path.resolve()), collection)
+                file = _read(path, self.max_bytes)
+                return self.prepare(file, path.name, str(path.resolve()), collection)
             except FootnotedError as exc:
                 return FileResult(str(path), "failed", error=exc.message, code=exc.code)
 
@@ -244,9 +244,10 @@ class Ingestor:
         title: str | None = None,
         url: str | None = None,
     ) -> FileResult:
-        """One file from memory (uploads). Raises ``FootnotedError`` for bad input."""
+        """One file from memory. Raises ``FootnotedError`` for bad input."""
         loaders.check_size(len(data), self.max_bytes, filename)
-        item = self.prepare(data, filename, source or filename, collection, title=title, url=url)
+        file = FileBytes.of_bytes(data)
+        item = self.prepare(file, filename, source or filename, collection, title=title, url=url)
         if isinstance(item, FileResult):
             return item
         results: list[FileResult] = []
@@ -256,18 +257,19 @@ class Ingestor:
 
     def prepare(
         self,
-        data: bytes,
+        file: FileBytes,
         filename: str,
         source: str,
         collection: str,
         *,
         title: str | None = None,
         url: str | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
     ) -> _Pending | FileResult:
         """Parse and chunk one file (in the bounded worker), or say it is unchanged.
-        Raises for bad input, and past the parse time or memory limit."""
+        Raises for bad input, past the parse time or memory limit, and ``Cancelled``."""
         url = check_url(url)
-        content_hash = hashlib.sha256(data).hexdigest()
+        content_hash = file.sha256
         existing = self.store.find_document(collection, source)
         if (
             existing is not None
@@ -278,7 +280,7 @@ class Ingestor:
         ):
             return FileResult(source, "unchanged", existing.id, existing.title, 0)
         doc_id = document_id(collection, content_hash)
-        result = self.parser.parse(data, filename, doc_id, self.max_bytes)
+        result = self.parser.parse(file, filename, doc_id, self.max_bytes, cancelled)
         parsed = result.document
         document = Document(
             id=doc_id,
@@ -287,7 +289,7 @@ class Ingestor:
             source=source,
             kind=parsed.kind,
             content_hash=content_hash,
-            size=len(data),
+            size=file.size,
             url=url,
             page_count=parsed.page_count,
             embedding_model=self.embedder.name,
@@ -333,11 +335,11 @@ class Ingestor:
         return len(chunks)
 
 
-def _read(path: Path, max_bytes: int | None) -> bytes:
+def _read(path: Path, max_bytes: int | None) -> FileBytes:
     from .errors import DocumentError
 
     try:
         loaders.check_size(path.stat().st_size, max_bytes, path.name)  # raises TooLarge
-        return path.read_bytes()
+        return FileBytes.of_path(path)
     except OSError as exc:
         raise DocumentError(f"Cannot read {path}: {exc.strerror or exc}") from exc

@@ -4,7 +4,12 @@
 the defaults. What an admin saves (the admin page, ``PUT /api/admin/llm``) is kept in
 the database, so every process answers with it, and overrides them until it is reset.
 :func:`check` sends the model one short request the way an answer does and reports what
-came back: the reply, or the server's status and its own error message.
+came back: the reply, or the server's status and, for an OpenAI-style error, its message.
+
+A key goes only to the base URL it was given with: saving or testing another URL needs
+its own ``api_key`` in the same request (``api_key_required`` otherwise), so no admin can
+send the saved key, or ``FOOTNOTED_LLM_API_KEY``, anywhere else. Every request goes
+through the outbound policy (:mod:`footnoted.outbound`).
 """
 
 from __future__ import annotations
@@ -13,18 +18,24 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .answering.llm import ChatClient, GenerationLimit, LLMUnavailable
+from .answering.llm import ChatClient, GenerationLimit, LLMUnavailable, one_line
+from .errors import InvalidInput
+from .outbound import Outbound, checked_url
+from .records import Actor
 from .settings import Settings
 from .stores.base import Store
 
 STORED = "llm_connection"  # the secrets row that holds what an admin saved, as JSON
+TARGET = "llm_connection"  # its name in the audit log
 CHECK_PROMPT = [{"role": "user", "content": "Reply with the single word OK."}]
 CHECK_TIMEOUT_S = 15.0
 CHECK_MAX_TOKENS = 16
+REPLY_CHARS = 200  # of the model's reply, on one line
 
 
 class LLMConnection(BaseModel):
@@ -42,11 +53,7 @@ class LLMConnection(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _http(cls, value: str) -> str:
-        url = value.strip()
-        parts = httpx.URL(url) if url.startswith(("http://", "https://")) else None
-        if parts is None or not parts.host:
-            raise ValueError("must be an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1")
-        return url.rstrip("/")
+        return checked_url(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +113,21 @@ def current(settings: Settings, store: Store) -> Current:
 
 
 def _with(settings: Settings, store: Store, connection: LLMConnection) -> Settings:
-    """The settings ``connection`` makes, its key kept from the current ones if left out."""
-    key = (
-        connection.api_key
-        if "api_key" in connection.model_fields_set
-        else settings_for(settings, store).llm_api_key
-    )
+    """The settings ``connection`` makes; a key left out is the current one if the URL is
+    the current one, and needed in the request if it is another."""
+    current_ = settings_for(settings, store)
+    if "api_key" in connection.model_fields_set:
+        key = connection.api_key
+    elif same_url(connection.base_url, current_.llm_base_url):
+        key = current_.llm_api_key
+    elif current_.llm_api_key:
+        raise InvalidInput(
+            "The saved API key goes only to the URL it was saved with; give this URL's "
+            "own api_key (null for none).",
+            code="api_key_required",
+        )
+    else:
+        key = None
     return settings.model_copy(
         update={
             "llm_base_url": connection.base_url,
@@ -121,8 +137,14 @@ def _with(settings: Settings, store: Store, connection: LLMConnection) -> Settin
     )
 
 
-def save(settings: Settings, store: Store, connection: LLMConnection) -> Current:
+def save(settings: Settings, store: Store, connection: LLMConnection, actor: Actor) -> Current:
+    """Keep ``connection`` for every process; one whose host the outbound policy refuses
+    is not kept (``outbound_blocked``). Audited."""
     chosen = _with(settings, store, connection)
+    Outbound.of(settings).check(chosen.llm_base_url)
+    detail = {"base_url": chosen.llm_base_url, "model": chosen.llm_model,
+              "api_key_set": bool(chosen.llm_api_key)}  # fmt: skip
+    store.audit(actor, "llm_connection_saved", TARGET, detail)
     value = {
         "base_url": chosen.llm_base_url,
         "model": chosen.llm_model,
@@ -132,22 +154,45 @@ def save(settings: Settings, store: Store, connection: LLMConnection) -> Current
     return current(settings, store)
 
 
-def reset(settings: Settings, store: Store) -> Current:
-    """Forget the saved connection: the environment's applies again."""
+def reset(settings: Settings, store: Store, actor: Actor) -> Current:
+    """Forget the saved connection: the environment's applies again. Audited."""
     store.set_secret(STORED, "{}")
+    store.audit(actor, "llm_connection_reset", TARGET, {})
     return current(settings, store)
+
+
+def same_url(a: str, b: str) -> bool:
+    """The same base URL, but for the case of its scheme and host and a trailing slash."""
+    one, two = urlsplit(a.strip().rstrip("/")), urlsplit(b.strip().rstrip("/"))
+    return (one.scheme.lower(), one.netloc.lower(), one.path, one.query) == (
+        two.scheme.lower(),
+        two.netloc.lower(),
+        two.path,
+        two.query,
+    )
 
 
 def check(
     settings: Settings,
     store: Store,
+    actor: Actor,
     connection: LLMConnection | None = None,
     transport: httpx.BaseTransport | None = None,
 ) -> CheckResult:
-    """Ask the model for one word, as an answer would ask it (streamed, with the key)."""
+    """Ask the model for one word, as an answer would ask it (streamed, with the key).
+    Audited: it sends a request where the admin says."""
     chosen = (
         settings_for(settings, store) if connection is None else _with(settings, store, connection)
     )
+    result = _check(settings, chosen, transport)
+    detail = {"base_url": chosen.llm_base_url, "model": chosen.llm_model, "ok": result.ok}
+    store.audit(actor, "llm_connection_tested", TARGET, detail)
+    return result
+
+
+def _check(
+    settings: Settings, chosen: Settings, transport: httpx.BaseTransport | None
+) -> CheckResult:
     probe = chosen.model_copy(
         update={
             "llm_timeout_s": min(chosen.llm_timeout_s, CHECK_TIMEOUT_S),
@@ -158,16 +203,17 @@ def check(
     started = time.monotonic()
     pieces: list[str] = []
     try:
-        for piece in ChatClient(probe, transport).stream(CHECK_PROMPT):
+        client = ChatClient(probe, transport or Outbound.of(settings).transport())
+        for piece in client.stream(CHECK_PROMPT):
             pieces.append(piece)
     except LLMUnavailable as exc:
         if not (isinstance(exc, GenerationLimit) and pieces):  # past a cap, yet it answered
             return CheckResult(False, exc.message, _ms(started), detail=exc.detail)
-    reply = "".join(pieces).strip()
+    reply = one_line("".join(pieces), REPLY_CHARS)
     where = f"{chosen.llm_model} at {chosen.llm_base_url}"
     if not reply:
         return CheckResult(False, f"{where} answered with no text.", _ms(started), reply="")
-    return CheckResult(True, f"{where} answered.", _ms(started), reply=reply[:200])
+    return CheckResult(True, f"{where} answered.", _ms(started), reply=reply)
 
 
 def _ms(started: float) -> int:

@@ -7,8 +7,13 @@ rendered unchanged.
 
 from __future__ import annotations
 
+import hashlib
+import io
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any, BinaryIO, Literal
 
 DocumentStatus = Literal["processing", "ready", "failed"]
 Stage = Literal["parsing", "embedding", "saving"]
@@ -61,6 +66,63 @@ class Document:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+PART_BYTES = 1 << 20  # a file is read, sent to the parser and stored in parts this size
+
+
+@dataclass(frozen=True, slots=True)
+class FileBytes:
+    """A file's bytes as a stream opened on demand, read in parts of ``PART_BYTES``: an
+    upload, a stored original or a file on disk is never held whole in the server's
+    memory (only the parse worker, under its own cap, holds it whole)."""
+
+    size: int
+    sha256: str
+    opener: Callable[[], AbstractContextManager[BinaryIO]]
+
+    def parts(self) -> Iterator[bytes]:
+        with self.opener() as stream:
+            while part := stream.read(PART_BYTES):
+                yield part
+
+    def read(self) -> bytes:
+        """All of it: only for what needs the whole file at once (a PDF page's picture)."""
+        return b"".join(self.parts())
+
+    @classmethod
+    def of_bytes(cls, data: bytes) -> FileBytes:
+        return cls(len(data), hashlib.sha256(data).hexdigest(), lambda: io.BytesIO(data))
+
+    @classmethod
+    def of_path(cls, path: Path) -> FileBytes:
+        """The file as it is now: hashed by reading it through once."""
+        return cls.of_stream(path.open("rb"), lambda: path.open("rb"))
+
+    @classmethod
+    def of_seekable(cls, stream: BinaryIO) -> FileBytes:
+        """A seekable stream (an upload's spooled file) that stays open and is read from its
+        start each time."""
+
+        @contextmanager
+        def rewound() -> Iterator[BinaryIO]:
+            stream.seek(0)
+            yield stream
+
+        return cls.of_stream(rewound(), rewound)
+
+    @classmethod
+    def of_stream(
+        cls,
+        opened: AbstractContextManager[BinaryIO],
+        opener: Callable[[], AbstractContextManager[BinaryIO]],
+    ) -> FileBytes:
+        digest, size = hashlib.sha256(), 0
+        with opened as stream:
+            while part := stream.read(PART_BYTES):
+                digest.update(part)
+                size += len(part)
+        return cls(size, digest.hexdigest(), opener)
 
 
 @dataclass(frozen=True, slots=True)

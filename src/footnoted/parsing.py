@@ -10,7 +10,12 @@ replaced after it was killed or ran out of memory.
 
 The worker loads only the loaders, the chunker and the embedding model's tokenizer
 (``tokenizer.json``, through ``tokenizers``): tens of megabytes, started in about a
-second. Messages are pickles framed by their length, on the worker's stdin and stdout.
+second. Messages are pickles framed by their length, on the worker's stdin and stdout; a
+file's bytes follow its job as raw frames of at most ``PART_BYTES``, ended by an empty
+one, so the caller never holds the whole file in its memory. A document whose chunks pass
+``FOOTNOTED_MAX_DOCUMENT_CHUNKS`` fails (``too_large``) before anything is embedded, and a
+parse that the caller's ``cancelled`` says is no longer wanted (the document was deleted
+or is processed anew) is stopped within a quarter of a second.
 """
 
 from __future__ import annotations
@@ -21,14 +26,16 @@ import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from .chunking import Chunker
-from .errors import DocumentError, FootnotedError, ModelUnavailable
-from .models import Chunk, ParsedDocument
+from .errors import Cancelled, DocumentError, FootnotedError, ModelUnavailable, TooLarge
+from .loaders.sizes import check_size
+from .models import Chunk, FileBytes, ParsedDocument
 
 KEEP_IDLE = 2  # workers kept between files
 _HEADER = struct.Struct("<Q")
@@ -36,21 +43,23 @@ _HEADER = struct.Struct("<Q")
 
 @dataclass(frozen=True, slots=True)
 class ChunkSpec:
-    """How the worker chunks: the embedding model's tokenizer and the token limits."""
+    """How the worker chunks: the embedding model's tokenizer, the token limits and the
+    most chunks one document may make."""
 
     tokenizer: str  # path of the model's tokenizer.json
     max_tokens: int
+    max_chunks: int
     min_tokens: int = 64
 
     @classmethod
-    def for_model(cls, model_path: str, max_tokens: int) -> ChunkSpec:
+    def for_model(cls, model_path: str, max_tokens: int, max_chunks: int) -> ChunkSpec:
         path = Path(model_path) / "tokenizer.json"
         if not path.is_file():
             raise ModelUnavailable(
                 f"The embedding model at {model_path} has no tokenizer.json (a fast "
                 "tokenizer), which chunking needs; save it with a fast tokenizer."
             )
-        return cls(str(path), max_tokens)
+        return cls(str(path), max_tokens, max_chunks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +70,12 @@ class Parsed:
 
 @dataclass(frozen=True, slots=True)
 class _Job:
-    data: bytes
     filename: str
     document_id: str
-    max_bytes: int | None
+    max_bytes: int | None  # the file's bytes follow as raw frames
+
+
+WATCH_S = 0.25  # how often a parse checks whether it is still wanted
 
 
 class Parser:
@@ -78,26 +89,43 @@ class Parser:
         self._lock = threading.Lock()
 
     def parse(
-        self, data: bytes, filename: str, document_id: str, max_bytes: int | None = None
+        self,
+        file: FileBytes,
+        filename: str,
+        document_id: str,
+        max_bytes: int | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
     ) -> Parsed:
-        """Parse and chunk one file; raises :class:`FootnotedError` for bad input, and
-        :class:`DocumentError` (``parse_timeout``, ``parse_memory_limit``) past a limit."""
+        """Parse and chunk one file; raises :class:`FootnotedError` for bad input,
+        :class:`DocumentError` (``parse_timeout``, ``parse_memory_limit``) past a limit,
+        and :class:`Cancelled` once ``cancelled()`` is true."""
+        check_size(file.size, max_bytes, filename)
         worker = self._take()
-        expired = threading.Event()
+        finished = threading.Event()
+        stopped: list[str] = []  # why the worker was killed: "timeout" or "cancelled"
 
-        def expire() -> None:
-            expired.set()
-            worker.process.kill()  # the pending read then ends
+        def watch() -> None:
+            deadline = time.monotonic() + self.timeout_s
+            while not finished.wait(WATCH_S):
+                why = "timeout" if time.monotonic() > deadline else "cancelled"
+                if why == "timeout" or cancelled():
+                    stopped.append(why)
+                    worker.process.kill()  # the pending read then ends
+                    return
 
-        timer = threading.Timer(self.timeout_s, expire)
-        timer.start()
+        watcher = threading.Thread(target=watch, name="footnoted-parse-watch", daemon=True)
+        watcher.start()
         try:
-            reply = worker.call(_Job(data, filename, document_id, max_bytes))
+            reply = worker.call(_Job(filename, document_id, max_bytes), file.parts())
         finally:
-            timer.cancel()
+            finished.set()
+            watcher.join()
+        if stopped == ["cancelled"]:
+            worker.close()
+            raise Cancelled(f"Processing {filename} was stopped: it is no longer wanted.")
         if reply is None or reply[0] == "memory":
             worker.close()
-            raise self._stopped(filename, timed_out=expired.is_set())
+            raise self._stopped(filename, timed_out=stopped == ["timeout"])
         self._give(worker)
         if reply[0] == "error":
             raise reply[1]
@@ -155,11 +183,15 @@ class _Worker:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def call(self, job: _Job) -> tuple[str, Any] | None:
-        """Send a job and wait for the reply; None when the worker died (or was killed)."""
+    def call(self, job: _Job, parts: Iterable[bytes]) -> tuple[str, Any] | None:
+        """Send a job and its file, and wait for the reply; None when the worker died (or
+        was killed)."""
         assert self.process.stdin is not None and self.process.stdout is not None
         try:
             send(self.process.stdin, job)
+            for part in parts:
+                send_raw(self.process.stdin, part)
+            send_raw(self.process.stdin, b"")
             reply: tuple[str, Any] | None = receive(self.process.stdout)
             return reply
         except (OSError, EOFError, pickle.UnpicklingError, ValueError):
@@ -180,16 +212,37 @@ def send(stream: IO[bytes], message: object) -> None:
     stream.flush()
 
 
-def receive(stream: IO[bytes]) -> Any:
-    """The next message, or None at the end of the stream."""
+def send_raw(stream: IO[bytes], part: bytes) -> None:
+    stream.write(_HEADER.pack(len(part)))
+    stream.write(part)
+    if not part:
+        stream.flush()
+
+
+def receive_raw(stream: IO[bytes]) -> bytes | None:
+    """The next frame's bytes, or None at the end of the stream."""
     header = stream.read(_HEADER.size)
     if len(header) < _HEADER.size:
         return None
     (size,) = _HEADER.unpack(header)
     payload = stream.read(size)
-    if len(payload) < size:
-        return None
-    return pickle.loads(payload)
+    return payload if len(payload) == size else None
+
+
+def receive(stream: IO[bytes]) -> Any:
+    """The next message, or None at the end of the stream."""
+    payload = receive_raw(stream)
+    return None if payload is None else pickle.loads(payload)
+
+
+def _receive_file(stream: IO[bytes]) -> bytes | None:
+    """A file's frames, up to the empty one that ends it."""
+    parts: list[bytes] = []
+    while (part := receive_raw(stream)) is not None:
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
+    return None
 
 
 # -- the worker process ------------------------------------------------------------------
@@ -206,7 +259,10 @@ def serve() -> None:
     limit_memory(memory_mb)
     chunker = _chunker(spec)
     while (job := receive(channel_in)) is not None:
-        reply = _work(job, chunker)
+        data = _receive_file(channel_in)
+        if data is None:
+            return
+        reply = _work(job, data, chunker, spec.max_chunks)
         send(channel_out, reply)
         if reply[0] == "memory":
             return  # a heap that ran out is not worth trusting with the next file
@@ -220,12 +276,19 @@ def limit_memory(megabytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def _work(job: _Job, chunker: Chunker) -> tuple[str, Any]:
+def _work(job: _Job, data: bytes, chunker: Chunker, max_chunks: int) -> tuple[str, Any]:
     from . import loaders
 
     try:
-        parsed = loaders.load_bytes(job.data, job.filename, max_bytes=job.max_bytes)
+        parsed = loaders.load_bytes(data, job.filename, max_bytes=job.max_bytes)
         chunks = chunker.chunk(job.document_id, parsed)
+        if len(chunks) > max_chunks:
+            return "error", TooLarge(
+                f"{job.filename} makes {len(chunks):,} passages, over the {max_chunks:,} one "
+                "document may have (FOOTNOTED_MAX_DOCUMENT_CHUNKS): split it into smaller "
+                "files, or raise the limit.",
+                code="too_large",
+            )
         return "ok", Parsed(parsed, chunks)
     except FootnotedError as exc:
         return "error", exc

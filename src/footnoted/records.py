@@ -5,7 +5,7 @@ Plain, immutable data, like :mod:`footnoted.models`; the stores read and write t
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Role = Literal["user", "assistant"]
@@ -22,9 +22,16 @@ class User:
     name: str
     is_admin: bool
     created_at: str = ""
+    is_owner: bool = False  # the instance's owner: the first admin (docs/users.md)
+    token_id: str | None = field(default=None, compare=False)
+    """The API token a request was made with (a web session's: the one it was opened
+    with); set by authentication, never stored. What the request mints (a web session, a
+    signed link) lives no longer than that token."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["token_id"]
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +133,15 @@ TokenKind = Literal["api", "session"]
 
 @dataclass(frozen=True, slots=True)
 class Actor:
-    """Who makes an account change, for the audit log: the command line, or an admin
-    (by name) through the API."""
+    """Who makes a change, for the audit log: the command line, or an admin (by name)
+    through the API."""
 
     via: Via
     name: str | None = None
+
+    @classmethod
+    def admin(cls, user: User) -> Actor:
+        return cls("api", user.name)
 
 
 CLI_ACTOR = Actor("cli")
@@ -152,16 +163,17 @@ class TokenInfo:
 
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
-    """One account change: who made it (and how), what, to whom."""
+    """One change an admin made: who made it (and how), what, to whom or to what."""
 
     id: int
     at: str
     via: Via
     actor: str | None  # the admin's name; None from the command line
     action: str  # user_created, admin_granted, token_revoked, … (docs/users.md)
-    user_id: str
-    user_name: str
+    user_id: str | None  # the user changed, for account changes
+    user_name: str | None
     detail: dict[str, Any]
+    target: str | None = None  # what else was changed: "collection:handbooks", "document:…"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

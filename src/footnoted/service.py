@@ -24,7 +24,7 @@ from .embedding import SentenceTransformerEmbedder, get_embedder, limit_blas_thr
 from .ingest import FileResult, Ingestor, IngestReport, ProgressFn
 from .models import Chunk, Document, Event, Evidence, Progress, Refusal, Started
 from .parsing import ChunkSpec, Parser
-from .records import RefusalEntry
+from .records import CLI_ACTOR, Actor, RefusalEntry
 from .retrieval import Retrieval, Retriever
 from .settings import Settings
 from .stores.base import Store
@@ -75,7 +75,7 @@ class Footnoted:
         if self._ingestor is None:
             limit = min(self.settings.chunk_tokens, self.embedder.max_tokens - TITLE_TOKENS)
             parser = Parser(
-                ChunkSpec.for_model(self.embedder.path, limit),
+                ChunkSpec.for_model(self.embedder.path, limit, self.settings.max_document_chunks),
                 timeout_s=self.settings.parse_timeout_s,
                 memory_mb=self.settings.parse_memory_mb,
             )
@@ -135,12 +135,14 @@ class Footnoted:
         """Where the work of each ``processing`` document stands, by document id."""
         return self.store.progress()
 
-    def set_enabled(self, document_id: str, enabled: bool) -> Document:
+    def set_enabled(self, document_id: str, enabled: bool, actor: Actor = CLI_ACTOR) -> Document:
         """Disabling a document also revokes its public links for good: links signed
         before carry the old ``link_epoch`` and stay dead when it is enabled again."""
         doc = self.store.set_enabled(document_id, enabled)
         if not enabled:
             self.store.set_secret(link_epoch_name(document_id), secrets.token_hex(8))
+        action = "document_enabled" if enabled else "document_disabled"
+        self.store.audit(actor, action, f"document:{doc.id}", {"title": doc.title})
         return doc
 
     def link_epoch(self, document_id: str) -> str:
@@ -148,8 +150,11 @@ class Footnoted:
         ("" until it is first disabled)."""
         return self.store.secret(link_epoch_name(document_id), str)
 
-    def delete(self, document_id: str) -> None:
+    def delete(self, document_id: str, actor: Actor = CLI_ACTOR) -> None:
+        doc = self.store.get_document(document_id)
         self.store.delete_document(document_id)
+        detail = {"title": doc.title, "collection": doc.collection}
+        self.store.audit(actor, "document_deleted", f"document:{doc.id}", detail)
 
     def document_text(self, document_id: str) -> str:
         return self.store.document_text(document_id)
@@ -253,12 +258,15 @@ class Footnoted:
         return collection_settings.resolve(self.store.get_collection_settings(coll), self.settings)
 
     def update_collection_settings(
-        self, collection: str, changes: dict[str, object]
+        self, collection: str, changes: dict[str, object], actor: Actor = CLI_ACTOR
     ) -> CollectionSettings:
         """Apply a partial update (validated); only the changed keys are stored."""
         updated = collection_settings.merge(self.collection_settings(collection), changes)
         stored = {**self.store.get_collection_settings(collection), **changes}
         self.store.put_collection_settings(collection, stored)
+        shown = updated.model_dump(mode="json")
+        detail = {key: shown[key] for key in changes if key in shown}
+        self.store.audit(actor, "collection_settings_changed", f"collection:{collection}", detail)
         return updated
 
     def refusal_entry(

@@ -9,8 +9,10 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .outbound import checked_url
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
@@ -114,6 +116,14 @@ class Settings(BaseSettings):
     max_file_mb: float = Field(
         default=50.0, gt=0, description="Largest file accepted for ingestion, in megabytes."
     )
+    max_document_chunks: int = Field(
+        default=20_000,
+        ge=1,
+        description=(
+            "Most passages (chunks) one document may make: a file past it fails with "
+            "too_large before anything is embedded (20,000 is about 2,000 pages of prose)."
+        ),
+    )
     collection: str = Field(default="default", description="Collection used when none is named.")
     database_url: str | None = Field(
         default=None,
@@ -187,6 +197,21 @@ class Settings(BaseSettings):
         default="http://127.0.0.1:11434/v1",
         description="Base URL of an OpenAI-compatible API (the part before /chat/completions).",
     )
+    outbound_allow: str = Field(
+        default="",
+        description=(
+            "Hosts, addresses and networks (comma-separated: ollama.lan, 10.0.0.5, "
+            "10.0.0.0/8) that footnoted may connect to although they are loopback, "
+            "link-local or private; every other such address is refused. The host of "
+            "FOOTNOTED_LLM_BASE_URL is always allowed."
+        ),
+    )
+
+    @field_validator("llm_base_url")
+    @classmethod
+    def _llm_url(cls, value: str) -> str:
+        return checked_url(value)
+
     llm_model: str = Field(default="llama3.1", description="Model name sent to the LLM server.")
     llm_api_key: str | None = Field(
         default=None, description="Bearer token for the LLM server; unset sends none."

@@ -1,29 +1,35 @@
 """Uploaded documents: accept the bytes, keep them, then parse, chunk and embed them.
 
-:meth:`Uploads.begin` checks size and type (by content) and records the file with a
-``processing`` document in one transaction; :meth:`Uploads.process` (run in a worker
-thread) parses in the bounded parse worker (:mod:`.parsing`: a time and a memory limit),
-embeds and stores the chunks, or marks the document ``failed`` with a readable error.
-Each stage (parsing, embedding with the chunks done, saving) is recorded as the
-document's progress, which ``GET /api/documents`` shows while it is ``processing``.
-A server that stops mid-way leaves ``processing`` rows behind; :meth:`Uploads.recover`
+An upload is never held whole in the server's memory: it arrives spooled to disk, is
+hashed, sniffed and stored a part at a time (``FileBytes``), and reaches the parse worker
+the same way. :meth:`Uploads.begin` checks size and type (by content) and records the
+file with a ``processing`` document in one transaction; :meth:`Uploads.process` (run in a
+worker thread) claims the document's work, parses in the bounded parse worker
+(:mod:`.parsing`: a time and a memory limit), embeds and stores the chunks, or marks the
+document ``failed`` with a readable error. Each stage (parsing, embedding with the chunks
+done, saving) is recorded as the document's progress, which ``GET /api/documents`` shows
+while it is ``processing``; every step checks that the work is still wanted, so deleting
+the document or processing it anew stops it within a second (:class:`Cancelled`). A
+server that stops mid-way leaves ``processing`` rows behind; :meth:`Uploads.recover`
 marks them failed at the next start.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from . import loaders
-from .errors import DocumentError, FootnotedError, NotFound
+from .errors import Cancelled, DocumentError, FootnotedError, NotFound
 from .ingest import FileResult, Ingestor, check_url, document_id, embed_chunks
-from .models import Document, Progress
+from .loaders.sniff import detect_file_kind
+from .models import Document, FileBytes, Progress
+from .records import CLI_ACTOR, Actor
 from .settings import Settings
 from .stores.base import Store, StoredFile
 
+DELETED = "The document was deleted while it was being processed."
 INTERRUPTED = "Processing was interrupted because the server stopped; reprocess the document."
 
 
@@ -37,22 +43,24 @@ class Uploads:
 
     def begin(
         self,
-        data: bytes,
+        file: FileBytes,
         filename: str,
         collection: str | None = None,
         *,
         title: str | None = None,
         url: str | None = None,
+        actor: Actor = CLI_ACTOR,
     ) -> Document:
-        """Check and record an upload; returns the document (``processing`` unless known)."""
+        """Check and record an upload; returns the document (``processing`` unless known).
+        ``file`` is read a part at a time; an upload is audited as ``actor``'s."""
         url = check_url(url)
         max_bytes = int(self.settings.max_file_mb * 1024 * 1024)
-        loaders.check_size(len(data), max_bytes, filename)
-        if not data.strip():
+        loaders.check_size(file.size, max_bytes, filename)
+        if all(not part.strip() for part in file.parts()):
             raise DocumentError(f"{filename} is empty.", code="empty_document")
-        kind = loaders.detect_kind(data, filename)  # UnsupportedType (415) for anything else
+        kind = detect_file_kind(file, filename)  # UnsupportedType (415) for anything else
         coll = collection or self.settings.collection
-        content_hash = hashlib.sha256(data).hexdigest()
+        content_hash = file.sha256
         doc_id = document_id(coll, content_hash)
         try:
             existing = self.store.get_document(doc_id)
@@ -67,13 +75,15 @@ class Uploads:
             source=f"upload/{content_hash[:16]}/{filename}",
             kind=kind,
             content_hash=content_hash,
-            size=len(data),
+            size=file.size,
             status="processing",
             url=url,
         )
         self.store.begin_upload(
-            document, StoredFile(filename, loaders.media_type(kind), data, title)
+            document, StoredFile(filename, loaders.media_type(kind), file, title)
         )
+        self.store.audit(actor, "document_uploaded", f"document:{doc_id}",
+                         {"title": document.title, "collection": coll})  # fmt: skip
         return self.store.get_document(doc_id)
 
     def original(self, document: Document) -> StoredFile:
@@ -83,61 +93,80 @@ class Uploads:
             return stored
         path = Path(document.source)
         try:
-            data = path.read_bytes() if path.is_file() else None
+            file = FileBytes.of_path(path) if path.is_file() else None
         except OSError:
-            data = None
-        if data is None or hashlib.sha256(data).hexdigest() != document.content_hash:
+            file = None
+        if file is None or file.sha256 != document.content_hash:
             raise NotFound(
                 f"The original file of {document.title!r} is no longer available.",
                 code="file_not_found",
             )
-        return StoredFile(path.name, loaders.media_type(document.kind), data)
+        return StoredFile(path.name, loaders.media_type(document.kind), file)
 
-    def reprocess(self, document_id: str) -> Document:
-        """Mark a document ``processing`` again (its file must still be available)."""
+    def reprocess(self, document_id: str, actor: Actor = CLI_ACTOR) -> Document:
+        """Mark a document ``processing`` again (its file must still be available); work
+        still going on it stops at its next step. Audited."""
         document = self.store.get_document(document_id)
         self.original(document)
-        return self.store.set_status(document_id, "processing")
+        processing = self.store.set_status(document_id, "processing")
+        self.store.audit(actor, "document_reprocessed", f"document:{document_id}",
+                         {"title": document.title})  # fmt: skip
+        return processing
 
     def process(self, document_id: str) -> Document:
-        """Parse and chunk (bounded), embed and store; never raises for a bad file."""
+        """Parse and chunk (bounded), embed and store; never raises for a bad file. Work
+        that is no longer wanted (deleted, or claimed by a later job) stops early."""
+        job = self.store.claim_job(document_id)  # NotFound once deleted
         document = self.store.get_document(document_id)
         try:
-            return self._process(document)
+            return self._process(document, job)
+        except Cancelled:
+            return self._gone(document)
         except FootnotedError as exc:
-            return self._fail(document, exc.message)
+            return self._fail(document, job, exc.message)
         except Exception as exc:  # a parser bug must not take the server down
-            return self._fail(document, f"Could not process {document.title}: {exc}")
+            return self._fail(document, job, f"Could not process {document.title}: {exc}")
 
-    def _process(self, document: Document) -> Document:
+    def _process(self, document: Document, job: str) -> Document:
         file = self.original(document)
-        self.store.set_progress(document.id, Progress("parsing"))
+
+        def unwanted() -> bool:
+            return not self.store.job_current(document.id, job)
+
+        def step(progress: Progress) -> None:
+            if not self.store.set_progress(document.id, progress, job):
+                raise Cancelled(f"Processing {document.title} was stopped.")
+
+        step(Progress("parsing"))
         item = self.ingestor().prepare(
-            file.data,
-            file.filename,
-            document.source,
-            document.collection,
-            title=file.title,
-            url=document.url,
-        )
+            file.content, file.filename, document.source, document.collection,
+            title=file.title, url=document.url, cancelled=unwanted,
+        )  # fmt: skip
         if isinstance(item, FileResult):
             return self.store.get_document(item.document_id or document.id)
         total = len(item.chunks)
-
-        def embedding(done: int) -> None:
-            self.store.set_progress(document.id, Progress("embedding", done, total))
-
-        embedding(0)
-        embedded = embed_chunks(self.ingestor().embedder, [item.parts], embedding)
-        self.store.set_progress(document.id, Progress("saving", total, total))
+        step(Progress("embedding", 0, total))
+        embedded = embed_chunks(
+            self.ingestor().embedder, [item.parts],
+            lambda done: step(Progress("embedding", done, total)),
+        )  # fmt: skip
+        step(Progress("saving", total, total))
         ready = replace(item.document, chunk_count=total)
-        self.store.get_document(document.id)  # NotFound if it was deleted meanwhile
         self.store.save_document(
-            ready, item.text, item.chunks, embedded.vectors, embedded.sentences
+            ready, item.text, item.chunks, embedded.vectors, embedded.sentences, job=job
         )
         return self.store.get_document(ready.id)
 
-    def _fail(self, document: Document, message: str) -> Document:
+    def _gone(self, document: Document) -> Document:
+        """The document as another job left it, or as it was before it was deleted."""
+        try:
+            return self.store.get_document(document.id)
+        except NotFound:
+            return replace(document, status="failed", error=DELETED)
+
+    def _fail(self, document: Document, job: str, message: str) -> Document:
+        if not self.store.job_current(document.id, job):
+            return self._gone(document)  # deleted, or processed anew, meanwhile
         try:
             return self.store.set_status(document.id, "failed", message)
         except NotFound:  # deleted while it was being processed

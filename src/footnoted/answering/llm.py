@@ -2,9 +2,10 @@
 server, LM Studio, OpenAI), streamed token by token.
 
 :class:`ChatClient` speaks ``POST {base_url}/chat/completions`` with ``stream: true``
-over httpx (pass ``transport`` to run without sockets). :class:`LLMAnswerer` turns the
-token stream into ``Footnoted.ask()`` events: markers cleaned while streaming, the
-support check after. A failure before the first token raises :class:`LLMUnavailable`
+over httpx, through the outbound policy's transport (a test's runs without sockets).
+:class:`LLMAnswerer` turns the token stream into ``Footnoted.ask()`` events: the text made
+safe and its markers renumbered while streaming (``safe_markdown``), the support check
+after. A failure before the first token raises :class:`LLMUnavailable`
 from :meth:`LLMAnswerer.open` so the caller can fall back; one after it ends the events
 with ``Failed``.
 
@@ -26,12 +27,14 @@ import httpx
 
 from ..embedding import Embedder
 from ..errors import FootnotedError
-from ..grounding import StreamCleaner, check_support, dedupe_hits
+from ..grounding import check_support, dedupe_hits
 from ..models import Delta, Done, Event, Evidence, Failed, Refusal, RetrievedChunk, Sources
+from ..outbound import OutboundBlocked
 from ..settings import Settings
 from .conversation import NO_CONVERSATION, Conversation, Exchange, condense_messages, standalone
 from .evidence import REFUSAL_MESSAGE, SUGGESTIONS
 from .prompt import MAX_SOURCES, REFUSAL_PHRASE, build_messages
+from .safe_markdown import SafeStream
 
 
 class LLMUnavailable(FootnotedError):
@@ -55,6 +58,7 @@ class GenerationLimit(LLMUnavailable):
 
 
 ERROR_BYTES = 4096  # read of an error reply's body, for its message
+DETAIL_CHARS = 200  # the most of that message an admin is shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +75,8 @@ class StreamCaps:
 class ChatClient:
     """A streaming client for an OpenAI-compatible ``/chat/completions``."""
 
-    def __init__(self, settings: Settings, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(self, settings: Settings, transport: httpx.BaseTransport) -> None:
+        """``transport``: the outbound policy's (``Outbound.transport``), or a test's."""
         self.url = settings.llm_base_url.rstrip("/") + "/chat/completions"
         self.model = settings.llm_model
         self.headers = {"Accept": "text/event-stream"}
@@ -95,36 +100,55 @@ class ChatClient:
                 httpx.Client(transport=self.transport, timeout=self.timeout) as client,
                 client.stream("POST", self.url, json=body, headers=self.headers) as response,
             ):
-                if response.status_code >= 400:
-                    failure = LLMUnavailable(
-                        f"The LLM server answered HTTP {response.status_code}."
-                    )
-                    failure.detail = _error_detail(response)
-                    raise failure
+                if response.status_code >= 300:
+                    raise _refused(response)
                 lines = _lines(response.iter_bytes(), self.caps, deadline)
                 yield from _tokens(lines, self.caps.tokens)
+        except OutboundBlocked as exc:
+            raise LLMUnavailable(exc.message) from exc
         except httpx.TimeoutException as exc:
             raise LLMUnavailable("The LLM server did not answer in time.") from exc
         except httpx.HTTPError as exc:
             raise LLMUnavailable(f"The LLM server could not be reached ({exc}).") from exc
 
 
-def _error_detail(response: httpx.Response, limit: int = ERROR_BYTES) -> str | None:
-    """The server's error message (OpenAI's ``{"error": {"message"}}``, else its text),
-    from at most ``limit`` bytes of the body."""
+def _refused(response: httpx.Response) -> LLMUnavailable:
+    """The failure a reply that is not a stream means: its status and, for an OpenAI-style
+    error, that error's message cut to one line (never the body itself, which may be any
+    server's page). Redirects are not followed."""
+    status = response.status_code
+    if status < 400:
+        return LLMUnavailable(
+            f"The LLM server answered HTTP {status}, a redirect; footnoted does not follow "
+            "redirects: use the address it points to."
+        )
+    failure = LLMUnavailable(f"The LLM server answered HTTP {status}.")
+    failure.detail = _error_message(response)
+    return failure
+
+
+def _error_message(response: httpx.Response, limit: int = ERROR_BYTES) -> str | None:
+    """OpenAI's ``{"error": {"message": …}}`` (or ``{"error": "…"}``) from at most
+    ``limit`` bytes of the body, as one line of at most ``DETAIL_CHARS``; else None."""
     body = b""
     for chunk in response.iter_bytes():
         body += chunk
         if len(body) >= limit:
             break
-    text = body[:limit].decode("utf-8", "replace").strip()
     try:
-        error = json.loads(text).get("error")
-        message = error.get("message") if isinstance(error, dict) else error
+        error = json.loads(body[:limit].decode("utf-8", "replace")).get("error")
     except (ValueError, AttributeError):
-        message = None
-    detail = message if isinstance(message, str) and message.strip() else text
-    return " ".join(detail.split())[:500] or None
+        return None
+    message = error.get("message") if isinstance(error, dict) else error
+    if not isinstance(message, str):
+        return None
+    return one_line(message, DETAIL_CHARS)
+
+
+def one_line(text: str, limit: int) -> str | None:
+    """The text's first line, whitespace collapsed, cut to ``limit`` characters."""
+    first = " ".join((text.strip().splitlines() or [""])[0].split())
+    return (first[: limit - 1] + "…" if len(first) > limit else first) or None
 
 
 def _lines(chunks: Iterator[bytes], caps: StreamCaps, deadline: float) -> Iterator[str]:
@@ -190,7 +214,7 @@ class LLMAnswerer:
     """One question's generation: prompt, stream, clean, check support."""
 
     def __init__(
-        self, settings: Settings, embedder: Embedder, transport: httpx.BaseTransport | None = None
+        self, settings: Settings, embedder: Embedder, transport: httpx.BaseTransport
     ) -> None:
         self.client = ChatClient(settings, transport)
         self.embedder = embedder
@@ -228,7 +252,7 @@ class LLMAnswerer:
         """``Delta``…, ``Sources`` (when citing), ``Done``; or ``Refusal``; or ``Failed``.
         ``reader`` (the reader's confidence) joins the support check's grounding."""
         urls = [h.document_url or "" for h in sources]
-        cleaner = StreamCleaner(len(sources) if cite else 0, urls)
+        cleaner = SafeStream(len(sources) if cite else 0, urls)
         try:
             head = _head(first, tokens)
             if _norm(head).startswith(PHRASE):

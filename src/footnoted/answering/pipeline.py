@@ -37,6 +37,7 @@ from ..models import (
     Sources,
     Started,
 )
+from ..outbound import Outbound
 from ..reader import Calibration, Reader, Reading, get_reader
 from ..retrieval import Retrieval, Retriever
 from ..settings import Settings
@@ -110,6 +111,10 @@ class Pipeline:
         self.retriever = retriever
         self.embedder = embedder
         self.llm_settings = llm_settings  # the LLM connection in force (an admin may change it)
+        self.outbound = Outbound.of(settings)  # the operator's: what the model may be reached at
+
+    def _answerer(self) -> LLMAnswerer:
+        return LLMAnswerer(self.llm_settings(), self.embedder, self.outbound.transport())
 
     @property
     def reader(self) -> Reader:
@@ -159,7 +164,7 @@ class Pipeline:
         """The model's standalone form of a follow-up; None when it has none to give (a
         model that is down is reported by the answer step, which falls back too)."""
         try:
-            return LLMAnswerer(self.llm_settings(), self.embedder).condense(question, history)
+            return self._answerer().condense(question, history)
         except LLMUnavailable:
             return None
 
@@ -295,7 +300,7 @@ class Pipeline:
                 extract(p.query, p.read, p.reader_threshold, grounding, p.sides), p.cite
             )
             return
-        answerer = LLMAnswerer(self.llm_settings(), self.embedder)
+        answerer = self._answerer()
         try:
             sources, first, tokens = answerer.open(p.query, [r.hit for r in p.read], p.conversation)
         except LLMUnavailable as exc:

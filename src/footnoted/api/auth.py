@@ -1,8 +1,10 @@
 """Bearer-token auth: random tokens, shown once, stored as SHA-256 hashes (``accounts``).
 
 Every request looks its token up in the database, so a revoked token, a deleted user or
-a demoted admin is refused at once. A web session's token also names the time it
-expires; the hash covers that time, so it cannot be changed.
+a demoted admin is refused at once, in every process. A web session's token also names
+the time it expires (the hash covers that time, so it cannot be changed), and is kept
+with the API token it was opened with: revoking or rotating that token ends the session
+too. The user a request is made by carries that API token's id (``User.token_id``).
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def issue_session(store: Store, user: User) -> str:
-    """A web session's token, valid for ``SESSION_MAX_AGE_S`` or until sign-out."""
+    """A web session's token, valid for ``SESSION_MAX_AGE_S``, until sign-out, or until
+    the API token ``user`` signed in with is revoked."""
     expires = int(time.time()) + SESSION_MAX_AGE_S
     token = new_token(f"{SESSION_PREFIX}{expires}_")
-    store.add_token(user.id, hash_token(token), kind="session")
+    store.add_token(user.id, hash_token(token), kind="session", parent_id=user.token_id)
     return token
 
 
@@ -57,7 +60,7 @@ def user_for(request: Request, token: str) -> User:
     if session_expired(token):
         revoke_session(store, token)
         raise Unauthorized("The session has expired: sign in again.", code="session_expired")
-    user = store.user_for_token(hash_token(token))
+    user = store.authenticate(hash_token(token))
     if user is None:
         raise Unauthorized("The API token is not valid.", code="invalid_token")
     return user

@@ -154,8 +154,9 @@ class ChatService:
             self.store_incomplete(turn, a.text, result.warning)
             raise GenerationInterrupted(result.failed.message, code=result.failed.code)
         cite = req.include_citations and result.cite
+        mode = turn.config.citation_link_mode
         linked = Answer(
-            a.text, self.links.decorate(a.citations, turn.config.citation_link_mode),
+            a.text, self.links.decorate(a.citations, mode, turn.user.token_id),
             a.referenced, a.spans, a.grounding,
         )  # fmt: skip
         payload = answer_payload(
@@ -269,7 +270,9 @@ class ChatService:
                         return False
                     text.append(event.text)
                 case Sources():
-                    decorated = self.links.decorate(event.citations, turn.config.citation_link_mode)
+                    decorated = self.links.decorate(
+                        event.citations, turn.config.citation_link_mode, turn.user.token_id
+                    )
                     event = sources = replace(event, citations=decorated)
                 case Refusal():
                     self.store_refusal(turn, event)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from starlette.responses import Response
+from starlette.concurrency import iterate_in_threadpool
+from starlette.responses import Response, StreamingResponse
 
 from ..loaders.kinds import KINDS, OTHER_MEDIA_TYPE
 from ..stores.base import StoredFile
@@ -26,12 +27,14 @@ FILE_RESPONSE: dict[int | str, dict[str, Any]] = {
 
 
 def file_response(file: StoredFile) -> Response:
+    """The file streamed a part at a time (never whole in memory), as an attachment."""
     ascii_name = file.filename.encode("ascii", "replace").decode().replace('"', "")
     disposition = f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(file.filename)}"
-    return Response(
-        file.data,
+    return StreamingResponse(
+        iterate_in_threadpool(file.content.parts()),
         media_type=file.media_type,
         headers={
+            "Content-Length": str(file.content.size),
             "Content-Disposition": disposition,
             "X-Content-Type-Options": "nosniff",
             "Content-Security-Policy": "sandbox; default-src 'none'",

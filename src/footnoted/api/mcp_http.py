@@ -63,7 +63,7 @@ class Served:
         hits = self.service.retrieve(query, collection, limit).hits
         mode = self.service.collection_settings(collection).citation_link_mode
         cites = self.state.links.decorate(
-            [make_citation(i, h) for i, h in enumerate(hits, 1)], mode
+            [make_citation(i, h) for i, h in enumerate(hits, 1)], mode, self.user.token_id
         )
         return tuple(self._absolute(cites))
 

@@ -267,6 +267,10 @@ class UserOut(BaseModel):
     name: str
     is_admin: bool
     created_at: str
+    is_owner: bool = Field(
+        description="The instance's owner (the first admin): only they, or the command line "
+        "on the server, may demote or delete that account."
+    )
 
 
 class TokenOut(BaseModel):
@@ -306,9 +310,13 @@ class AuditOut(BaseModel):
     via: Literal["cli", "api"]
     actor: str | None = Field(description="The admin who made the change; null: the CLI.")
     action: str
-    user_id: str
-    user_name: str
+    user_id: str | None = Field(description="The user changed; null for other changes.")
+    user_name: str | None
     detail: dict[str, Any]
+    target: str | None = Field(
+        description="What was changed, when not a user: `collection:NAME`, `document:ID`, "
+        "`llm_connection`."
+    )
 
 
 class HealthOut(BaseModel):

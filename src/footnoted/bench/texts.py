@@ -14,6 +14,7 @@ from ..evaluation.datasets import (
     safe_stem,
 )
 from ..ingest import FileResult, embedding_texts
+from ..models import FileBytes
 from ..service import Footnoted
 
 DATA = Path("../shared/data")
@@ -56,7 +57,7 @@ def chunk_texts(fn: Footnoted, files: dict[str, str], limit: int) -> list[str]:
     """What ingestion would embed for these files (``ingest.embedding_texts``)."""
     texts: list[str] = []
     for name, text in files.items():
-        pending = fn.ingestor.prepare(text.encode(), name, name, "bench")
+        pending = fn.ingestor.prepare(FileBytes.of_bytes(text.encode()), name, name, "bench")
         if not isinstance(pending, FileResult):
             texts.extend(embedding_texts(pending.parts))
         if len(texts) >= limit:

@@ -208,16 +208,18 @@ def user_audit(
     limit: Annotated[int, typer.Option(metavar="N", help="How many, newest first.", min=1)] = 50,
     as_json: AsJson = False,
 ) -> None:
-    """The audit log: every change to users and tokens, who made it and how."""
+    """The audit log: every change an admin made (users, tokens, collection settings,
+    documents, the LLM connection), who made it and how."""
     entries = _run(lambda a: a.audit(limit))
     if as_json:
         _json([e.to_dict() for e in entries])
         return
-    table = Table("when", "by", "action", "user", "detail")
+    table = Table("when", "by", "action", "on", "detail")
     for e in entries:
         by = "cli" if e.via == "cli" else f"{e.actor} (api)"
+        on = e.user_name if e.user_name is not None else e.target or ""
         detail = " ".join(f"{k}={v}" for k, v in e.detail.items())
-        table.add_row(e.at[:19], escape(by), e.action, escape(e.user_name), escape(detail))
+        table.add_row(e.at[:19], escape(by), e.action, escape(on), escape(detail))
     out.print(table)
     if not entries:
-        out.print("no account changes logged")
+        out.print("no changes logged")

@@ -7,9 +7,12 @@ import codecs
 import io
 import re
 import zipfile
+from collections.abc import Callable
 from pathlib import PurePath
+from typing import BinaryIO
 
 from footnoted.errors import UnsupportedType
+from footnoted.models import PART_BYTES, FileBytes
 
 from .kinds import SUPPORTED_LIST, hinted
 
@@ -50,6 +53,18 @@ def detect_kind(data: bytes, filename: str) -> str:
     return sniff(data, filename)[0]
 
 
+def detect_file_kind(file: FileBytes, filename: str) -> str:
+    """:func:`detect_kind` for a file read as a stream, a part at a time: an archive's
+    members from its directory, a text's encoding checked as it is read through."""
+    with file.opener() as stream:
+        head = stream.read(PART_BYTES)
+        kind = _binary_kind(head, filename, lambda: _zip_names(stream))
+        if kind is not None:
+            return kind
+        text = _decoded_head(head, stream)
+    return _text_kind(text, filename)
+
+
 def display_name(filename: str) -> str:
     """The file name to show in messages: no directories, never empty."""
     return PurePath(filename).name or filename or "The file"
@@ -61,44 +76,64 @@ def zip_members(data: bytes) -> list[zipfile.ZipInfo]:
         return archive.infolist()
 
 
+def _zip_names(stream: BinaryIO) -> set[str]:
+    with zipfile.ZipFile(stream) as archive:
+        return {member.filename for member in archive.infolist()}
+
+
 def sniff(data: bytes, filename: str) -> tuple[str, str | None]:
     """The kind of ``data`` and, for text kinds, its decoded text."""
+    def names() -> set[str]:
+        return {member.filename for member in zip_members(data)}
+
+    kind = _binary_kind(data, filename, names)
+    if kind is not None:
+        return kind, None
+    text = _decode(data)
+    return _text_kind(text, filename), text
+
+
+def _binary_kind(head: bytes, filename: str, names: Callable[[], set[str]]) -> str | None:
+    """ "pdf" or "docx" by the file's first bytes (and an archive's member ``names``); None
+    for what may be text; ``UnsupportedType`` for other binary data."""
     name = display_name(filename)
-    suffix = PurePath(filename).suffix.lower()
-    if data[:1024].lstrip(b"\x00\t\n\r\f \xef\xbb\xbf")[:5] == b"%PDF-":
-        return "pdf", None
-    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
-        return _sniff_zip(data, name, suffix), None
+    if head[:1024].lstrip(b"\x00\t\n\r\f \xef\xbb\xbf")[:5] == b"%PDF-":
+        return "pdf"
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return _sniff_zip(names, name, PurePath(filename).suffix.lower())
     for signature, what in _BINARY_SIGNATURES:
-        if data.startswith(signature):
+        if head.startswith(signature):
             raise UnsupportedType(
                 f"{name} looks like {what}, which is not supported; supported are {SUPPORTED_LIST}."
             )
-    text = _decode(data)
+    return None
+
+
+def _text_kind(text: str | None, filename: str) -> str:
     if text is None:
         raise UnsupportedType(
-            f"{name} is not a supported document: it is binary data, or text in an "
-            f"encoding other than UTF-8/UTF-16; supported are {SUPPORTED_LIST}."
+            f"{display_name(filename)} is not a supported document: it is binary data, or "
+            f"text in an encoding other than UTF-8/UTF-16; supported are {SUPPORTED_LIST}."
         )
     if _HTML_START.match(text[:65536]):
-        return "html", text
-    hint = hinted(suffix)
+        return "html"
+    hint = hinted(PurePath(filename).suffix.lower())
     if hint == "html" and text.lstrip().startswith("<"):
-        return "html", text
-    return ("markdown" if hint == "markdown" else "text"), text
+        return "html"
+    return "markdown" if hint == "markdown" else "text"
 
 
-def _sniff_zip(data: bytes, name: str, suffix: str) -> str:
+def _sniff_zip(names: Callable[[], set[str]], name: str, suffix: str) -> str:
     try:
-        names = {member.filename for member in zip_members(data)}
+        members = names()
     except ZIP_ERRORS as exc:
         if hinted(suffix) == "docx":
             return "docx"  # a damaged Word file: the DOCX loader reports it as unreadable
         raise UnsupportedType(
             f"{name} is a damaged ZIP archive, not a supported document."
         ) from exc
-    if "word/document.xml" in names or (
-        "[Content_Types].xml" in names and any(n.startswith("word/") for n in names)
+    if "word/document.xml" in members or (
+        "[Content_Types].xml" in members and any(n.startswith("word/") for n in members)
     ):
         return "docx"
     raise UnsupportedType(
@@ -107,25 +142,45 @@ def _sniff_zip(data: bytes, name: str, suffix: str) -> str:
     )
 
 
+def _encoding(head: bytes) -> str:
+    """UTF-8 (BOM optional), BOM-marked UTF-16, or the encoding an HTML page or XML file
+    declares at its top (a saved web page in windows-1252). Undeclared legacy encodings
+    are not guessed."""
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    return _declared(head) or "utf-8"
+
+
 def _decode(data: bytes) -> str | None:
-    """Text from UTF-8 (BOM optional), BOM-marked UTF-16, or the encoding an HTML page or
-    XML file declares at its top (a saved web page in windows-1252); None when it is not
-    text. Undeclared legacy encodings are not guessed."""
-    if data.startswith(codecs.BOM_UTF8):
-        encoding = "utf-8-sig"
-    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        encoding = "utf-16"
-    else:
-        encoding = _declared(data) or "utf-8"
+    """The text of ``data`` (:func:`_encoding`); None when it is not text."""
     try:
-        text = data.decode(encoding)
+        text = data.decode(_encoding(data))
     except UnicodeDecodeError:
         return None
-    sample = text[:8192]
-    controls = sum(1 for ch in sample if ch < " " and ch not in "\t\n\r\f\v")
-    if "\x00" in text or controls > len(sample) // 100:
+    return text if _looks_like_text(text, text) else None
+
+
+def _decoded_head(head: bytes, stream: BinaryIO) -> str | None:
+    """The first part's text, once the whole stream has decoded as text; else None."""
+    decoder = codecs.getincrementaldecoder(_encoding(head))()
+    try:
+        first = decoder.decode(head)
+        nul = "\x00" in first
+        while part := stream.read(PART_BYTES):
+            nul = nul or "\x00" in decoder.decode(part)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
         return None
-    return text
+    return first if not nul and _looks_like_text(first, "") else None
+
+
+def _looks_like_text(start: str, whole: str) -> bool:
+    """No NUL (in ``whole``) and few control characters at the ``start``."""
+    sample = start[:8192]
+    controls = sum(1 for ch in sample if ch < " " and ch not in "\t\n\r\f\v")
+    return "\x00" not in start and "\x00" not in whole and controls <= len(sample) // 100
 
 
 def _declared(data: bytes) -> str | None:

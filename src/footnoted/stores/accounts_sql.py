@@ -13,10 +13,11 @@ last-admin rule counts admins.
 from __future__ import annotations
 
 import secrets
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ..errors import Conflict, NotFound
+from ..errors import Conflict, Forbidden, NotFound
 from ..records import CLI_ACTOR, Actor, AuditEntry, TokenInfo, TokenKind, User
 from .encoding import dumps, loads, now
 from .rows import user_from
@@ -36,8 +37,16 @@ def token_from(row: Any) -> TokenInfo:
 def audit_from(row: Any) -> AuditEntry:
     return AuditEntry(
         int(row["id"]), row["at"], row["via"], row["actor"], row["action"], row["user_id"],
-        row["user_name"], loads(row["detail"]) or {},
+        row["user_name"], loads(row["detail"]) or {}, row["target"],
     )  # fmt: skip
+
+
+def owner_only(user: User) -> Forbidden:
+    return Forbidden(
+        f"{user.name!r} is the instance's owner: only they (or the command line on the "
+        "server) may demote or delete that account.",
+        code="owner_protected",
+    )
 
 
 class AccountsSQL(SQL):
@@ -47,11 +56,16 @@ class AccountsSQL(SQL):
             self._lock(db, "accounts")
             if self._run(db, "SELECT 1 FROM users WHERE name = ?", (name,)).fetchone():
                 raise Conflict(f"A user named {name!r} exists.", code="user_exists")
-            user = User(secrets.token_hex(16), name, is_admin, now())
+            owner = (
+                is_admin
+                and not self._run(db, "SELECT 1 FROM users WHERE is_owner = ?", (True,)).fetchone()
+            )
+            user = User(secrets.token_hex(16), name, is_admin, now(), owner)
             self._run(
                 db,
-                "INSERT INTO users (id, name, is_admin, created_at) VALUES (?, ?, ?, ?)",
-                (user.id, user.name, user.is_admin, user.created_at),
+                "INSERT INTO users (id, name, is_admin, created_at, is_owner) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (user.id, user.name, user.is_admin, user.created_at, owner),
             )
             self._audit(db, actor, "user_created", user, {"is_admin": is_admin})
         return user
@@ -74,7 +88,8 @@ class AccountsSQL(SQL):
         return sorted((user_from(r) for r in rows), key=lambda u: (u.created_at, u.name))
 
     def set_admin(self, user_id: str, is_admin: bool, actor: Actor = CLI_ACTOR) -> User:
-        """Promote or demote; demoting the only admin is a ``Conflict`` (``last_admin``)."""
+        """Promote or demote; demoting the only admin is a ``Conflict`` (``last_admin``),
+        the owner by anyone else a ``Forbidden`` (``owner_protected``)."""
         with self._writing() as db:
             self._lock(db, "accounts")
             user = self._user(db, user_id)
@@ -82,9 +97,13 @@ class AccountsSQL(SQL):
                 return user
             if not is_admin:
                 self._keep_an_admin(db, user)
-            self._run(db, "UPDATE users SET is_admin = ? WHERE id = ?", (is_admin, user_id))
+                self._hand_over(db, user, actor)
+            self._run(
+                db, "UPDATE users SET is_admin = ?, is_owner = ? WHERE id = ?",
+                (is_admin, False, user_id),
+            )  # fmt: skip
             self._audit(db, actor, "admin_granted" if is_admin else "admin_revoked", user, {})
-        return User(user.id, user.name, is_admin, user.created_at)
+        return User(user.id, user.name, is_admin, user.created_at, user.is_owner and is_admin)
 
     def delete_user(self, user_id: str, actor: Actor = CLI_ACTOR) -> dict[str, int]:
         """Delete the user with their tokens, chats, refusals and rate counts; what went."""
@@ -93,6 +112,7 @@ class AccountsSQL(SQL):
             user = self._user(db, user_id)
             if user.is_admin:
                 self._keep_an_admin(db, user)
+                self._hand_over(db, user, actor)
             gone: dict[str, int] = {}
             for table in ("chat_requests", "messages", "sessions", "rate_events", "refusals",
                           "tokens"):  # fmt: skip
@@ -108,6 +128,19 @@ class AccountsSQL(SQL):
             raise no_user(user_id)
         return user_from(row)
 
+    def _hand_over(self, db: Conn, user: User, actor: Actor) -> None:
+        """Before the owner stops being an admin (only by their own hand, or from the
+        command line), ownership passes to the longest-standing other admin."""
+        if not user.is_owner:
+            return
+        if actor.via != "cli" and actor.name != user.name:
+            raise owner_only(user)
+        heir = self._run(
+            db, "SELECT id FROM users WHERE is_admin = ? AND id <> ? ORDER BY created_at, name",
+            (True, user.id),
+        ).fetchone()  # fmt: skip
+        self._run(db, "UPDATE users SET is_owner = ? WHERE id = ?", (True, heir["id"]))
+
     def _keep_an_admin(self, db: Conn, user: User) -> None:
         row = self._run(
             db, "SELECT count(*) AS n FROM users WHERE is_admin = ? AND id <> ?", (True, user.id)
@@ -120,24 +153,39 @@ class AccountsSQL(SQL):
 
     # -- tokens ------------------------------------------------------------------------------
     def add_token(
-        self, user_id: str, token_hash: str, kind: TokenKind = "api", actor: Actor = CLI_ACTOR
+        self,
+        user_id: str,
+        token_hash: str,
+        kind: TokenKind = "api",
+        actor: Actor = CLI_ACTOR,
+        parent_id: str | None = None,
     ) -> TokenInfo:
-        """Keep a new token's hash; an API token's issue is audited."""
+        """Keep a new token's hash; an API token's issue is audited. A web session names
+        the API token it was opened with (``parent_id``): revoking that one ends it."""
         with self._writing() as db:
             user = self._user(db, user_id)
-            token = self._insert_token(db, user_id, token_hash, kind)
+            token = self._insert_token(db, user_id, token_hash, kind, parent_id)
             if kind == "api":
                 self._audit(db, actor, "token_issued", user, {"token_id": token.id})
         return token
 
-    def _insert_token(self, db: Conn, user_id: str, token_hash: str, kind: TokenKind) -> TokenInfo:
+    def _insert_token(
+        self, db: Conn, user_id: str, token_hash: str, kind: TokenKind, parent_id: str | None
+    ) -> TokenInfo:
         token = TokenInfo(secrets.token_hex(8), user_id, kind, now())
         self._run(
             db,
-            "INSERT INTO tokens (hash, id, user_id, kind, created_at) VALUES (?, ?, ?, ?, ?)",
-            (token_hash, token.id, user_id, kind, token.created_at),
+            "INSERT INTO tokens (hash, id, user_id, kind, created_at, parent_id) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (token_hash, token.id, user_id, kind, token.created_at, parent_id),
         )
         return token
+
+    def _delete_token(self, db: Conn, token_id: str) -> int:
+        """Forget a token and the web sessions opened with it; how many sessions ended."""
+        self._run(db, "DELETE FROM tokens WHERE id = ?", (token_id,))
+        cur = self._run(db, "DELETE FROM tokens WHERE parent_id = ?", (token_id,))
+        return max(int(cur.rowcount), 0)
 
     def list_tokens(self, user_id: str | None = None) -> list[TokenInfo]:
         """A user's tokens (every user's with ``None``), oldest first."""
@@ -150,9 +198,9 @@ class AccountsSQL(SQL):
         with self._writing() as db:
             user = self._user(db, user_id)
             token = self._token(db, user_id, token_id)
-            self._run(db, "DELETE FROM tokens WHERE id = ?", (token_id,))
-            self._audit(db, actor, "token_revoked", user, {"token_id": token_id,
-                                                            "kind": token.kind})  # fmt: skip
+            ended = self._delete_token(db, token_id)
+            detail = {"token_id": token_id, "kind": token.kind, "sessions_ended": ended}
+            self._audit(db, actor, "token_revoked", user, detail)
 
     def rotate_token(
         self, user_id: str, token_id: str, new_hash: str, actor: Actor = CLI_ACTOR
@@ -165,10 +213,10 @@ class AccountsSQL(SQL):
                 raise Conflict(
                     "A web session cannot be rotated; revoke it instead.", code="session_token"
                 )
-            self._run(db, "DELETE FROM tokens WHERE id = ?", (token_id,))
-            new = self._insert_token(db, user_id, new_hash, "api")
-            self._audit(db, actor, "token_rotated", user, {"token_id": token_id,
-                                                            "new_token_id": new.id})  # fmt: skip
+            ended = self._delete_token(db, token_id)
+            new = self._insert_token(db, user_id, new_hash, "api", None)
+            detail = {"token_id": token_id, "new_token_id": new.id, "sessions_ended": ended}
+            self._audit(db, actor, "token_rotated", user, detail)
         return new
 
     def _token(self, db: Conn, user_id: str, token_id: str) -> TokenInfo:
@@ -179,12 +227,14 @@ class AccountsSQL(SQL):
             raise NotFound(f"No token {token_id!r} for this user.", code="token_not_found")
         return token_from(row)
 
-    def user_for_token(self, token_hash: str) -> User | None:
-        """The token's user, marking the token used (at most once a minute)."""
+    def authenticate(self, token_hash: str) -> User | None:
+        """The token's user, with ``token_id`` the API token behind it (a web session's
+        parent), marking the token used (at most once a minute); None for no such token."""
         with self._reading() as db:
             row = self._run(
                 db,
-                "SELECT u.*, t.last_used_at AS token_used FROM tokens t "
+                "SELECT u.*, t.last_used_at AS token_used, t.id AS token_id, "
+                "t.parent_id AS token_parent FROM tokens t "
                 "JOIN users u ON u.id = t.user_id WHERE t.hash = ?",
                 (token_hash,),
             ).fetchone()
@@ -194,7 +244,13 @@ class AccountsSQL(SQL):
             with self._writing() as db:
                 sql = "UPDATE tokens SET last_used_at = ? WHERE hash = ?"
                 self._run(db, sql, (now(), token_hash))
-        return user_from(row)
+        return replace(user_from(row), token_id=row["token_parent"] or row["token_id"])
+
+    def token_alive(self, token_id: str) -> bool:
+        """Whether the token is still there (not revoked, rotated or deleted)."""
+        with self._reading() as db:
+            found = self._run(db, "SELECT 1 FROM tokens WHERE id = ?", (token_id,)).fetchone()
+        return found is not None
 
     def remove_token(self, token_hash: str) -> bool:
         """Forget a token by its hash (a web session at sign-out); not audited."""
@@ -204,17 +260,32 @@ class AccountsSQL(SQL):
 
     # -- the audit log ------------------------------------------------------------------------
     def _audit(
-        self, db: Conn, actor: Actor, action: str, user: User, detail: dict[str, Any]
+        self,
+        db: Conn,
+        actor: Actor,
+        action: str,
+        user: User | None,
+        detail: dict[str, Any],
+        target: str | None = None,
     ) -> None:
         self._run(
             db,
-            "INSERT INTO audit_log (at, via, actor, action, user_id, user_name, detail) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (now(), actor.via, actor.name, action, user.id, user.name, dumps(detail)),
-        )
+            "INSERT INTO audit_log (at, via, actor, action, user_id, user_name, detail, target) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                now(), actor.via, actor.name, action, user and user.id, user and user.name,
+                dumps(detail), target,
+            ),
+        )  # fmt: skip
+
+    def audit(self, actor: Actor, action: str, target: str, detail: dict[str, Any]) -> None:
+        """Log a change an admin made to something other than an account (a collection's
+        settings, a document, the LLM connection): ``target`` names it."""
+        with self._writing() as db:
+            self._audit(db, actor, action, None, detail, target)
 
     def list_audit(self, limit: int = 100, user_id: str | None = None) -> list[AuditEntry]:
-        """Account changes, newest first (of one user with ``user_id``)."""
+        """Admins' changes, newest first (to one user with ``user_id``)."""
         where, params = ("WHERE user_id = ?", (user_id,)) if user_id is not None else ("", ())
         with self._reading() as db:
             rows = self._run(

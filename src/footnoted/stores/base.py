@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..models import Chunk, Document, Progress
+from ..models import Chunk, Document, FileBytes, Progress
 from ..records import (
     Actor,
     AuditEntry,
@@ -44,11 +44,11 @@ class StoredChunk:
 
 @dataclass(frozen=True, slots=True)
 class StoredFile:
-    """An uploaded file's original bytes, kept for download and reprocessing."""
+    """An uploaded file's original, kept for download and reprocessing."""
 
     filename: str
     media_type: str
-    data: bytes
+    content: FileBytes  # read a part at a time
     title: str | None = None  # the title given at upload, if any
 
 
@@ -75,12 +75,14 @@ class DocumentLibrary(Protocol):
         chunks: Sequence[Chunk],
         vectors: Vector,
         sentences: Sequence[Vector] = (),
+        job: str | None = None,
     ) -> None:
         """Insert a ready document with its chunks and vectors in one transaction.
 
         ``sentences`` holds each chunk's sentence vectors (kept as float16), or is empty
         where they were not made. Any document with the same (collection, source) is
-        replaced atomically.
+        replaced atomically. With ``job``, only while that job holds the document's work
+        (``claim_job``); else ``Cancelled`` and nothing is written.
         """
         ...
 
@@ -131,11 +133,20 @@ class DocumentLibrary(Protocol):
         ...
 
     def set_status(self, document_id: str, status: str, error: str | None = None) -> Document:
-        """Mark a document ``processing`` or ``failed``; either way its progress starts over."""
+        """Mark a document ``processing`` or ``failed``; either way its progress starts
+        over and the job that held its work no longer does."""
         ...
 
-    def set_progress(self, document_id: str, progress: Progress) -> None:
-        """Record where a ``processing`` document's work stands (nothing once it is not)."""
+    def claim_job(self, document_id: str) -> str:
+        """Take a ``processing`` document's work; a job claimed later, or the document's
+        deletion, ends this one's hold (``job_current``)."""
+        ...
+
+    def job_current(self, document_id: str, job: str) -> bool: ...
+
+    def set_progress(self, document_id: str, progress: Progress, job: str) -> bool:
+        """Record where a ``processing`` document's work stands; False when ``job`` no
+        longer holds it."""
         ...
 
     def progress(self) -> dict[str, Progress]:
@@ -175,13 +186,21 @@ class AccountStore(Protocol):
         ...
 
     def add_token(
-        self, user_id: str, token_hash: str, kind: TokenKind = "api", actor: Actor = ...
-    ) -> TokenInfo: ...
+        self,
+        user_id: str,
+        token_hash: str,
+        kind: TokenKind = "api",
+        actor: Actor = ...,
+        parent_id: str | None = None,
+    ) -> TokenInfo:
+        """Keep a token's hash; a web session names the API token it was opened with."""
+        ...
 
     def list_tokens(self, user_id: str | None = None) -> list[TokenInfo]: ...
 
     def revoke_token(self, user_id: str, token_id: str, actor: Actor = ...) -> None:
-        """Forget the token at once; ``NotFound`` (``token_not_found``) if not the user's."""
+        """Forget the token, and the web sessions opened with it, at once; ``NotFound``
+        (``token_not_found``) if not the user's."""
         ...
 
     def rotate_token(
@@ -190,16 +209,23 @@ class AccountStore(Protocol):
         """Replace an API token by ``new_hash``'s, atomically."""
         ...
 
-    def user_for_token(self, token_hash: str) -> User | None:
-        """The token's user (marking the token used), or None."""
+    def authenticate(self, token_hash: str) -> User | None:
+        """The token's user (marking the token used), ``token_id`` the API token behind
+        it; or None."""
         ...
+
+    def token_alive(self, token_id: str) -> bool: ...
 
     def remove_token(self, token_hash: str) -> bool:
         """Revoke a token (a signed-out web session); False when it was not there."""
         ...
 
+    def audit(self, actor: Actor, action: str, target: str, detail: dict[str, Any]) -> None:
+        """Log an admin's change to something other than an account."""
+        ...
+
     def list_audit(self, limit: int = 100, user_id: str | None = None) -> list[AuditEntry]:
-        """Account changes, newest first."""
+        """Admins' changes, newest first."""
         ...
 
     def take_rate_slot(self, user_id: str, limit: int, window_s: float, at: float) -> float | None:

@@ -7,10 +7,13 @@ vector-index seam a new backend fills in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import io
+import secrets
+from collections.abc import Callable, Sequence
+from typing import Any, BinaryIO
 
-from ..models import Chunk, Document, Progress
+from ..errors import Cancelled
+from ..models import Chunk, Document, FileBytes, Progress
 from .base import StoredFile, Vector
 from .encoding import now
 from .rows import (
@@ -29,6 +32,30 @@ DOC_COLUMNS = (
     "page_count, chunk_count, embedding_model, created_at, updated_at"
 )
 LIVE = "d.status = 'ready' AND d.enabled = TRUE"  # what search may return
+
+
+class _Parts(io.RawIOBase):
+    """A stored file's parts as one stream, each part fetched when the reading reaches it."""
+
+    def __init__(self, part: Callable[[int], bytes | None]) -> None:
+        self._part = part
+        self._n = 0
+        self._buffer = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target: Any) -> int:
+        while not self._buffer:
+            part = self._part(self._n)
+            if part is None:
+                return 0
+            self._n += 1
+            self._buffer = part
+        size = min(len(target), len(self._buffer))
+        target[:size] = self._buffer[:size]
+        self._buffer = self._buffer[size:]
+        return size
 
 
 class LibrarySQL(SQL):
@@ -102,11 +129,18 @@ class LibrarySQL(SQL):
         chunks: Sequence[Chunk],
         vectors: Vector,
         sentences: Sequence[Vector] = (),
+        job: str | None = None,
     ) -> None:
         """Store a document with its text and chunks in one transaction, replacing the one
-        from the same source (its original file kept when it is the same document)."""
+        from the same source (its original file kept when it is the same document). With
+        ``job``, only while that job holds the document's work (else ``Cancelled``)."""
         stamp = now()
         with self._writing() as db:
+            if job is not None and not self._run(
+                db, "SELECT 1 FROM documents WHERE id = ? AND job = ? AND status = 'processing'",
+                (document.id, job),
+            ).fetchone():  # fmt: skip
+                raise Cancelled(f"Processing {document.title} was stopped.")
             old = self._same_source(db, document)
             if old is not None:
                 self._delete(db, old.id, keep_file=old.id == document.id)
@@ -130,6 +164,7 @@ class LibrarySQL(SQL):
         self._run(db, "DELETE FROM document_progress WHERE document_id = ?", (document_id,))
         if not keep_file:
             self._run(db, "DELETE FROM document_files WHERE document_id = ?", (document_id,))
+            self._run(db, "DELETE FROM document_file_parts WHERE document_id = ?", (document_id,))
 
     def begin_upload(self, document: Document, file: StoredFile) -> None:
         """Record an uploaded file and its document (status ``processing``) in one transaction.
@@ -153,10 +188,16 @@ class LibrarySQL(SQL):
             )  # fmt: skip
             self._run(
                 db,
-                "INSERT INTO document_files (document_id, filename, title, media_type, data, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (document.id, file.filename, file.title, file.media_type, file.data, stamp),
+                "INSERT INTO document_files (document_id, filename, title, media_type, "
+                "created_at) VALUES (?, ?, ?, ?, ?)",
+                (document.id, file.filename, file.title, file.media_type, stamp),
             )
+            for n, part in enumerate(file.content.parts()):  # a part at a time, never whole
+                self._run(
+                    db,
+                    "INSERT INTO document_file_parts (document_id, n, data) VALUES (?, ?, ?)",
+                    (document.id, n, part),
+                )
 
     def _updated(
         self, db: Conn, document_id: str, assignments: str, params: tuple[Any, ...]
@@ -173,15 +214,42 @@ class LibrarySQL(SQL):
 
     def set_status(self, document_id: str, status: str, error: str | None = None) -> Document:
         """Mark a document ``processing`` or ``failed`` (with a readable error); either way
-        its progress starts over."""
+        its progress starts over, and the job working on it (if any) is no longer its."""
         with self._writing() as db:
             self._run(db, "DELETE FROM document_progress WHERE document_id = ?", (document_id,))
-            return self._updated(db, document_id, "status = ?, error = ?", (status, error))
+            return self._updated(
+                db, document_id, "status = ?, error = ?, job = NULL", (status, error)
+            )
 
-    def set_progress(self, document_id: str, progress: Progress) -> None:
-        """Record where a ``processing`` document's work stands (nothing once it is not)."""
+    def claim_job(self, document_id: str) -> str:
+        """Take a ``processing`` document's work: a job id that every later step checks
+        (``job_current``), so that a job claimed after it, or the document's deletion,
+        stops it. ``NotFound`` once deleted."""
+        job = secrets.token_hex(8)
         with self._writing() as db:
-            db.execute(progress_upsert(self.PARAM), progress_params(document_id, progress))
+            self._get(db, document_id)
+            self._run(db, "UPDATE documents SET job = ? WHERE id = ?", (job, document_id))
+        return job
+
+    def job_current(self, document_id: str, job: str) -> bool:
+        """Whether ``job`` still holds the document's work (it is there, processing, and
+        no other job has claimed it since)."""
+        with self._reading() as db:
+            row = self._run(
+                db,
+                "SELECT 1 FROM documents WHERE id = ? AND job = ? AND status = 'processing'",
+                (document_id, job),
+            ).fetchone()
+        return row is not None
+
+    def set_progress(self, document_id: str, progress: Progress, job: str) -> bool:
+        """Record where a ``processing`` document's work stands; False (nothing recorded)
+        when ``job`` no longer holds it."""
+        with self._writing() as db:
+            cur = db.execute(
+                progress_upsert(self.PARAM), progress_params(document_id, progress, job)
+            )
+            return bool(cur.rowcount > 0)
 
     def progress(self) -> dict[str, Progress]:
         """The progress of every ``processing`` document that has one, by document id."""
@@ -221,16 +289,34 @@ class LibrarySQL(SQL):
 
     # -- original files ------------------------------------------------------------------
     def get_file(self, document_id: str) -> StoredFile | None:
+        """The original file, read a part at a time when its content is read."""
         with self._reading() as db:
             row = self._run(
                 db,
-                "SELECT filename, media_type, data, title FROM document_files "
-                "WHERE document_id = ?",
+                "SELECT f.filename, f.media_type, f.title, d.content_hash, "
+                "(SELECT sum(length(p.data)) FROM document_file_parts p "
+                "WHERE p.document_id = f.document_id) AS size "
+                "FROM document_files f JOIN documents d ON d.id = f.document_id "
+                "WHERE f.document_id = ?",
                 (document_id,),
             ).fetchone()
         if row is None:
             return None
-        return StoredFile(row["filename"], row["media_type"], bytes(row["data"]), row["title"])
+
+        def opener() -> BinaryIO:
+            return io.BufferedReader(_Parts(lambda n: self._file_part(document_id, n)))
+
+        content = FileBytes(int(row["size"] or 0), row["content_hash"], opener)
+        return StoredFile(row["filename"], row["media_type"], content, row["title"])
+
+    def _file_part(self, document_id: str, n: int) -> bytes | None:
+        with self._reading() as db:
+            row = self._run(
+                db,
+                "SELECT data FROM document_file_parts WHERE document_id = ? AND n = ?",
+                (document_id, n),
+            ).fetchone()
+        return None if row is None else bytes(row["data"])
 
     def document_chunks(self, document_id: str) -> list[Chunk]:
         with self._reading() as db:

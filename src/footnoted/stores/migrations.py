@@ -277,6 +277,50 @@ def m011_document_progress(db: sqlite3.Connection) -> None:
     )
 
 
+def m012_token_parents_owner_and_audit_targets(db: sqlite3.Connection) -> None:
+    """A web session remembers the token it was opened with (revoking that token ends it);
+    the first admin is the instance's owner; the audit log records changes to things other
+    than users (a collection's settings, a document, the LLM connection) by their target;
+    a processing document names the job working on it; original files are kept in parts
+    (read and written a part at a time, never whole)."""
+    run_script(
+        db,
+        """
+        ALTER TABLE tokens ADD COLUMN parent_id TEXT;
+        CREATE INDEX tokens_parent ON tokens (parent_id);
+        ALTER TABLE users ADD COLUMN is_owner INTEGER NOT NULL DEFAULT 0;
+        UPDATE users SET is_owner = 1 WHERE id = (
+            SELECT id FROM users WHERE is_admin = 1 ORDER BY created_at, name LIMIT 1
+        );
+        CREATE TABLE audit_log_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at TEXT NOT NULL,
+            via TEXT NOT NULL,
+            actor TEXT,
+            action TEXT NOT NULL,
+            user_id TEXT,
+            user_name TEXT,
+            detail TEXT NOT NULL,
+            target TEXT
+        );
+        INSERT INTO audit_log_new (id, at, via, actor, action, user_id, user_name, detail)
+            SELECT id, at, via, actor, action, user_id, user_name, detail FROM audit_log;
+        DROP TABLE audit_log;
+        ALTER TABLE audit_log_new RENAME TO audit_log;
+        ALTER TABLE documents ADD COLUMN job TEXT;
+        CREATE TABLE document_file_parts (
+            document_id TEXT NOT NULL,
+            n INTEGER NOT NULL,
+            data BLOB NOT NULL,
+            PRIMARY KEY (document_id, n)
+        );
+        INSERT INTO document_file_parts (document_id, n, data)
+            SELECT document_id, 0, data FROM document_files;
+        ALTER TABLE document_files DROP COLUMN data;
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -289,6 +333,7 @@ MIGRATIONS: list[Migration] = [
     m009_token_ids_and_audit_log,
     m010_session_origin,
     m011_document_progress,
+    m012_token_parents_owner_and_audit_targets,
 ]
 
 

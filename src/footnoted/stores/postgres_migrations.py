@@ -18,7 +18,7 @@ APP_ROLE = "footnoted_app"
 APP_TABLES = (
     "documents", "chunks", "users", "tokens", "rate_events", "sessions", "messages",
     "chat_requests", "document_files", "collection_settings", "refusals", "secrets",
-    "documents_revision", "audit_log", "document_progress",
+    "documents_revision", "audit_log", "document_progress", "document_file_parts",
 )  # fmt: skip
 USER_SETTING = "current_setting('footnoted.user_id', true)"
 Migration = Callable[[psycopg.Connection[Any], int], None]
@@ -306,6 +306,38 @@ def m011_document_progress(db: psycopg.Connection[Any], dim: int) -> None:
     )
 
 
+def m012_token_parents_owner_and_audit_targets(db: psycopg.Connection[Any], dim: int) -> None:
+    """A web session remembers the token it was opened with (revoking that token ends it);
+    the first admin is the instance's owner; the audit log records changes to things other
+    than users (a collection's settings, a document, the LLM connection) by their target;
+    a processing document names the job working on it; original files are kept in parts
+    (read and written a part at a time, never whole)."""
+    run_script(
+        db,
+        """
+        ALTER TABLE tokens ADD COLUMN parent_id TEXT;
+        CREATE INDEX tokens_parent ON tokens (parent_id);
+        ALTER TABLE users ADD COLUMN is_owner BOOLEAN NOT NULL DEFAULT false;
+        UPDATE users SET is_owner = true WHERE id = (
+            SELECT id FROM users WHERE is_admin ORDER BY created_at, name LIMIT 1
+        );
+        ALTER TABLE audit_log ALTER COLUMN user_id DROP NOT NULL;
+        ALTER TABLE audit_log ALTER COLUMN user_name DROP NOT NULL;
+        ALTER TABLE audit_log ADD COLUMN target TEXT;
+        ALTER TABLE documents ADD COLUMN job TEXT;
+        CREATE TABLE document_file_parts (
+            document_id TEXT NOT NULL,
+            n INTEGER NOT NULL,
+            data BYTEA NOT NULL,
+            PRIMARY KEY (document_id, n)
+        );
+        INSERT INTO document_file_parts (document_id, n, data)
+            SELECT document_id, 0, data FROM document_files;
+        ALTER TABLE document_files DROP COLUMN data
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_documents_and_chunks,
     m002_users_tokens_rate_limits,
@@ -318,6 +350,7 @@ MIGRATIONS: list[Migration] = [
     m009_session_origin,
     m010_denser_vector_index,
     m011_document_progress,
+    m012_token_parents_owner_and_audit_targets,
 ]
 
 

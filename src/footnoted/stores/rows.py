@@ -44,13 +44,14 @@ def progress_upsert(param: str) -> str:
     return (
         "INSERT INTO document_progress (document_id, stage, done, total, updated_at) "
         f"SELECT id, {values} FROM documents WHERE id = {param} AND status = 'processing' "
+        f"AND job = {param} "
         "ON CONFLICT (document_id) DO UPDATE SET stage = excluded.stage, "
         "done = excluded.done, total = excluded.total, updated_at = excluded.updated_at"
     )
 
 
-def progress_params(document_id: str, progress: Progress) -> tuple[Any, ...]:
-    return (progress.stage, progress.done, progress.total, now(), document_id)
+def progress_params(document_id: str, progress: Progress, job: str) -> tuple[Any, ...]:
+    return (progress.stage, progress.done, progress.total, now(), document_id, job)
 
 
 def progress_by_document(rows: Sequence[Row]) -> dict[str, Progress]:
@@ -92,7 +93,9 @@ def stored_chunks(
 
 
 def user_from(row: Row) -> User:
-    return User(row["id"], row["name"], bool(row["is_admin"]), row["created_at"])
+    return User(
+        row["id"], row["name"], bool(row["is_admin"]), row["created_at"], bool(row["is_owner"])
+    )
 
 
 def session_from(row: Row) -> ChatSession:

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Body, Query
 
 from ... import llm_connection
 from ...llm_connection import LLMConnection
+from ...records import Actor
 from ..auth import AdminUser
 from ..errors import responses
 from ..schemas import AuditOut, LLMConnectionOut, LLMTestOut, RefusalLogOut
@@ -38,7 +39,8 @@ def audit(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     user_id: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
 ) -> list[AuditOut]:
-    """Every change to users and tokens (CLI and API), newest first; ``user_id`` for one."""
+    """Every change an admin made (users, tokens, collection settings, documents, the LLM
+    connection; CLI and API), newest first; ``user_id`` for the changes to one user."""
     return [AuditOut(**e.to_dict()) for e in state.service.store.list_audit(limit, user_id)]
 
 
@@ -53,7 +55,7 @@ def get_llm(user: AdminUser, state: State) -> LLMConnectionOut:
 def put_llm(connection: LLMConnection, user: AdminUser, state: State) -> LLMConnectionOut:
     """Save a connection for every process; ``api_key`` left out keeps the current key."""
     service = state.service
-    saved = llm_connection.save(service.settings, service.store, connection)
+    saved = llm_connection.save(service.settings, service.store, connection, Actor.admin(user))
     return LLMConnectionOut(**saved.to_dict())
 
 
@@ -61,7 +63,8 @@ def put_llm(connection: LLMConnection, user: AdminUser, state: State) -> LLMConn
 def reset_llm(user: AdminUser, state: State) -> LLMConnectionOut:
     """Forget the saved connection: the environment's applies again."""
     service = state.service
-    return LLMConnectionOut(**llm_connection.reset(service.settings, service.store).to_dict())
+    reset = llm_connection.reset(service.settings, service.store, Actor.admin(user))
+    return LLMConnectionOut(**reset.to_dict())
 
 
 @router.post("/llm/test", responses=responses(422))
@@ -73,5 +76,5 @@ def test_llm(
     """Ask the model for one word, as an answer would: the saved connection, or the one
     given (not saved). Reports the reply, or the server's status and error message."""
     service = state.service
-    result = llm_connection.check(service.settings, service.store, connection)
+    result = llm_connection.check(service.settings, service.store, Actor.admin(user), connection)
     return LLMTestOut(**result.to_dict())

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
+from ...records import Actor
 from ..auth import AdminUser, CurrentUser
 from ..errors import responses
 from ..schemas import CollectionSettingsIn, CollectionSettingsOut
@@ -34,5 +35,5 @@ def put_settings(
 ) -> CollectionSettingsOut:
     """Change some settings; fields left out keep their values. Takes effect at once."""
     values = changes.model_dump(exclude_none=True)
-    updated = state.service.update_collection_settings(name, values)
+    updated = state.service.update_collection_settings(name, values, Actor.admin(user))
     return CollectionSettingsOut(**updated.model_dump())

@@ -12,10 +12,10 @@ from fastapi import APIRouter, File, Form, Header, Query, UploadFile
 from starlette.responses import Response
 
 from ...chunking import headings
-from ...errors import Conflict, Forbidden
+from ...errors import Forbidden
 from ...loaders.sniff import display_name
-from ...models import Document, Progress
-from ...records import User
+from ...models import Document, FileBytes, Progress
+from ...records import Actor, User
 from ..access import readable
 from ..auth import AdminUser, CurrentUser
 from ..errors import responses
@@ -98,13 +98,18 @@ async def upload(
     url: Annotated[str | None, Form(max_length=2000)] = None,
     prefer: Annotated[str | None, Header(description=PREFER)] = None,
 ) -> Response:
-    """Upload a file; parsed off the event loop, with limits on size, type and time."""
-    data = await file.read()
+    """Upload a file; parsed off the event loop, with limits on size, type and time. The
+    file is never held whole in memory: it is read from its spool on disk a part at a time."""
     name = (file.filename or "upload").replace("/", "_").replace("\\", "_")[-200:] or "upload"
     service = state.service
-    doc = await anyio.to_thread.run_sync(
-        lambda: service.uploads.begin(data, name, collection, title=title, url=url or None)
-    )
+
+    def begin() -> Document:
+        content = FileBytes.of_seekable(file.file)
+        return service.uploads.begin(
+            content, name, collection, title=title, url=url or None, actor=Actor.admin(user)
+        )
+
+    doc = await anyio.to_thread.run_sync(begin)
     if doc.status != "processing":
         return SafeJSONResponse(_out(doc, user).model_dump(), status_code=200)
     return await _process(state, doc, user, prefer)
@@ -135,13 +140,13 @@ def patch_document(
     document_id: str, patch: DocumentPatch, user: AdminUser, state: State
 ) -> DocumentOut:
     """``{"enabled": false}`` hides the document from the next question on."""
-    return _out(state.service.set_enabled(document_id, patch.enabled), user)
+    return _out(state.service.set_enabled(document_id, patch.enabled, Actor.admin(user)), user)
 
 
 @router.delete("/{document_id}", status_code=204, responses=responses(403, 404))
 def delete_document(document_id: str, user: AdminUser, state: State) -> Response:
     """Delete the document with its chunks, vectors and file."""
-    state.service.delete(document_id)
+    state.service.delete(document_id, Actor.admin(user))
     return Response(status_code=204)
 
 
@@ -149,7 +154,7 @@ def delete_document(document_id: str, user: AdminUser, state: State) -> Response
     "/{document_id}/reprocess",
     status_code=201,
     response_model=DocumentOut,
-    responses={202: {"model": DocumentOut}, **responses(403, 404, 409)},
+    responses={202: {"model": DocumentOut}, **responses(403, 404)},
 )
 async def reprocess(
     document_id: str,
@@ -157,12 +162,10 @@ async def reprocess(
     state: State,
     prefer: Annotated[str | None, Header(description=PREFER)] = None,
 ) -> Response:
-    """Parse, chunk and embed the document again from its original file."""
+    """Parse, chunk and embed the document again from its original file; work still going
+    on it (an earlier upload or reprocess) stops at once."""
     uploads = state.service.uploads
-    current = await anyio.to_thread.run_sync(state.service.document, document_id)
-    if current.status == "processing":
-        raise Conflict("The document is being processed right now.", code="document_busy")
-    doc = await anyio.to_thread.run_sync(uploads.reprocess, document_id)
+    doc = await anyio.to_thread.run_sync(uploads.reprocess, document_id, Actor.admin(user))
     return await _process(state, doc, user, prefer)
 
 
@@ -187,7 +190,7 @@ def public_link(document_id: str, user: CurrentUser, state: State) -> LinkOut:
             f"Public links are turned off for collection {doc.collection!r}.",
             code="public_links_off",
         )
-    url, expires = state.links.public_url(doc.id)
+    url, expires = state.links.public_url(doc.id, user.token_id)
     return LinkOut(url=url, expires_at=expires)
 
 

@@ -33,7 +33,7 @@ def _pdf(state: AppState, document_id: str, page: int, user: User) -> tuple[Docu
         raise NotFound(f"{doc.title!r} is not a PDF: it has no pages to show.", code="no_pages")
     if page > doc.page_count:
         raise NotFound(f"{doc.title!r} has no page {page}.", code="page_not_found")
-    return doc, state.service.uploads.original(doc).data
+    return doc, state.service.uploads.original(doc).content.read()
 
 
 @router.get(

@@ -34,15 +34,16 @@ async def public_download(
     state: State,
     expires: int = Query(ge=0, le=2**53),
     signature: str = Query(min_length=1, max_length=200),
+    by: str | None = Query(default=None, min_length=1, max_length=100),
 ) -> Response:
     """A document's original file through a signed, expiring link (no token needed)."""
     service = state.service
 
     def load() -> Response:
-        if not state.links.verify(document_id, expires, signature):
+        if not state.links.verify(document_id, expires, signature, by):
             raise Forbidden(
-                "This link is invalid, has expired or was revoked (disabling a document "
-                "revokes its links).",
+                "This link is invalid, has expired or was revoked (disabling a document, "
+                "or revoking the API token that made it, revokes its links).",
                 code="invalid_link",
             )
         doc = readable(service, document_id, None)
