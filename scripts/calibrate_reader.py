@@ -50,7 +50,7 @@ from sklearn.linear_model import LogisticRegression
 
 from footnoted.evaluation.datasets import read_squad
 from footnoted.evaluation.reader_eval import score_reader
-from footnoted.reader import CONFIG, Reader, calibrated_as, get_reader
+from footnoted.inference.reader import CONFIG, Reader, calibrated_as, get_reader
 from footnoted.settings import Settings
 
 SLICE_ARTICLES = 1

@@ -70,11 +70,11 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 
-from footnoted.embedding import resolve_model_path
 from footnoted.evaluation import metrics
-from footnoted.reader import MAX_LEN, QUESTION_TOKENS, load_tokenizer
-from footnoted.reader_model import ReaderModel
-from footnoted.sentence_model import PAD_TO
+from footnoted.inference.embedding import resolve_model_path
+from footnoted.inference.reader import MAX_LEN, QUESTION_TOKENS, load_tokenizer
+from footnoted.inference.reader_model import ReaderModel
+from footnoted.inference.sentence_model import PAD_TO
 from footnoted.settings import DEFAULT_MODEL
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "footnoted" / "data"

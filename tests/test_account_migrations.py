@@ -35,10 +35,14 @@ def test_sqlite_tokens_from_before_get_ids(tmp_path: Path) -> None:
     home.mkdir()
     db = sqlite3.connect(home / "footnoted.db", isolation_level=None)
     db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    for m in migrations.MIGRATIONS[:8]:  # up to m008: tokens without ids
+    steps = migrations.MIGRATIONS.ordered("token_ids_and_audit_log")
+    real = [(name, m) for name, m in steps if name not in migrations.MIGRATIONS.why_nothing]
+    for number, (name, m) in enumerate(real, 1):  # recorded as they were: m001_…, m002_…
         db.execute("BEGIN")
         m(db)
-        db.execute("INSERT INTO _migrations VALUES (?, datetime('now'))", (m.__name__,))
+        db.execute(
+            "INSERT INTO _migrations VALUES (?, datetime('now'))", (f"m{number:03d}_{name}",)
+        )
         db.execute("COMMIT")
     db.execute("INSERT INTO users VALUES ('u1', 'old', 0, '2024-01-01T00:00:00+00:00')")
     db.execute("INSERT INTO tokens VALUES (?, 'u1', '2024-01-01T00:00:00+00:00')", (OLD_HASH,))
@@ -50,10 +54,10 @@ def test_postgres_tokens_from_before_get_ids(tmp_path: Path, postgres: Postgres)
     with postgres.temporary() as url:
         with psycopg.connect(url, autocommit=True) as db:
             db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
-            for m in postgres_migrations.MIGRATIONS[:7]:  # up to m007: tokens without ids
+            for name, m in postgres_migrations.MIGRATIONS.ordered("token_ids_and_audit_log"):
                 with db.transaction():
                     m(db, 384)
-                    db.execute("INSERT INTO _migrations VALUES (%s, 'then')", (m.__name__,))
+                    db.execute("INSERT INTO _migrations VALUES (%s, 'then')", (name,))
             db.execute("INSERT INTO users VALUES ('u1', 'old', false, '2024-01-01')")
             db.execute("INSERT INTO tokens VALUES (%s, 'u1', '2024-01-01')", (OLD_HASH,))
         check_upgraded(Settings(home=tmp_path / "home", database_url=url))

@@ -4,8 +4,8 @@ from pathlib import Path
 
 from conftest import write
 from footnoted import Delta, Done, Footnoted, Refusal, Sources, Started
+from footnoted.answering.citations import answer_markdown
 from footnoted.api.wire import answer_payload
-from footnoted.citations import answer_markdown
 from footnoted.lexical import MARKER
 
 
@@ -35,7 +35,7 @@ def test_spans_point_at_the_exact_source_text(samples_service: Footnoted) -> Non
     by_index = {c.index: c for c in answer.citations}
     for span in answer.spans:
         quoted = answer.text[span.answer_start : span.answer_end]
-        doc_text = samples_service.document_text(by_index[span.index].document_id)
+        doc_text = samples_service.store.document_text(by_index[span.index].document_id)
         assert doc_text[span.doc_start : span.doc_end] == quoted
         assert answer.text[span.answer_end :].startswith(f" [{span.index}]")
 
@@ -104,7 +104,7 @@ def test_quotes_leave_out_the_documents_own_footnote_markers(
     result = service.answer("When was the Skerry lighthouse first lit?")
     assert result.answer is not None
     answer = result.answer
-    text = service.document_text(answer.citations[0].document_id)
+    text = service.store.document_text(answer.citations[0].document_id)
     markers = {m.group(0) for m in MARKER.finditer(answer.text)}
     assert markers == {"[1]"}, answer.text  # only the answer's own citation
     assert "first lit in 1844 by the harbour board. [1]" in answer.text
@@ -114,7 +114,7 @@ def test_quotes_leave_out_the_documents_own_footnote_markers(
 
 
 def test_an_excerpt_does_not_repeat_the_heading_its_section_shows() -> None:
-    from footnoted.citations import excerpt
+    from footnoted.answering.citations import excerpt
 
     text = "Annual plans\n\nAnnual plans are refunded in full when cancelled within 30 days."
     assert excerpt(text, "Handbook > Refunds > Annual plans").startswith("Annual plans are")

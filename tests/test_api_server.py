@@ -18,7 +18,7 @@ import pytest
 from apihelpers import SSE, Server, bearer, mid, parse_sse, start_server
 from conftest import SAMPLES
 from footnoted import Footnoted, Settings
-from footnoted.api.auth import issue_token
+from footnoted.service.accounts import issue_token
 from pghelpers import database_settings, raw_database
 
 QUESTION = "How are annual plans refunded?"

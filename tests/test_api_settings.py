@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from apihelpers import Api, answer_text, api, free_port
-from footnoted.collection_settings import CollectionSettings
-from footnoted.titles import session_title
+from footnoted.service.titles import session_title
+from footnoted.settings import CollectionSettings
 
 QUESTION = "How are annual plans refunded?"
 XSS_DOC = (

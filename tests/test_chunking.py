@@ -7,8 +7,8 @@ from itertools import pairwise
 import pytest
 
 from footnoted import Settings
-from footnoted.chunking import Chunker, cut_chars
-from footnoted.embedding import get_embedder
+from footnoted.inference.embedding import get_embedder
+from footnoted.ingest.chunking import Chunker, cut_chars
 from footnoted.lexical import split_sentences
 from footnoted.models import ParsedDocument, Segment
 

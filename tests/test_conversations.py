@@ -17,9 +17,10 @@ from footnoted.answering.conversation import (
     contextual,
     standalone,
 )
+from footnoted.answering.question import Question
 from footnoted.api.chat import session_turns
 from footnoted.records import Message
-from footnoted.service import Footnoted
+from footnoted.service.facade import Footnoted
 from livehelpers import Live, live
 
 # follow-ups are decided by evidence scores that move with the reader's runtime
@@ -68,7 +69,7 @@ def test_follow_up_is_answered_from_the_conversation(samples_service: Footnoted)
     assert first.answer is not None
     alone = samples_service.answer(FOLLOW)
     follow = samples_service.answer(
-        FOLLOW, conversation=Conversation((Exchange(FIRST, first.answer.text),))
+        Question(FOLLOW, conversation=Conversation((Exchange(FIRST, first.answer.text),)))
     )
     assert alone.refused  # nothing in the question alone says what it is about
     assert follow.answer is not None and KEPT in follow.answer.text
@@ -83,7 +84,9 @@ def test_a_follow_up_is_not_answered_by_repeating_the_previous_answer(
     passage the reader believes (the closed-account rule) leads instead, and the one just
     quoted is not repeated."""
     said = "Deleted files stay in the trash for 30 days. [1]"
-    follow = samples_service.answer(FOLLOW, conversation=Conversation((Exchange(FIRST, said),)))
+    follow = samples_service.answer(
+        Question(FOLLOW, conversation=Conversation((Exchange(FIRST, said),)))
+    )
     assert follow.answer is not None and KEPT in follow.answer.text
     assert "Deleted files stay in the trash" not in follow.answer.text
 
@@ -97,7 +100,9 @@ def test_a_follow_up_that_only_the_previous_answer_answers_repeats_it(
     first = samples_service.answer(asked)
     assert first.answer is not None and "8:00 to 18:00" in first.answer.text
     follow = samples_service.answer(
-        "During which hours?", conversation=Conversation((Exchange(asked, first.answer.text),))
+        Question(
+            "During which hours?", conversation=Conversation((Exchange(asked, first.answer.text),))
+        )
     )
     assert follow.answer is not None and "8:00 to 18:00" in follow.answer.text
 
@@ -105,7 +110,7 @@ def test_a_follow_up_that_only_the_previous_answer_answers_repeats_it(
 def test_question_that_stands_alone_is_untouched(samples_service: Footnoted) -> None:
     plain = samples_service.answer(RETENTION)
     after = samples_service.answer(
-        RETENTION, conversation=Conversation((Exchange(FIRST, "Deleted files… [1]"),))
+        Question(RETENTION, conversation=Conversation((Exchange(FIRST, "Deleted files… [1]"),)))
     )
     assert plain.answer is not None and after.answer is not None
     assert after.answer.text == plain.answer.text
@@ -115,10 +120,8 @@ def test_question_that_stands_alone_is_untouched(samples_service: Footnoted) -> 
 def test_unanswerable_follow_up_is_refused(samples_service: Footnoted) -> None:
     first = samples_service.answer("What did version 4.2 add?")
     assert first.answer is not None
-    follow = samples_service.answer(
-        "When was it released?",
-        conversation=Conversation((Exchange("What did version 4.2 add?", first.answer.text),)),
-    )
+    earlier = Conversation((Exchange("What did version 4.2 add?", first.answer.text),))
+    follow = samples_service.answer(Question("When was it released?", conversation=earlier))
     assert follow.refused
 
 

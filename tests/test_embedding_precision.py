@@ -9,9 +9,10 @@ import numpy as np
 import onnx
 import pytest
 
-from footnoted import embedding
-from footnoted.embedding import SentenceTransformerEmbedder, float_precision, resolve_precision
-from footnoted.embedding_onnx import cpu_name
+from footnoted.inference import runtime
+from footnoted.inference.embedding import SentenceTransformerEmbedder
+from footnoted.inference.onnx import cpu_name
+from footnoted.inference.runtime import float_precision, resolve_precision
 from footnoted.settings import Settings
 
 pytestmark = pytest.mark.precision
@@ -28,7 +29,7 @@ def embedders(home: Path, *precisions: str) -> list[SentenceTransformerEmbedder]
 
 
 def test_auto_picks_int8_where_the_cpu_multiplies_int8_natively_without_amx() -> None:
-    flags = embedding._cpu_flags()
+    flags = runtime._cpu_flags()
     int8 = bool(flags & {"avx512_vnni", "avx_vnni", "amx_int8"}) and "amx_bf16" not in flags
     bf16 = bool(flags & {"amx_bf16", "avx512_bf16"})
     assert resolve_precision("auto") == ("int8" if int8 else "bf16" if bf16 else "fp32")

@@ -8,6 +8,7 @@ import pytest
 from conftest import write
 from footnoted import Footnoted, Settings
 from footnoted.answering.evidence import EMPTY_MESSAGE, REFUSAL_MESSAGE, SUGGESTIONS
+from footnoted.answering.question import Question
 
 pytestmark = pytest.mark.precision
 
@@ -25,8 +26,8 @@ def _query_at(cosine: float, v: np.ndarray) -> list[float]:
 @pytest.fixture
 def one_chunk(service: Footnoted, tmp_path: Path) -> tuple[Footnoted, np.ndarray]:
     service.ingest([write(tmp_path / "note.txt", "The office opens at nine in the morning.")])
-    (doc,) = service.documents()
-    (chunk,) = service.document_chunks(doc.id)
+    (doc,) = service.store.list_documents()
+    (chunk,) = service.store.document_chunks(doc.id)
     (stored,) = service.store.fetch_chunks([chunk.id])
     return service, stored.vector.astype(np.float64)
 
@@ -36,7 +37,7 @@ def test_evidence_boundary(
     one_chunk: tuple[Footnoted, np.ndarray], cosine: float, refused: bool
 ) -> None:
     fn, v = one_chunk
-    result = fn.answer("When does the office open?", embedding=_query_at(cosine, v))
+    result = fn.answer(Question("When does the office open?", embedding=_query_at(cosine, v)))
     assert result.refused is refused
     if refused:
         assert result.refusal is not None
@@ -60,15 +61,15 @@ def test_a_sentence_as_close_as_the_threshold_lets_its_chunk_through(
         "weekends. The cafeteria on the second floor serves lunch from noon to two."
     )
     service.ingest([write(tmp_path / "office.txt", text)])
-    (doc,) = service.documents()
-    (chunk,) = service.document_chunks(doc.id)
+    (doc,) = service.store.list_documents()
+    (chunk,) = service.store.document_chunks(doc.id)
     (stored,) = service.store.fetch_chunks([chunk.id])
     assert stored.sentences is not None and len(stored.sentences) == 3
     sentence = stored.sentences[0].astype(np.float64)
     query = _query_at(cosine, sentence / np.linalg.norm(sentence))
     (hit,) = service.retriever.retrieve("When does the office open?", "default", 5, query).hits
     assert hit.score < 0.33  # the chunk alone is further than either threshold
-    result = service.answer("When does the office open?", embedding=query)
+    result = service.answer(Question("When does the office open?", embedding=query))
     ev = result.refusal.evidence if result.refusal else None
     if refused:
         assert ev is not None and ev.reason == "below_threshold"
@@ -118,7 +119,7 @@ def test_wrong_embedding_dimension_is_invalid_input(samples_service: Footnoted) 
     from footnoted.errors import InvalidInput
 
     with pytest.raises(InvalidInput) as info:
-        samples_service.answer("refunds?", embedding=[0.1, 0.2])
+        samples_service.answer(Question("refunds?", embedding=[0.1, 0.2]))
     assert info.value.code == "embedding_dimension_mismatch"
 
 
@@ -167,7 +168,7 @@ def test_the_evidence_score_adds_the_passages_weighted_cosine(
     assert cal.cosine_weight > 0
 
     def score(cosine: float) -> float:
-        result = fn.answer("When does the office open?", embedding=_query_at(cosine, v))
+        result = fn.answer(Question("When does the office open?", embedding=_query_at(cosine, v)))
         if result.refusal is not None:
             got = result.refusal.evidence.answer_score
         else:

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from footnoted.answering.evidence import Link, Read
 from footnoted.answering.extractive import SECOND_SCORE, extract
+from footnoted.inference.reader import Reading
 from footnoted.models import Chunk, RetrievedChunk
-from footnoted.reader import Reading
 
 DOCUMENT = (
     "The harbour commission met every spring in the old customs house. "

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from footnoted import Footnoted
-from footnoted.answering.prompt import MAX_SOURCES, SOURCE_CHARS, build_messages
-from footnoted.citations import marker_numbers, referenced_indices
-from footnoted.grounding import answer_sentences, check_support, dedupe_hits
+from footnoted.answering.citations import marker_numbers, referenced_indices
+from footnoted.answering.llm.grounding import answer_sentences, check_support, dedupe_hits
+from footnoted.answering.llm.prompt import MAX_SOURCES, SOURCE_CHARS, build_messages
 from footnoted.lexical import MARKER
 from footnoted.models import Chunk, RetrievedChunk
 

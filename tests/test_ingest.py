@@ -8,12 +8,12 @@ import pytest
 from conftest import SAMPLES, shared, write
 from footnoted import Footnoted
 from footnoted.errors import InvalidInput
-from footnoted.ingest import Parts, embedding_texts
+from footnoted.ingest.ingest import Parts, embedding_texts
 from footnoted.pages import page_at, page_in_text
 
 
 def _chunk_ids(fn: Footnoted) -> set[str]:
-    return {c.id for d in fn.documents() for c in fn.document_chunks(d.id)}
+    return {c.id for d in fn.store.list_documents() for c in fn.store.document_chunks(d.id)}
 
 
 def test_ingest_walks_directories_recursively(service: Footnoted, tmp_path: Path) -> None:
@@ -22,33 +22,33 @@ def test_ingest_walks_directories_recursively(service: Footnoted, tmp_path: Path
     write(tmp_path / "docs" / ".hidden" / "c.txt", "Hidden files are skipped.")
     report = service.ingest([tmp_path / "docs"])
     assert report.count("added") == 2
-    assert sorted(d.title for d in service.documents()) == ["Alpha", "b"]
+    assert sorted(d.title for d in service.store.list_documents()) == ["Alpha", "b"]
 
 
 def test_reingest_is_a_no_op(service: Footnoted) -> None:
     first = service.ingest([SAMPLES])
     ids = _chunk_ids(service)
-    docs = {d.id: d.updated_at for d in service.documents()}
+    docs = {d.id: d.updated_at for d in service.store.list_documents()}
     second = service.ingest([SAMPLES])
     assert first.count("added") == 3
     assert second.count("unchanged") == 3 and second.count("added") == 0
     assert second.chunks == 0
     assert _chunk_ids(service) == ids
-    assert {d.id: d.updated_at for d in service.documents()} == docs
+    assert {d.id: d.updated_at for d in service.store.list_documents()} == docs
 
 
 def test_changed_file_replaces_its_chunks(service: Footnoted, tmp_path: Path) -> None:
     path = write(tmp_path / "policy.txt", "Refunds take 10 days.\n\nShipping is free.")
     service.ingest([path])
-    (old,) = service.documents()
-    old_chunks = {c.id for c in service.document_chunks(old.id)}
+    (old,) = service.store.list_documents()
+    old_chunks = {c.id for c in service.store.document_chunks(old.id)}
     write(path, "Refunds take 5 days.\n\nShipping costs 3 dollars.")
     report = service.ingest([path])
     assert report.count("replaced") == 1
-    (new,) = service.documents()
+    (new,) = service.store.list_documents()
     assert new.id != old.id and new.source == old.source
     assert new.created_at == old.created_at
-    new_chunks = {c.id for c in service.document_chunks(new.id)}
+    new_chunks = {c.id for c in service.store.document_chunks(new.id)}
     assert not old_chunks & new_chunks
     assert _chunk_ids(service) == new_chunks
     result = service.answer("How many days do refunds take?")
@@ -71,9 +71,9 @@ def test_bad_files_fail_one_line_each_and_the_rest_continue(
     assert all(r.error and r.code for r in failed.values())
     assert failed["image.png"].code == "unsupported_type"
     assert failed["empty.txt"].code == "document_unreadable"
-    titles = sorted(d.title for d in service.documents())
+    titles = sorted(d.title for d in service.store.list_documents())
     assert titles == ["Good", "also-good"]
-    assert all(d.status == "ready" and d.chunk_count > 0 for d in service.documents())
+    assert all(d.status == "ready" and d.chunk_count > 0 for d in service.store.list_documents())
 
 
 def test_file_over_the_size_limit_is_refused(tmp_path: Path) -> None:
@@ -84,7 +84,7 @@ def test_file_over_the_size_limit_is_refused(tmp_path: Path) -> None:
         report = fn.ingest([path])
         assert report.failed[0].code == "file_too_large"
         assert "limit" in (report.failed[0].error or "")
-        assert fn.documents() == []
+        assert fn.store.list_documents() == []
 
 
 def test_store_is_consistent_after_ingest(samples_service: Footnoted) -> None:
@@ -97,9 +97,9 @@ def test_store_is_consistent_after_ingest(samples_service: Footnoted) -> None:
 
 
 def test_chunk_offsets_match_document_text(samples_service: Footnoted) -> None:
-    for doc in samples_service.documents():
-        text = samples_service.document_text(doc.id)
-        for chunk in samples_service.document_chunks(doc.id):
+    for doc in samples_service.store.list_documents():
+        text = samples_service.store.document_text(doc.id)
+        for chunk in samples_service.store.document_chunks(doc.id):
             assert text[chunk.char_start : chunk.char_end] == chunk.text
 
 
@@ -107,14 +107,14 @@ def test_pdf_chunks_carry_pages(service: Footnoted) -> None:
     pdf = shared("pdfs", "pdfplumber__issue-33-lorem-ipsum.pdf")
     report = service.ingest([pdf])
     assert report.count("added") == 1
-    (doc,) = service.documents()
-    pages = [c.page for c in service.document_chunks(doc.id)]
+    (doc,) = service.store.list_documents()
+    pages = [c.page for c in service.store.document_chunks(doc.id)]
     assert all(isinstance(p, int) and p >= 1 for p in pages)
     assert len(set(pages)) > 1
     assert pages == sorted(pages)
     # the stored text keeps its page breaks: every offset's page is derived from it
-    text = service.document_text(doc.id)
-    for chunk in service.document_chunks(doc.id):
+    text = service.store.document_text(doc.id)
+    for chunk in service.store.document_chunks(doc.id):
         assert (
             page_at(chunk, chunk.char_start) == chunk.page == page_in_text(text, chunk.char_start)
         )
@@ -124,7 +124,9 @@ def test_pdf_chunks_carry_pages(service: Footnoted) -> None:
 def test_disable_enable_and_delete(samples_service: Footnoted) -> None:
     question = "How long do deleted files stay in the trash?"
     assert not samples_service.answer(question).refused
-    doc = next(d for d in samples_service.documents() if d.title == "Data Retention Policy")
+    doc = next(
+        d for d in samples_service.store.list_documents() if d.title == "Data Retention Policy"
+    )
     samples_service.set_enabled(doc.id, False)
     result = samples_service.answer(question)
     cited = {c.document_id for c in result.answer.citations} if result.answer else set()
@@ -134,7 +136,7 @@ def test_disable_enable_and_delete(samples_service: Footnoted) -> None:
     assert result.answer is not None
     assert result.answer.citations[0].document_id == doc.id
     samples_service.delete(doc.id)
-    assert doc.id not in {d.id for d in samples_service.documents()}
+    assert doc.id not in {d.id for d in samples_service.store.list_documents()}
     result = samples_service.answer(question)
     assert doc.id not in {c.document_id for c in (result.answer.citations if result.answer else ())}
 
@@ -147,9 +149,9 @@ def test_a_document_link_must_be_an_absolute_http_url(service: Footnoted, url: s
     with pytest.raises(InvalidInput) as info:
         service.ingest_bytes(b"The office opens at nine.", "note.txt", url=url)
     assert info.value.code == "invalid_url"
-    assert service.documents() == []
+    assert service.store.list_documents() == []
     ok = service.ingest_bytes(b"The office opens at nine.", "note.txt", url="https://example.org/n")
-    assert service.document(ok.document_id or "").url == "https://example.org/n"
+    assert service.store.get_document(ok.document_id or "").url == "https://example.org/n"
 
 
 def test_the_same_text_twice_in_one_ingest_is_a_duplicate_not_a_crash(
@@ -160,7 +162,7 @@ def test_the_same_text_twice_in_one_ingest_is_a_duplicate_not_a_crash(
     report = service.ingest([tmp_path / "docs"])
     outcomes = sorted((Path(r.source).name, r.outcome, r.code) for r in report.results)
     assert outcomes == [("a.txt", "added", None), ("b.txt", "failed", "duplicate_document")]
-    assert len(service.documents()) == 1
+    assert len(service.store.list_documents()) == 1
 
 
 def test_files_parsed_ahead_are_stored_in_order_and_a_late_twin_is_still_a_duplicate(
@@ -168,7 +170,7 @@ def test_files_parsed_ahead_are_stored_in_order_and_a_late_twin_is_still_a_dupli
 ) -> None:
     """Files are parsed a few ahead of embedding: with a flush after every file, the twin
     of the first file (parsed before the first was stored) is still caught."""
-    from footnoted import ingest
+    from footnoted.ingest import ingest
 
     monkeypatch.setattr(ingest, "BATCH_CHUNKS", 1)
     for i in range(ingest.AHEAD + 3):
@@ -182,7 +184,7 @@ def test_files_parsed_ahead_are_stored_in_order_and_a_late_twin_is_still_a_dupli
     outcomes = {Path(r.source).name: (r.outcome, r.code) for r in report.results}
     assert outcomes.pop("99.txt") == ("failed", "duplicate_document")
     assert set(outcomes.values()) == {("added", None)} and len(outcomes) == ingest.AHEAD + 3
-    assert len(service.documents()) == ingest.AHEAD + 3
+    assert len(service.store.list_documents()) == ingest.AHEAD + 3
     again = service.ingest([tmp_path / "docs" / "00.txt", tmp_path / "docs" / "00.txt"])
     assert [r.outcome for r in again.results] == ["unchanged", "unchanged"]
 
@@ -193,7 +195,7 @@ def test_table_rows_are_embedded_with_their_header(service: Footnoted, tmp_path:
     rows = "\n".join(f"| Region {n} | {n * 7} | {n * 3}% |" for n in range(1, 80))
     table = "| Region | Active riders | Growth |\n|---|---|---|\n" + rows
     service.ingest([write(tmp_path / "riders.md", f"# Riders\n\nBy region.\n\n{table}\n")])
-    (doc,) = service.documents()
+    (doc,) = service.store.list_documents()
     chunks = service.store.document_chunks(doc.id)
     assert len(chunks) > 2
     texts = embedding_texts(Parts(doc.title, service.store.document_text(doc.id), chunks))

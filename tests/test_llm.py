@@ -17,7 +17,7 @@ from apihelpers import answer_text, free_port, mid
 from conftest import write
 from fakellm import Script, words
 from footnoted import Settings
-from footnoted.reader import get_reader
+from footnoted.inference.reader import get_reader
 from livehelpers import Live, live
 
 Q = "How long is data kept after an account is closed?"

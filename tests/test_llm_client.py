@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from footnoted import Settings
-from footnoted.answering.llm import ChatClient, GenerationLimit, LLMUnavailable
+from footnoted.answering.llm.client import ChatClient, GenerationLimit, LLMUnavailable
 
 
 def sse(*contents: str, done: bool = True) -> bytes:

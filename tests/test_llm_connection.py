@@ -14,7 +14,8 @@ import pytest
 
 from apihelpers import free_port
 from fakellm import Script, fake_llm, words
-from footnoted import Footnoted, Settings, llm_connection
+from footnoted import Footnoted, Settings
+from footnoted.answering.llm import connection as llm_connection
 from livehelpers import Live, live
 from pghelpers import database_settings
 

@@ -11,11 +11,11 @@ import pytest
 from bombs import deep_html, inflating_pdf, large_text, single_line, zip_bomb_docx
 from conftest import SAMPLES
 from footnoted import Footnoted, Settings
-from footnoted.chunking import Chunker
-from footnoted.embedding import get_embedder
 from footnoted.errors import Cancelled, DocumentError, TooLarge
+from footnoted.inference.embedding import get_embedder
+from footnoted.ingest.chunking import Chunker
+from footnoted.ingest.parsing import ChunkSpec, Parser
 from footnoted.models import FileBytes
-from footnoted.parsing import ChunkSpec, Parser
 
 MAX_BYTES = 50 * 1024 * 1024
 
@@ -113,7 +113,7 @@ def test_cli_ingest_goes_through_the_worker(tmp_path: Path) -> None:
     with Footnoted(Settings(home=tmp_path / "home", parse_memory_mb=512)) as fn:
         report = fn.ingest([files])
         assert fn.ingestor.parser.memory_mb == 512
-        docs = {d.title: d for d in fn.documents()}
+        docs = {d.title: d for d in fn.store.list_documents()}
     failed = {Path(r.source).name: r for r in report.failed}
     assert set(failed) == {"deep.html"} and "nests HTML" in (failed["deep.html"].error or "")
     line = next(r for r in report.results if r.source.endswith("line.txt"))

@@ -19,14 +19,14 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 import pytest
 
-from footnoted.chunking import Chunker
-from footnoted.lexical import split_sentences
+from footnoted.ingest.chunking import Chunker
+from footnoted.ingest.parsing import Parser
+from footnoted.lexical import CELLS, split_sentences
 from footnoted.loaders import load_bytes, load_path
-from footnoted.loaders.blocks import CELLS, assemble, clean_title, slug_title, table_headers
+from footnoted.loaders.blocks import assemble, clean_title, slug_title, table_headers
 from footnoted.loaders.pdflayout import Line, lay_out
 from footnoted.models import Chunk, FileBytes, ParsedDocument
 from footnoted.pages import PAGE_BREAK, page_at, page_in_text, page_range
-from footnoted.parsing import Parser
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FOLDERS = ("pdfs", "pdfs-more")

@@ -17,14 +17,14 @@ from pathlib import Path
 import pypdf
 import pytest
 
+from footnoted.answering.citations import sources_block
 from footnoted.answering.evidence import Read
 from footnoted.answering.extractive import extract
-from footnoted.citations import sources_block
+from footnoted.inference.reader import Reading
+from footnoted.ingest.parsing import Parser
 from footnoted.lexical import chunk_sentences
 from footnoted.models import Chunk, FileBytes, RetrievedChunk
 from footnoted.pages import PAGE_BREAK, page_at
-from footnoted.parsing import Parser
-from footnoted.reader import Reading
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 LYFT = DATA / "pdfs-more" / "R2R__lyft_2021.pdf"

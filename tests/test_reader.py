@@ -13,13 +13,12 @@ import pytest
 
 from conftest import shared
 from footnoted import Footnoted, Settings
-from footnoted import reader as reader_module
 from footnoted.answering.named import named, naming_sentence
-from footnoted.embedding import resolve_precision
-from footnoted.embedding_onnx import export_module, session, without_attention_mask
 from footnoted.evaluation.datasets import SquadQuestion, read_squad
 from footnoted.evaluation.reader_eval import score_reader
-from footnoted.reader import (
+from footnoted.inference import reader as reader_module
+from footnoted.inference.onnx import export_module, session, without_attention_mask
+from footnoted.inference.reader import (
     CONFIG,
     PAD_TO,
     WEIGHTS,
@@ -30,6 +29,7 @@ from footnoted.reader import (
     get_reader,
     length_groups,
 )
+from footnoted.inference.runtime import resolve_precision
 
 pytestmark = pytest.mark.precision
 

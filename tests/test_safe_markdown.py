@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from footnoted.answering import safe_markdown
-from footnoted.answering.safe_markdown import SafeMarkdown, SafeStream, escape_all
+from footnoted.answering.llm import markdown as safe_markdown
+from footnoted.answering.llm.markdown import SafeMarkdown, SafeStream, escape_all
 from hostile import FORMS, live_links
 
 OK = "https://docs.example/ok"

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from conftest import shared
-from footnoted.embedding import SentenceTransformerEmbedder, resolve_model_path
 from footnoted.errors import ModelUnavailable
 from footnoted.evaluation.datasets import read_squad
-from footnoted.reader import MAX_LEN
-from footnoted.sentence_model import ModelConfig, load_tokenizer
+from footnoted.inference.embedding import SentenceTransformerEmbedder, resolve_model_path
+from footnoted.inference.reader import MAX_LEN
+from footnoted.inference.sentence_model import ModelConfig, load_tokenizer
 from footnoted.settings import DEFAULT_MODEL, Settings
 
 TEXTS = ["Refunds for annual plans are prorated.", "Backups are kept for 30 days.", "x"]

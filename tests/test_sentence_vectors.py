@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from footnoted import Footnoted, Settings
-from footnoted.embedding import SentenceTransformerEmbedder, get_embedder, pool_spans
-from footnoted.ingest import Parts, embedding_texts
+from footnoted.inference.embedding import SentenceTransformerEmbedder, get_embedder, pool_spans
+from footnoted.ingest.ingest import Parts, embedding_texts
 from footnoted.lexical import chunk_sentences
 
 pytestmark = pytest.mark.precision
@@ -70,7 +70,7 @@ def test_ingest_stores_them_retrieval_scores_them_and_reindex_fills_old_chunks(
     (tmp_path / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
     with Footnoted(Settings(home=tmp_path / "home")) as fn:
         fn.ingest([tmp_path / "handbook.md"])
-        (doc,) = fn.documents()
+        (doc,) = fn.store.list_documents()
         chunks = fn.store.document_chunks(doc.id)
         (stored,) = fn.store.fetch_chunks([c.id for c in chunks])
         spans = chunk_sentences(stored.chunk.text)

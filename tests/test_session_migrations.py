@@ -36,10 +36,10 @@ def test_sqlite_sessions_from_before_are_web_ones(tmp_path: Path) -> None:
     home.mkdir()
     db = sqlite3.connect(home / "footnoted.db", isolation_level=None)
     db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    for m in migrations.MIGRATIONS[:9]:  # up to m009: sessions without an origin
+    for name, m in migrations.MIGRATIONS.ordered("session_origin"):
         db.execute("BEGIN")
         m(db)
-        db.execute("INSERT INTO _migrations VALUES (?, datetime('now'))", (m.__name__,))
+        db.execute("INSERT INTO _migrations VALUES (?, datetime('now'))", (name,))
         db.execute("COMMIT")
     for row in OLD_ROWS:
         db.execute(row.replace("false", "0"))
@@ -51,10 +51,10 @@ def test_postgres_sessions_from_before_are_web_ones(tmp_path: Path, postgres: Po
     with postgres.temporary() as url:
         with psycopg.connect(url, autocommit=True) as db:
             db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
-            for m in postgres_migrations.MIGRATIONS[:8]:  # up to m008: no origin
+            for name, m in postgres_migrations.MIGRATIONS.ordered("session_origin"):
                 with db.transaction():
                     m(db, 384)
-                    db.execute("INSERT INTO _migrations VALUES (%s, 'then')", (m.__name__,))
+                    db.execute("INSERT INTO _migrations VALUES (%s, 'then')", (name,))
             for row in OLD_ROWS:
                 db.execute(row)
         check_upgraded(Settings(home=tmp_path / "home", database_url=url))

@@ -6,10 +6,13 @@ import asyncio
 import threading
 
 from footnoted.api.sse import KEEP_ALIVE, Bridge
+from footnoted.models import Delta, Started
+
+IDS = {"session_id": "s1", "message_id": "m1"}
 
 
 async def collect(bridge: Bridge, keepalive_s: float = 5.0) -> list[bytes]:
-    return [chunk async for chunk in bridge.frames(keepalive_s)]
+    return [chunk async for chunk in bridge.frames(keepalive_s, IDS)]
 
 
 def test_frames_produced_together_go_out_in_one_write() -> None:
@@ -18,7 +21,7 @@ def test_frames_produced_together_go_out_in_one_write() -> None:
 
         def worker() -> None:
             for i in range(50):
-                bridge.put("answer_delta", {"text": f"w{i} "})
+                bridge.put(Delta(f"w{i} "))
             bridge.close()
 
         thread = threading.Thread(target=worker)
@@ -40,21 +43,21 @@ def test_frames_apart_in_time_go_out_as_they_come_with_keep_alives() -> None:
         step = threading.Event()
 
         def worker() -> None:
-            bridge.put("answer_start", {})
+            bridge.put(Started())
             step.wait(5)
-            bridge.put("answer_delta", {"text": "late"})
+            bridge.put(Delta("late"))
             bridge.close()
 
         threading.Thread(target=worker).start()
         out: list[bytes] = []
-        async for chunk in bridge.frames(0.05):
+        async for chunk in bridge.frames(0.05, IDS):
             out.append(chunk)
             if chunk == KEEP_ALIVE:
                 step.set()
         return out, bridge.cancelled.is_set()
 
     chunks, cancelled = asyncio.run(main())
-    assert chunks[0].startswith(b"id: 0\nevent: answer_start")
+    assert chunks[0].startswith(b'id: 0\nevent: answer_start\ndata: {"session_id":"s1"')
     assert KEEP_ALIVE in chunks
     assert chunks[-1].startswith(b"id: 1\nevent: answer_delta")
     assert cancelled  # the stream is over: a worker still running would stop

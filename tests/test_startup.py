@@ -17,7 +17,7 @@ ASK = """
 import json, sys
 from pathlib import Path
 from footnoted import Footnoted, Settings
-from footnoted.embedding import set_threads
+from footnoted.inference.runtime import set_threads
 set_threads(1)  # as a server does
 with Footnoted(Settings()) as fn:
     if sys.argv[1] == "ingest":

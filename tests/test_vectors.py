@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from footnoted.service import Footnoted
+from footnoted.service.facade import Footnoted
 from footnoted.settings import Settings
 from footnoted.stores import vectors
 from footnoted.stores.vectors import CollectionIndex, DenseIndex, VectorIndexes, exact_top

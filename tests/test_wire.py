@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from footnoted import Footnoted
+from footnoted.answering.citations import Answer
 from footnoted.api.wire import (
     INTERRUPTED,
     UNAVAILABLE,
@@ -14,7 +15,6 @@ from footnoted.api.wire import (
     replay_frames,
     result_payload,
 )
-from footnoted.citations import Answer
 from footnoted.models import Delta, Done, Event, Failed, Notice, Refusal, Sources, Started
 
 IDS = {"session_id": "s1", "message_id": "m1"}

@@ -1,8 +1,9 @@
 """footnoted: answers over your own documents, every claim footnoted to its passage.
 
-The service (and with it the embedding model's libraries) is imported on first use, so
-that ``footnoted.loaders`` and ``footnoted.chunking`` load quickly and lightly in the
-parse worker process (see :mod:`footnoted.parsing`).
+The public face is the core's types only. The service (and with it the embedding
+model's libraries) is imported on first use, so that ``footnoted.loaders`` and the
+chunker load quickly and lightly in the parse worker process (see
+:mod:`footnoted.ingest.parsing`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from .models import (
 )
 
 if TYPE_CHECKING:
-    from .api.wire import answer_payload, refusal_payload
     from .service import AskResult, Footnoted
     from .settings import Settings
 
@@ -37,8 +37,6 @@ __version__ = "0.1.0"
 _LAZY = {
     "AskResult": "service",
     "Footnoted": "service",
-    "answer_payload": "api.wire",
-    "refusal_payload": "api.wire",
     "Settings": "settings",
 }
 
@@ -73,6 +71,4 @@ __all__ = [
     "Span",
     "Started",
     "__version__",
-    "answer_payload",
-    "refusal_payload",
 ]

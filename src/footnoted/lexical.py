@@ -24,6 +24,7 @@ from sentencex import segment
 from .models import RetrievedChunk
 from .pages import PAGE_BREAK
 
+CELLS = " | "  # what joins a table row's cells in extracted text: each row is one block
 MARKER = re.compile(r"\[(\d+(?:\s*[,\-–]\s*\d+)*)\]")
 """``[1]``, ``[1, 3]`` or ``[1-3]``; ``[1][3]`` is two matches. The only marker pattern."""
 _BLOCK_PAGE_BREAK = re.compile(r"\n\f+")

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .embedding import Embedder, Vectors
 from .errors import InvalidInput, ReindexRequired
+from .inference.embedding import Embedder, Vectors
 from .lexical import QuestionTerms, chunk_sentences, content_words
 from .models import RetrievedChunk
-from .stores.base import Store, StoredChunk
+from .stores.base import SearchIndex, StoredChunk
 
 RRF_K = 60
 RERANK_DEPTH = 20
@@ -35,7 +35,11 @@ DEPTH = 50  # candidates each search (dense, keyword) returns, at least
 
 class Retriever:
     def __init__(
-        self, store: Store, embedder: Embedder, depth: int = DEPTH, keyword_weight: float = 1.0
+        self,
+        store: SearchIndex,
+        embedder: Embedder,
+        depth: int = DEPTH,
+        keyword_weight: float = 1.0,
     ) -> None:
         self.store = store
         self.embedder = embedder

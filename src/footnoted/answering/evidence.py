@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..inference.reader import Calibration, Reading
 from ..models import Evidence, RetrievedChunk
-from ..reader import Calibration, Reading
 from ..retrieval import Retrieval
 
 EMPTY_MESSAGE = "The knowledge base is empty. Please contact an admin."

@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..citations import Answer, make_citation, pin_pages
 from ..lexical import MARKER, chunk_sentences, words
 from ..models import Span
+from .citations import Answer, make_citation, pin_pages
 from .evidence import Read
 from .named import named
 

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Generator, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 
-from ..citations import Answer
-from ..collection_settings import CollectionSettings
-from ..embedding import SentenceTransformerEmbedder
 from ..errors import InvalidInput
+from ..inference.embedding import SentenceTransformerEmbedder
+from ..inference.reader import Calibration, Reader, Reading, get_reader
 from ..lexical import MARKER
 from ..models import (
     Delta,
@@ -38,15 +37,17 @@ from ..models import (
     Started,
 )
 from ..outbound import Outbound
-from ..reader import Calibration, Reader, Reading, get_reader
 from ..retrieval import Retrieval, Retriever
-from ..settings import Settings
+from ..settings import CollectionSettings, Settings
 from . import evidence
+from .citations import Answer
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
 from .evidence import Link, Read
 from .extractive import already_said, extract
-from .llm import LLMAnswerer, LLMUnavailable
+from .llm.answerer import LLMAnswerer
+from .llm.client import LLMUnavailable
 from .named import bridge_candidates, comparison_sides
+from .question import Question
 
 MAX_QUESTION_CHARS = 4000
 LEADS = 3  # the passages read first whose second hops are read after them
@@ -121,43 +122,27 @@ class Pipeline:
         s = self.settings
         return get_reader(s.embedding_precision, s.model_cache, s.reader_runtime)
 
-    def prepare(
-        self,
-        question: str,
-        collection: str,
-        config: CollectionSettings,
-        *,
-        top_k: int | None = None,
-        threshold: float | None = None,
-        embedding: list[float] | None = None,
-        include_citations: bool = True,
-        conversation: Conversation = NO_CONVERSATION,
-    ) -> Prepared:
-        """Retrieve, read and judge ``question``; after earlier turns of a
-        ``conversation`` a follow-up is resolved as ``answering/conversation.py`` says."""
-        question = validate_question(question)
+    def prepare(self, q: Question) -> Prepared:
+        """Retrieve, read and judge the question (resolved: its collection and settings
+        named); after earlier turns of its conversation a follow-up is resolved as
+        ``answering/conversation.py`` says."""
+        q = replace(q, text=validate_question(q.text))
 
-        def attempt(
-            query: str, vector: list[float] | None, about: str | None = None, said: str = ""
-        ) -> Prepared:
-            return self._prepare(
-                question, query, collection, config, top_k=top_k, threshold=threshold,
-                embedding=vector, include_citations=include_citations,
-                conversation=conversation, about=about, said=said,
-            )  # fmt: skip
+        def attempt(query: str, about: str | None = None, said: str = "") -> Prepared:
+            return self._prepare(q, query, about, said)
 
-        history = conversation.turns
+        history = q.conversation.turns
         if not history:
-            return attempt(question, embedding)
-        if config.generation_mode == "llm":
-            rewritten = self._condense(question, history)
+            return attempt(q.text)
+        if q.config.generation_mode == "llm":
+            rewritten = self._condense(q.text, history)
             if rewritten is not None:
-                return attempt(rewritten, None)
-        alone = attempt(question, embedding)
+                return attempt(rewritten)
+        alone = attempt(q.text)
         if alone.evidence.reason in ("ok", "empty"):
             return alone
-        query, about = contextual(question, history), topic(question, history)
-        leaning = attempt(query, None, about, said=history[-1].answer)
+        query, about = contextual(q.text, history), topic(q.text, history)
+        leaning = attempt(query, about, said=history[-1].answer)
         return leaning if leaning.evidence.reason == "ok" else alone
 
     def _condense(self, question: str, history: Sequence[Exchange]) -> str | None:
@@ -169,26 +154,18 @@ class Pipeline:
             return None
 
     def _prepare(
-        self,
-        question: str,
-        query: str,
-        collection: str,
-        config: CollectionSettings,
-        *,
-        top_k: int | None,
-        threshold: float | None,
-        embedding: list[float] | None,
-        include_citations: bool,
-        conversation: Conversation,
-        about: str | None = None,
-        said: str = "",
+        self, q: Question, query: str, about: str | None = None, said: str = ""
     ) -> Prepared:
-        """Retrieve and read ``query`` (``question`` itself, or its standalone form); a
+        """Retrieve and read ``query`` (the question itself, or its standalone form; the
+        client's embedding is the question's, so it is used only for the question); a
         passage's cosine in its evidence score is to ``about`` when given, else to
         ``query`` (its retrieval score). With ``said`` (the previous answer), a lead that
         would repeat it gives way as ``fresh_first`` says."""
-        limit = threshold if threshold is not None else config.evidence_threshold
-        k = top_k or config.top_k
+        config, collection = q.config, q.where
+        embedding = q.embedding if query == q.text else None
+        question = q.text
+        limit = q.threshold if q.threshold is not None else config.evidence_threshold
+        k = q.top_k or config.top_k
         warning = self._length_warning(query) if embedding is None else None
         began = time.perf_counter()
         retrieval = self.retriever.retrieve(query, collection, k, embedding)
@@ -218,9 +195,19 @@ class Pipeline:
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
         judged = evidence.judge(retrieval, limit, read, cal, sides)
         return Prepared(
-            question, config, include_citations and config.enable_citations, retrieval, info,
-            warning, judged, read, cal.threshold, query, conversation, sides,
-        )  # fmt: skip
+            question,
+            config,
+            q.citations and config.enable_citations,
+            retrieval,
+            info,
+            warning,
+            judged,
+            read,
+            cal.threshold,
+            query,
+            q.conversation,
+            sides,
+        )
 
     def _cosines(self, about: str | None, hits: Sequence[RetrievedChunk]) -> list[float]:
         """Each hit's cosine to ``about``; without it, to what was searched."""
@@ -293,8 +280,10 @@ class Pipeline:
             yield Refusal(evidence.message(p.evidence), evidence.SUGGESTIONS, p.evidence)
             return
         yield Started(warning=p.warning, retrieval=p.info)  # before the model's first token
-        grounding = {"confidence": p.evidence.confidence or 0.0,
-                     "answer_score": p.evidence.answer_score or 0.0}  # fmt: skip
+        grounding = {
+            "confidence": p.evidence.confidence or 0.0,
+            "answer_score": p.evidence.answer_score or 0.0,
+        }
         if p.config.generation_mode != "llm":
             yield from answer_events(
                 extract(p.query, p.read, p.reader_threshold, grounding, p.sides), p.cite
@@ -384,40 +373,82 @@ def answer_events(a: Answer, cite: bool) -> Generator[Event, None, None]:
     yield Done(text)
 
 
-def collect(p: Prepared, events: Generator[Event, None, None]) -> AskResult:
+class Fold:
+    """Events folded into an answer, as they come: the one place that knows how a stream
+    of events makes an answer (``collect`` here, the chat service's stream in the API)."""
+
+    def __init__(self) -> None:
+        self.start = Started()
+        self.notice: str | None = None
+        self.parts: list[str] = []
+        self.sources: Sources | None = None
+        self.refusal: Refusal | None = None
+        self.failed: Failed | None = None
+
+    def feed(self, event: Event) -> None:
+        match event:
+            case Started():
+                self.start = event
+            case Notice(message=message):
+                self.notice = message
+            case Delta(text=text):
+                self.parts.append(text)
+            case Sources():
+                self.sources = event
+            case Refusal():
+                self.refusal = event
+            case Failed():
+                self.failed = event
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    @property
+    def cited(self) -> bool:
+        return self.sources is not None and self.failed is None
+
+    def answer(self) -> Answer:
+        """The answer so far: its text, and its citations once ``Sources`` came (none for
+        an answer that broke off)."""
+        s = self.sources if self.cited else None
+        if s is None:
+            return Answer(self.text, (), (), ())
+        return Answer(self.text, s.citations, s.referenced_indices, s.spans, s.grounding)
+
+
+def collect(p: Prepared, events: Iterable[Event]) -> AskResult:
     """Gather a prepared question's events into one ``AskResult`` (the JSON answer)."""
-    start = Started()
-    notice: str | None = None
-    parts: list[str] = []
-    sources: Sources | None = None
-
-    def result(answer: Answer | None, refusal: Refusal | None, **extra: object) -> AskResult:
-        return AskResult(
-            p.question, answer, refusal, p.retrieval, start.warning or p.warning,
-            info=dict(start.retrieval or p.info), read=p.read, **extra,  # type: ignore[arg-type]
-        )  # fmt: skip
-
+    fold = Fold()
     for event in events:
-        if isinstance(event, Refusal):
-            return result(None, event, cite=p.cite)
-        if isinstance(event, Started):
-            start = event
-        elif isinstance(event, Notice):
-            notice = event.message
-        elif isinstance(event, Delta):
-            parts.append(event.text)
-        elif isinstance(event, Sources):
-            sources = event
-        elif isinstance(event, Failed):
-            partial = Answer("".join(parts), (), (), ())
-            return result(partial, None, cite=False, notice=notice, failed=event)
-    text = "".join(parts)
-    if sources is None:
-        answer = Answer(text, (), (), ())
-    else:
-        answer = Answer(text, sources.citations, sources.referenced_indices, sources.spans,
-                        sources.grounding)  # fmt: skip
-    return result(answer, None, cite=p.cite and sources is not None, notice=notice)
+        fold.feed(event)
+        if isinstance(event, (Refusal, Failed)):
+            break
+    warning = fold.start.warning or p.warning
+    info = dict(fold.start.retrieval or p.info)
+    if fold.refusal is not None:
+        return AskResult(
+            p.question,
+            None,
+            fold.refusal,
+            p.retrieval,
+            warning,
+            cite=p.cite,
+            info=info,
+            read=p.read,
+        )
+    return AskResult(
+        p.question,
+        fold.answer(),
+        None,
+        p.retrieval,
+        warning,
+        cite=p.cite and fold.cited,
+        notice=fold.notice,
+        info=info,
+        failed=fold.failed,
+        read=p.read,
+    )
 
 
 def validate_question(question: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..errors import Forbidden
 from ..models import Document
 from ..records import User
-from ..service import Footnoted
+from ..service.facade import Footnoted
 
 
 def disabled(doc: Document) -> Forbidden:
@@ -19,7 +19,7 @@ def disabled(doc: Document) -> Forbidden:
 
 def readable(service: Footnoted, document_id: str, user: User | None) -> Document:
     """The document, if ``user`` may open it (``None``: a public link); else 403."""
-    doc = service.document(document_id)
+    doc = service.store.get_document(document_id)
     if not doc.enabled and (user is None or not user.is_admin):
         raise disabled(doc)
     return doc

@@ -10,8 +10,8 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from .. import __version__
-from ..embedding import set_threads
-from ..service import Footnoted
+from ..inference.runtime import set_threads
+from ..service.facade import Footnoted
 from ..settings import Settings
 from . import errors, mcp_http
 from .limits import BodyLimit

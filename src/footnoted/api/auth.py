@@ -15,10 +15,9 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from ..accounts import hash_token, new_token
-from ..accounts import issue_token as issue_token  # re-exported for older imports
 from ..errors import Forbidden, Unauthorized
 from ..records import Origin, User
+from ..service.accounts import hash_token, new_token
 from ..stores.base import Store
 
 SESSION_PREFIX = "fns_"  # a web session's token: issued at sign-in, revoked at sign-out

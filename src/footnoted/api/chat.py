@@ -18,19 +18,21 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..answering.conversation import NO_CONVERSATION, Conversation, Exchange, exchanges
-from ..answering.llm import GenerationInterrupted
-from ..citations import Answer, escape_markdown_html
-from ..collection_settings import CollectionSettings
+from ..answering.citations import Answer, escape_markdown_html
+from ..answering.conversation import Conversation, Exchange, exchanges
+from ..answering.llm.client import GenerationInterrupted
+from ..answering.pipeline import Fold
+from ..answering.question import Question
 from ..errors import Conflict, FootnotedError, InvalidInput
-from ..models import Delta, Done, Event, Failed, Notice, Refusal, Sources, Started
+from ..models import Delta, Done, Event, Failed, Refusal, Sources, Started
 from ..records import Claim, Message, NewMessage, Origin, RefusalEntry, User
-from ..service import Footnoted
-from ..titles import session_title
+from ..service.facade import Footnoted
+from ..service.titles import session_title
+from ..settings import CollectionSettings
 from .links import Links
 from .schemas import ChatRequest
 from .sse import Bridge
-from .wire import answer_payload, frame, refusal_payload
+from .wire import answer_payload, refusal_payload
 
 log = logging.getLogger("footnoted.api")
 
@@ -70,11 +72,17 @@ class Turn:
 
     user: User
     request: ChatRequest
-    collection: str
-    config: CollectionSettings
+    question: Question  # resolved: its collection and settings named
     session_id: str
-    conversation: Conversation = NO_CONVERSATION  # the session's earlier turns
     info: dict[str, Any] = field(default_factory=dict)  # retrieval: collection, duration_ms, …
+
+    @property
+    def collection(self) -> str:
+        return self.question.where
+
+    @property
+    def config(self) -> CollectionSettings:
+        return self.question.config
 
     @property
     def ids(self) -> dict[str, str]:
@@ -127,7 +135,15 @@ class ChatService:
         if request.session_id is not None:
             turns = session_turns(self.store.session_messages(user.id, claim.session_id))
             conversation = Conversation(turns)
-        return claim, Turn(user, request, collection, config, claim.session_id, conversation)
+        question = Question(
+            request.message,
+            collection,
+            config,
+            embedding=request.embedding,
+            conversation=conversation,
+            citations=request.include_citations,
+        )
+        return claim, Turn(user, request, question, claim.session_id)
 
     def release(self, turn: Turn) -> None:
         self.store.release_chat(turn.user.id, turn.request.message_id, OWNER)
@@ -138,10 +154,7 @@ class ChatService:
         req = turn.request
         try:
             with self.answering:
-                result = self.service.answer(
-                    req.message, turn.collection, embedding=req.embedding, config=turn.config,
-                    conversation=turn.conversation,
-                )  # fmt: skip
+                result = self.service.answer(turn.question)
         except BaseException:
             self.release(turn)
             raise
@@ -156,13 +169,19 @@ class ChatService:
         cite = req.include_citations and result.cite
         mode = turn.config.citation_link_mode
         linked = Answer(
-            a.text, self.links.decorate(a.citations, mode, turn.user.token_id),
-            a.referenced, a.spans, a.grounding,
-        )  # fmt: skip
+            a.text,
+            self.links.decorate(a.citations, mode, turn.user.token_id),
+            a.referenced,
+            a.spans,
+            a.grounding,
+        )
         payload = answer_payload(
-            linked, include_citations=cite, warning=result.warning, notice=result.notice,
+            linked,
+            include_citations=cite,
+            warning=result.warning,
+            notice=result.notice,
             **turn.ids,
-        )  # fmt: skip
+        )
         self.store_answer(turn, payload)
         return payload
 
@@ -222,11 +241,7 @@ class ChatService:
     # -- SSE --------------------------------------------------------------------------------
     def first_event(self, turn: Turn) -> tuple[Event, Generator[Event, None, None]]:
         """Run retrieval and the evidence check: a ``Refusal`` here is answered as JSON."""
-        req = turn.request
-        events = self.service.ask(
-            req.message, turn.collection, embedding=req.embedding, config=turn.config,
-            include_citations=req.include_citations, conversation=turn.conversation,
-        )  # fmt: skip
+        events = self.service.ask(turn.question)
         try:
             with self.answering:  # in llm mode: retrieval and the evidence check
                 return next(events), events
@@ -243,10 +258,10 @@ class ChatService:
         try:
             stored = self._stream(turn, itertools.chain([first], events), bridge)
         except FootnotedError as exc:
-            bridge.put(*frame(Failed(exc.code, exc.message), turn.ids))
+            bridge.put(Failed(exc.code, exc.message))
         except Exception:
             log.exception("chat stream failed")
-            bridge.put(*frame(Failed("internal_error", "The answer failed."), turn.ids))
+            bridge.put(Failed("internal_error", "The answer failed."))
         finally:
             events.close()  # stops the generator (and whatever it was waiting on)
             if not stored:
@@ -254,47 +269,41 @@ class ChatService:
             bridge.close()
 
     def _stream(self, turn: Turn, events: Iterator[Event], bridge: Bridge) -> bool:
-        text: list[str] = []
-        sources: Sources | None = None
-        warning: str | None = None
-        notice: str | None = None
+        fold = Fold()
         for event in events:
             if bridge.cancelled.is_set():
                 return False
+            pause = isinstance(event, Delta) and fold.parts and self.pace_s
+            if pause and bridge.cancelled.wait(self.pace_s):
+                return False
+            if isinstance(event, Sources):
+                decorated = self.links.decorate(
+                    event.citations, turn.config.citation_link_mode, turn.user.token_id
+                )
+                event = replace(event, citations=decorated)
+            fold.feed(event)
             match event:
                 case Started():
-                    warning = event.warning
                     turn.info.update(event.retrieval or {})
-                case Delta():
-                    if text and self.pace_s and bridge.cancelled.wait(self.pace_s):
-                        return False
-                    text.append(event.text)
-                case Sources():
-                    decorated = self.links.decorate(
-                        event.citations, turn.config.citation_link_mode, turn.user.token_id
-                    )
-                    event = sources = replace(event, citations=decorated)
                 case Refusal():
                     self.store_refusal(turn, event)
                 case Failed():
-                    stored = bool(text) and self.store_incomplete(turn, "".join(text), warning)
-                    bridge.put(*frame(event, turn.ids))
+                    stored = bool(fold.parts) and self.store_incomplete(
+                        turn, fold.text, fold.start.warning
+                    )
+                    bridge.put(event)
                     return stored
                 case Done():
-                    cited = sources or Sources((), (), ())
-                    answer = Answer(
-                        "".join(text), cited.citations, cited.referenced_indices, cited.spans,
-                        cited.grounding,
-                    )  # fmt: skip
                     payload = answer_payload(
-                        answer, include_citations=sources is not None, warning=warning,
-                        notice=notice, **turn.ids,
-                    )  # fmt: skip
+                        fold.answer(),
+                        include_citations=fold.cited,
+                        warning=fold.start.warning,
+                        notice=fold.notice,
+                        **turn.ids,
+                    )
                     if not self.store_answer(turn, payload, bridge.cancelled.is_set):
                         return False
-                case Notice():
-                    notice = event.message
-            bridge.put(*frame(event, turn.ids))
+            bridge.put(event)
             if isinstance(event, (Refusal, Done)):
                 return True
         return False

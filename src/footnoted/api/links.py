@@ -17,9 +17,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..collection_settings import LinkMode
 from ..models import Citation
-from ..service import Footnoted
+from ..service.facade import Footnoted
+from ..settings import LinkMode
 
 PUBLIC_PREFIX = "/public/documents/"
 

@@ -25,12 +25,12 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from ..citations import make_citation
+from ..answering.citations import make_citation
 from ..errors import Unauthorized
 from ..mcp.tools import build_server
 from ..models import Citation
 from ..records import User
-from ..service import Footnoted
+from ..service.facade import Footnoted
 from .auth import user_for
 from .schemas import ChatRequest
 from .state import AppState

@@ -6,10 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..collection_settings import MAX_EXAMPLES, GenerationMode, LinkMode
-from ..collection_settings import Question as ExampleQuestion
 from ..records import Origin
-from ..service import MAX_QUESTION_CHARS
+from ..service.facade import MAX_QUESTION_CHARS
+from ..settings import MAX_EXAMPLES, ExampleQuestion, GenerationMode, LinkMode
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 

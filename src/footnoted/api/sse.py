@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
+from ..models import Event
 from .responses import dumps
 from .wire import Frame
+from .wire import frame as sse_frame
 
 KEEP_ALIVE = b": keep-alive\n\n"
 HEADERS = {
@@ -41,9 +43,11 @@ _END = _End()
 
 
 class Bridge:
-    """Frames from one worker thread to one streaming response.
+    """Events from one worker thread to one streaming response, typed as the core made
+    them: each transport frames them its own way (``frames`` here for ``/api/chat``,
+    ``compat.stream.frames`` for ``/v1``).
 
-    The worker appends frames to a buffer and wakes the event loop only when the buffer
+    The worker appends events to a buffer and wakes the event loop only when the buffer
     was empty; the response takes everything buffered at once and sends it in one write.
     An extractive answer's words, produced together, then cost one wake-up and one
     socket write instead of one per word; a model's tokens still go out as they come.
@@ -53,17 +57,17 @@ class Bridge:
         self._loop = asyncio.get_running_loop()
         self._ready = asyncio.Event()
         self._lock = threading.Lock()
-        self._buffer: list[Frame | _End] = []
+        self._buffer: list[Event | _End] = []
         self.cancelled = threading.Event()
 
-    def put(self, event: str, data: dict[str, Any]) -> None:
+    def put(self, event: Event) -> None:
         """Called from the worker thread."""
-        self._send((event, data))
+        self._send(event)
 
     def close(self) -> None:
         self._send(_END)
 
-    def _send(self, item: Frame | _End) -> None:
+    def _send(self, item: Event | _End) -> None:
         with self._lock:
             wake = not self._buffer
             self._buffer.append(item)
@@ -74,14 +78,14 @@ class Bridge:
         except RuntimeError:  # the event loop is gone: nobody is listening any more
             self.cancelled.set()
 
-    def _take(self) -> list[Frame | _End]:
+    def _take(self) -> list[Event | _End]:
         with self._lock:
             items, self._buffer = self._buffer, []
             self._ready.clear()
         return items
 
-    async def batches(self, keepalive_s: float) -> AsyncIterator[list[Frame] | None]:
-        """The frames that arrived together, ``None`` after ``keepalive_s`` without any;
+    async def batches(self, keepalive_s: float) -> AsyncIterator[list[Event] | None]:
+        """The events that arrived together, ``None`` after ``keepalive_s`` without any;
         ends when the worker closes. Cancelling it (client gone) cancels the worker."""
         try:
             while True:
@@ -90,7 +94,7 @@ class Bridge:
                 except TimeoutError:
                     yield None
                     continue
-                batch: list[Frame] = []
+                batch: list[Event] = []
                 for item in self._take():
                     if isinstance(item, _End):
                         if batch:
@@ -102,14 +106,18 @@ class Bridge:
         finally:
             self.cancelled.set()
 
-    async def frames(self, keepalive_s: float) -> AsyncIterator[bytes]:
-        """The SSE byte stream: each batch in one write, keep-alive comments between."""
+    async def frames(
+        self, keepalive_s: float, ids: Mapping[str, str | None]
+    ) -> AsyncIterator[bytes]:
+        """``/api/chat``'s SSE byte stream of the reply ``ids`` names: each batch in one
+        write, keep-alive comments between."""
         event_id = 0
         async for batch in self.batches(keepalive_s):
             if batch is None:
                 yield KEEP_ALIVE
                 continue
-            yield b"".join(frame(e, d, event_id + i) for i, (e, d) in enumerate(batch))
+            framed = (sse_frame(event, ids) for event in batch)
+            yield b"".join(frame(e, d, event_id + i) for i, (e, d) in enumerate(framed))
             event_id += len(batch)
 
 

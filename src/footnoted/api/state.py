@@ -11,7 +11,7 @@ from fastapi import Depends, Request
 
 from ..errors import RateLimited
 from ..records import Claim, Origin, User
-from ..service import Footnoted
+from ..service.facade import Footnoted
 from .chat import ChatService, Turn
 from .limits import RateLimiter
 from .links import Links

@@ -79,9 +79,14 @@ def sign_in(body: SessionIn, request: Request, response: Response) -> MeOut:
         raise Forbidden(f"Send the {CSRF_HEADER} header.", code="csrf_failed")
     session = issue_session(_store(request), user)
     response.set_cookie(
-        SESSION_COOKIE, session, max_age=SESSION_MAX_AGE_S, path="/",
-        httponly=True, samesite="strict", secure=request.url.scheme == "https",
-    )  # fmt: skip
+        SESSION_COOKIE,
+        session,
+        max_age=SESSION_MAX_AGE_S,
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
     return MeOut(name=user.name, is_admin=user.is_admin)
 
 
@@ -93,9 +98,12 @@ def sign_out(request: Request) -> Response:
         revoke_session(_store(request), token.strip())
     response = Response(status_code=204)
     response.delete_cookie(
-        SESSION_COOKIE, path="/", httponly=True, samesite="strict",
+        SESSION_COOKIE,
+        path="/",
+        httponly=True,
+        samesite="strict",
         secure=request.url.scheme == "https",
-    )  # fmt: skip
+    )
     return response
 
 

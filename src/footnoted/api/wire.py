@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..answering.llm import GenerationInterrupted
+from ..answering.citations import Answer, answer_markdown, escape_markdown_html
+from ..answering.llm.client import GenerationInterrupted
 from ..answering.pipeline import AskResult, plain_text, split_deltas
-from ..citations import Answer, answer_markdown, escape_markdown_html
+from ..answering.question import Question
 from ..models import (
     Citation,
     Delta,
@@ -30,7 +31,7 @@ from ..models import (
 )
 
 if TYPE_CHECKING:
-    from ..service import Footnoted
+    from ..service.facade import Footnoted
 
 Frame = tuple[str, dict[str, Any]]  # an SSE event's name and its JSON data
 
@@ -175,7 +176,7 @@ def result_payload(result: AskResult) -> dict[str, Any]:
 def answer_here(service: Footnoted, question: str, collection: str | None) -> dict[str, Any]:
     """``/api/chat``'s JSON answer or refusal, answered in this process (a refusal is
     logged): what ``footnoted ask --json`` and the local MCP tool return."""
-    result = service.answer(question, collection)
+    result = service.answer(Question(question, collection))
     if result.refusal is not None:
         service.log_refusal(question, collection, result.refusal)
     return result_payload(result)

@@ -90,7 +90,7 @@ UrlOpt = Annotated[
 
 
 def _target(directory: Path | None, backend: str, url: str | None) -> Any:
-    from ..embedding import resolve_precision
+    from ..inference.runtime import resolve_precision
     from ..settings import Settings
     from .query import Target
 

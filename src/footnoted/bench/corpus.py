@@ -26,7 +26,7 @@ import numpy.typing as npt
 from ..evaluation.datasets import safe_stem
 from ..lexical import chunk_sentences
 from ..models import Chunk, Document
-from ..service import Footnoted
+from ..service.facade import Footnoted
 from ..settings import Settings
 from .texts import real_passages, scifact_files
 
@@ -87,7 +87,7 @@ def seed(home: Path, data: Path, real: int, progress: Progress) -> Seed:
         if fn.store.count_chunks(fn.settings.collection) < real:
             ingest_real(fn, data, real, progress)
         out: Seed = []
-        for doc in fn.documents():
+        for doc in fn.store.list_documents():
             chunks = fn.store.document_chunks(doc.id)
             stored = fn.store.fetch_chunks([c.id for c in chunks])
             vectors = np.stack([s.vector for s in stored]).astype(np.float32)

@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..embedding import SentenceTransformerEmbedder, cpu_has_native_bf16, resolve_model_path
-from ..service import Footnoted
+from ..inference.embedding import SentenceTransformerEmbedder, resolve_model_path
+from ..inference.runtime import cpu_has_native_bf16
+from ..service.facade import Footnoted
 from ..settings import Settings
 from .report import Row, median
 from .texts import chunk_texts, scifact_files

@@ -34,7 +34,7 @@ import numpy.typing as npt
 from ..errors import InvalidInput
 from ..evaluation.datasets import read_squad, safe_stem
 from ..retrieval import DEPTH
-from ..service import Footnoted
+from ..service.facade import Footnoted
 from ..settings import Settings
 from ..stores.vectors import EXACT_UNTIL, GRAPH, DenseIndex, IndexParams, exact_top, fetch_depth
 from .report import Row, median

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..ingest import FileResult
-from ..service import Footnoted
+from ..ingest.ingest import FileResult
+from ..service.facade import Footnoted
 from ..settings import Settings
 from .report import Row, own_peak_rss_mb
 from .texts import scifact_files

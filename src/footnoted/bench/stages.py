@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 from ..lexical import content_words
 from ..retrieval import rerank
-from ..service import Footnoted
+from ..service.facade import Footnoted
 from ..settings import Settings
 from .report import Row, median
 

@@ -13,9 +13,9 @@ from ..evaluation.datasets import (
     read_squad,
     safe_stem,
 )
-from ..ingest import FileResult, embedding_texts
+from ..ingest.ingest import FileResult, embedding_texts
 from ..models import FileBytes
-from ..service import Footnoted
+from ..service.facade import Footnoted
 
 DATA = Path("../shared/data")
 # what the benchmarks read from it

@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..embedding import resolve_precision
 from ..errors import InvalidInput
+from ..inference.runtime import resolve_precision
 from .report import Row, median
 
 FOLDERS = ("pdfs", "pdfs-more")  # the first alone with --small

@@ -18,8 +18,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from ..answering.question import Question
 from ..errors import FootnotedError
-from ..service import Footnoted
+from ..service.facade import Footnoted
 from ..settings import Settings
 from .errors import failure
 from .remote import ask_server, cli_token, running_server
@@ -127,8 +128,8 @@ def _local(
     settings: Settings, question: str, collection: str | None, as_json: bool
 ) -> dict[str, Any]:
     """Answer here; returns the answer object (only its type and references when streamed)."""
+    from ..answering.citations import sources_block
     from ..api.wire import answer_here, refusal_payload
-    from ..citations import sources_block
     from ..models import Delta, Failed, Notice, Refusal, Sources
 
     with _service(settings) as fn:
@@ -138,7 +139,7 @@ def _local(
             return payload
         payload = {"type": "answer", "referenced_indices": []}
         streamed: list[str] = []
-        for event in fn.ask(question, collection):
+        for event in fn.ask(Question(question, collection)):
             if isinstance(event, Refusal):
                 fn.log_refusal(question, collection, event)
                 payload = refusal_payload(event)
@@ -166,7 +167,7 @@ def _local(
 
 def _print(payload: dict[str, Any], as_json: bool) -> None:
     """Print an answer object: as JSON, or as the answer and its Sources block."""
-    from ..citations import sources_block
+    from ..answering.citations import sources_block
     from ..models import Citation
 
     if as_json:

@@ -17,7 +17,7 @@ err = Console(stderr=True)
 @db_app.command("migrate")
 def db_migrate() -> None:
     """Apply pending migrations (the server also applies them when it starts)."""
-    from ..embedding import get_embedder
+    from ..inference.embedding import get_embedder
     from ..stores.factory import migrate_database
 
     settings = Settings()

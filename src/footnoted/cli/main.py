@@ -19,8 +19,8 @@ from rich.table import Table
 from ..bench.cli import bench_app
 from ..errors import FootnotedError
 from ..evaluation.cli import eval_app
-from ..ingest import FileResult, walk
-from ..service import Footnoted
+from ..ingest.ingest import FileResult, walk
+from ..service.facade import Footnoted
 from ..settings import Settings
 from . import help as cli_help
 from .ask import ask
@@ -135,7 +135,8 @@ def ingest(
                 progress.stop()
                 sources = {str(f.resolve()) for f in files}
                 stored = sum(
-                    d.source in sources for d in fn.documents(collection or fn.settings.collection)
+                    d.source in sources
+                    for d in fn.store.list_documents(collection or fn.settings.collection)
                 )
                 err.print(
                     f"Interrupted: {stored} of {len(files)} files are stored. Run the same "
@@ -169,7 +170,7 @@ def docs_list(
 ) -> None:
     """List documents."""
     with service() as fn:
-        docs = fn.documents(collection)
+        docs = fn.store.list_documents(collection)
     if as_json:
         out.print_json(json.dumps([d.to_dict() for d in docs]))
         return
@@ -183,7 +184,7 @@ def docs_list(
 
 
 def _resolve(fn: Footnoted, prefix: str) -> str:
-    matches = [d.id for d in fn.documents() if d.id.startswith(prefix)]
+    matches = [d.id for d in fn.store.list_documents() if d.id.startswith(prefix)]
     if len(matches) != 1:
         err.print(
             f"[red]error[/red] {prefix!r} matches {len(matches)} documents; give more of the id."
@@ -213,7 +214,7 @@ def docs_rm(document_id: DocumentId) -> None:
     """Delete a document with its chunks and vectors."""
     with service() as fn:
         full = _resolve(fn, document_id)
-        title = fn.document(full).title
+        title = fn.store.get_document(full).title
         fn.delete(full)
     out.print(f"removed {title}")
 

@@ -102,8 +102,8 @@ def cli_token(settings: Settings, renew: bool = False) -> str:
 
 
 def _issue(settings: Settings) -> str:
-    from ..accounts import issue_token
-    from ..embedding import get_embedder
+    from ..inference.embedding import get_embedder
+    from ..service.accounts import issue_token
     from ..stores.factory import open_store
 
     store = open_store(settings, get_embedder(settings).dim)

@@ -21,7 +21,7 @@ err = Console(stderr=True)
 
 
 def _store() -> Store:
-    from ..embedding import get_embedder
+    from ..inference.embedding import get_embedder
     from ..stores.factory import open_store
 
     settings = Settings()

@@ -15,9 +15,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..accounts import Accounts, Issued
 from ..errors import FootnotedError
 from ..records import CLI_ACTOR, TokenInfo
+from ..service.accounts import Accounts, Issued
 from ..settings import Settings
 from .errors import failure
 
@@ -36,7 +36,7 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 @contextmanager
 def _accounts() -> Iterator[Accounts]:
     """The home's store, acting as the command line; errors print as ``error [code] …``."""
-    from ..embedding import get_embedder
+    from ..inference.embedding import get_embedder
     from ..stores.factory import open_store
 
     settings = Settings()
@@ -95,8 +95,10 @@ def user_list(as_json: AsJson = False) -> None:
 
     def rows(a: Accounts) -> list[dict[str, Any]]:
         tokens = a.tokens()
-        return [{**u.to_dict(), **_token_summary([t for t in tokens if t.user_id == u.id])}
-                for u in a.store.list_users()]  # fmt: skip
+        return [
+            {**u.to_dict(), **_token_summary([t for t in tokens if t.user_id == u.id])}
+            for u in a.store.list_users()
+        ]
 
     users = _run(rows)
     if as_json:
@@ -105,9 +107,12 @@ def user_list(as_json: AsJson = False) -> None:
     table = Table("name", "admin", "created", "tokens", "last used")
     for u in users:
         table.add_row(
-            escape(u["name"]), "yes" if u["is_admin"] else "no", u["created_at"][:19],
-            str(u["tokens"]), (u["last_used_at"] or "never")[:19],
-        )  # fmt: skip
+            escape(u["name"]),
+            "yes" if u["is_admin"] else "no",
+            u["created_at"][:19],
+            str(u["tokens"]),
+            (u["last_used_at"] or "never")[:19],
+        )
     out.print(table)
 
 

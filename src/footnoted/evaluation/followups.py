@@ -21,6 +21,7 @@ from typing import Any
 
 from ..answering.conversation import Conversation, Exchange
 from ..answering.pipeline import AskResult
+from ..answering.question import Question
 from ..errors import FootnotedError, InvalidInput
 from . import metrics as m
 from .datasets import read_squad
@@ -167,6 +168,6 @@ def run_followups(
 
 def _ask(kb: KnowledgeBase, question: str, history: Sequence[Exchange]) -> AskResult | None:
     try:
-        return kb.fn.answer(question, conversation=Conversation(tuple(history)))
+        return kb.fn.answer(Question(question, conversation=Conversation(tuple(history))))
     except FootnotedError:
         return None

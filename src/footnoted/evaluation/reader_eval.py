@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..reader import Reader
+from ..inference.reader import Reader
 from . import metrics as m
 from .datasets import SquadQuestion
 

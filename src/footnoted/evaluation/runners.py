@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..answering.evidence import passes
+from ..answering.question import Question
 from ..errors import FootnotedError
-from ..ingest import FileResult
-from ..service import AskResult, Footnoted
+from ..ingest.ingest import FileResult
+from ..service.facade import AskResult, Footnoted
 from ..settings import Settings
 from . import metrics as m
 from .datasets import (
@@ -115,15 +116,23 @@ class Quotes:
 
     def metrics(self, passage: str) -> list[Metric]:
         return [
-            Metric(f"quote precision (sentences from the {passage})",
-                   m.rate(self.right, self.quoted), self.quoted),
-            Metric("answers quoting another document", m.rate(self.other_document, self.answers),
-                   self.answers),
-            Metric("exact span EM (answered)", self.em / self.spans if self.spans else None,
-                   self.spans),
-            Metric("exact span F1 (answered)", self.f1 / self.spans if self.spans else None,
-                   self.spans),
-        ]  # fmt: skip
+            Metric(
+                f"quote precision (sentences from the {passage})",
+                m.rate(self.right, self.quoted),
+                self.quoted,
+            ),
+            Metric(
+                "answers quoting another document",
+                m.rate(self.other_document, self.answers),
+                self.answers,
+            ),
+            Metric(
+                "exact span EM (answered)", self.em / self.spans if self.spans else None, self.spans
+            ),
+            Metric(
+                "exact span F1 (answered)", self.f1 / self.spans if self.spans else None, self.spans
+            ),
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,7 +345,7 @@ def knowledge_base(
             elapsed = time.perf_counter() - started
             key_of = {
                 d.id: names[Path(d.source).name]
-                for d in fn.documents()
+                for d in fn.store.list_documents()
                 if Path(d.source).name in names
             }
             yield KnowledgeBase(
@@ -383,7 +392,7 @@ def read_record(
 
 def _ask(kb: KnowledgeBase, question: str) -> AskResult | None:
     try:
-        return kb.fn.answer(question, embedding=kb.vectors.get(question))
+        return kb.fn.answer(Question(question, embedding=kb.vectors.get(question)))
     except FootnotedError:
         return None
 
@@ -448,9 +457,20 @@ def run_squad(
                 progress("questions", i + 1, len(qs))
         info = kb.info(time.perf_counter() - started)
     return SquadResult(
-        info, len(data), answerable, answered, hits, contains, unanswerable, refused_u,
-        errors, above, within, quotes, items,
-    )  # fmt: skip
+        info,
+        len(data),
+        answerable,
+        answered,
+        hits,
+        contains,
+        unanswerable,
+        refused_u,
+        errors,
+        above,
+        within,
+        quotes,
+        items,
+    )
 
 
 def run_offtopic(
@@ -531,9 +551,14 @@ def run_beir(
                 progress("queries", i + 1, len(present))
         info = kb.info(time.perf_counter() - started)
     return BeirResult(
-        info, len(corpus), len(present), len(selected) - len(present),
-        _mean(ndcg), _mean(recall), items,
-    )  # fmt: skip
+        info,
+        len(corpus),
+        len(present),
+        len(selected) - len(present),
+        _mean(ndcg),
+        _mean(recall),
+        items,
+    )
 
 
 def _beir_slice(corpus: list[BeirDoc], judged: list[dict[str, int]], others: int) -> list[BeirDoc]:
@@ -592,9 +617,19 @@ def run_hotpot(
                 progress("questions", i + 1, len(qs))
         info = kb.info(time.perf_counter() - started)
     return HotpotResult(
-        info, len(qs), answered, both, one, contains, evaluated, yes_no, conflicts, errors,
-        quotes, items,
-    )  # fmt: skip
+        info,
+        len(qs),
+        answered,
+        both,
+        one,
+        contains,
+        evaluated,
+        yes_no,
+        conflicts,
+        errors,
+        quotes,
+        items,
+    )
 
 
 def _mean(values: Sequence[float]) -> float | None:

@@ -36,7 +36,7 @@ __all__ = [
 
 # Limits on hostile input. The loaders read them from this package each time they run,
 # so setting one here (``footnoted.loaders.MAX_PDF_PAGES = 100``) takes effect in this
-# process; ingestion parses in a worker process (``footnoted.parsing``), which has its own.
+# process; ingestion parses in a worker process (``footnoted.ingest.parsing``), which has its own.
 MAX_PDF_PAGES = 5000
 MAX_TEXT_CHARS = 20_000_000
 MAX_DOCX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024

@@ -16,10 +16,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from footnoted.lexical import CELLS
 from footnoted.models import ParsedDocument, Segment
 from footnoted.pages import PAGE_BREAK, separator
 
-CELLS = " | "  # what joins a table row's cells: each row is one block
 HEADER_CHARS = 240  # a table header row given as context is cut to about this length
 LABEL_WORDS = 12  # a longer block between rows ends the table
 _AMOUNT = re.compile(r"^[-–—$€£¥%().,\d\s]*\d[-–—$€£¥%().,\d\s]*$")

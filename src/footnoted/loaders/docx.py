@@ -17,9 +17,10 @@ from docx.text.paragraph import Paragraph
 
 from footnoted import loaders
 from footnoted.errors import DocumentError
+from footnoted.lexical import CELLS
 from footnoted.models import ParsedDocument
 
-from .blocks import CELLS, Block, Sections, assemble, clean, clean_title
+from .blocks import Block, Sections, assemble, clean, clean_title
 from .sizes import megabytes
 from .sniff import ZIP_ERRORS, zip_members
 

@@ -10,9 +10,10 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from footnoted import loaders
 from footnoted.errors import DocumentError
+from footnoted.lexical import CELLS
 from footnoted.models import ParsedDocument
 
-from .blocks import CELLS, Block, Sections, assemble, clean, clean_title
+from .blocks import Block, Sections, assemble, clean, clean_title
 
 
 def _words(text: str) -> frozenset[str]:

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from footnoted.lexical import CELLS
 from footnoted.models import ParsedDocument
 
-from .blocks import CELLS, Block, Sections, assemble, clean, clean_title
+from .blocks import Block, Sections, assemble, clean, clean_title
 from .html import html_fragment_blocks
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)

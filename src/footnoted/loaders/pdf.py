@@ -17,10 +17,11 @@ import pypdfium2.raw as pdfium_c
 
 from footnoted import loaders
 from footnoted.errors import DocumentError
+from footnoted.lexical import CELLS
 from footnoted.models import ParsedDocument
 
 from . import ocr
-from .blocks import CELLS, assemble, clean, describe
+from .blocks import assemble, clean, describe
 from .pdflayout import LINE_GAP, Bookmark, Line, lay_out
 
 PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe

@@ -83,6 +83,7 @@ def _zip_names(stream: BinaryIO) -> set[str]:
 
 def sniff(data: bytes, filename: str) -> tuple[str, str | None]:
     """The kind of ``data`` and, for text kinds, its decoded text."""
+
     def names() -> set[str]:
         return {member.filename for member in zip_members(data)}
 

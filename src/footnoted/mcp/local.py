@@ -12,10 +12,10 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 
+from ..answering.citations import make_citation
 from ..api.wire import answer_here
-from ..citations import make_citation
 from ..models import Citation
-from ..service import Footnoted
+from ..service.facade import Footnoted
 from ..settings import Settings
 from .tools import build_server
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from ..citations import location
+from ..answering.citations import location
 from ..models import Citation, Span
 
 REFUSED = "REFUSED: the documents do not hold the answer."
@@ -61,8 +61,15 @@ class SearchResult(BaseModel):
 
 def _cited(c: Citation, quote: str) -> dict[str, Any]:
     link = c.download_url or c.url or None
-    return {"title": c.document_title, "page": c.page, "section": c.section, "link": link,
-            "quote": quote, "document_id": c.document_id, "score": c.score}  # fmt: skip
+    return {
+        "title": c.document_title,
+        "page": c.page,
+        "section": c.section,
+        "link": link,
+        "quote": quote,
+        "document_id": c.document_id,
+        "score": c.score,
+    }
 
 
 def _quote(c: Citation, spans: Sequence[Span]) -> str:
@@ -101,9 +108,15 @@ def answered(payload: dict[str, Any]) -> CallToolResult:
     sources = [Source(index=c.index, **_cited(c, _quote(c, spans))) for c in used]
     grounding = payload.get("grounding") or {}
     data = AskResult(
-        type="answer", refused=False, answer=str(payload["answer"]), sources=sources,
-        confidence=grounding.get("confidence"), message=None, suggestions=[], evidence=None,
-    )  # fmt: skip
+        type="answer",
+        refused=False,
+        answer=str(payload["answer"]),
+        sources=sources,
+        confidence=grounding.get("confidence"),
+        message=None,
+        suggestions=[],
+        evidence=None,
+    )
     lines = [str(payload["answer"])]
     if sources:
         lines += ["", "Sources:"]
@@ -116,10 +129,15 @@ def refused(payload: dict[str, Any]) -> CallToolResult:
     """``/api/chat``'s JSON refusal as the ``ask`` tool's result: marked, never an answer."""
     evidence = dict(payload.get("evidence") or {})
     data = AskResult(
-        type="refusal", refused=True, answer=None, sources=[], confidence=None,
-        message=str(payload["message"]), suggestions=list(payload.get("suggestions") or []),
+        type="refusal",
+        refused=True,
+        answer=None,
+        sources=[],
+        confidence=None,
+        message=str(payload["message"]),
+        suggestions=list(payload.get("suggestions") or []),
         evidence=evidence,
-    )  # fmt: skip
+    )
     lines = [REFUSED, str(payload["message"])]
     elsewhere = [str(c) for c in payload.get("elsewhere") or []]
     if elsewhere:

@@ -19,7 +19,7 @@ from pydantic import Field
 from .. import __version__
 from ..errors import FootnotedError
 from ..models import Citation
-from ..service import MAX_QUESTION_CHARS, Footnoted
+from ..service.facade import MAX_QUESTION_CHARS, Footnoted
 from . import results
 
 INSTRUCTIONS = (

@@ -36,9 +36,16 @@ def token_from(row: Any) -> TokenInfo:
 
 def audit_from(row: Any) -> AuditEntry:
     return AuditEntry(
-        int(row["id"]), row["at"], row["via"], row["actor"], row["action"], row["user_id"],
-        row["user_name"], loads(row["detail"]) or {}, row["target"],
-    )  # fmt: skip
+        int(row["id"]),
+        row["at"],
+        row["via"],
+        row["actor"],
+        row["action"],
+        row["user_id"],
+        row["user_name"],
+        loads(row["detail"]) or {},
+        row["target"],
+    )
 
 
 def owner_only(user: User) -> Forbidden:
@@ -99,9 +106,10 @@ class AccountsSQL(SQL):
                 self._keep_an_admin(db, user)
                 self._hand_over(db, user, actor)
             self._run(
-                db, "UPDATE users SET is_admin = ?, is_owner = ? WHERE id = ?",
+                db,
+                "UPDATE users SET is_admin = ?, is_owner = ? WHERE id = ?",
                 (is_admin, False, user_id),
-            )  # fmt: skip
+            )
             self._audit(db, actor, "admin_granted" if is_admin else "admin_revoked", user, {})
         return User(user.id, user.name, is_admin, user.created_at, user.is_owner and is_admin)
 
@@ -114,8 +122,14 @@ class AccountsSQL(SQL):
                 self._keep_an_admin(db, user)
                 self._hand_over(db, user, actor)
             gone: dict[str, int] = {}
-            for table in ("chat_requests", "messages", "sessions", "rate_events", "refusals",
-                          "tokens"):  # fmt: skip
+            for table in (
+                "chat_requests",
+                "messages",
+                "sessions",
+                "rate_events",
+                "refusals",
+                "tokens",
+            ):
                 cur = self._run(db, f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
                 gone[table] = max(cur.rowcount, 0)
             self._run(db, "DELETE FROM users WHERE id = ?", (user_id,))
@@ -136,9 +150,10 @@ class AccountsSQL(SQL):
         if actor.via != "cli" and actor.name != user.name:
             raise owner_only(user)
         heir = self._run(
-            db, "SELECT id FROM users WHERE is_admin = ? AND id <> ? ORDER BY created_at, name",
+            db,
+            "SELECT id FROM users WHERE is_admin = ? AND id <> ? ORDER BY created_at, name",
             (True, user.id),
-        ).fetchone()  # fmt: skip
+        ).fetchone()
         self._run(db, "UPDATE users SET is_owner = ? WHERE id = ?", (True, heir["id"]))
 
     def _keep_an_admin(self, db: Conn, user: User) -> None:
@@ -273,10 +288,16 @@ class AccountsSQL(SQL):
             "INSERT INTO audit_log (at, via, actor, action, user_id, user_name, detail, target) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                now(), actor.via, actor.name, action, user and user.id, user and user.name,
-                dumps(detail), target,
+                now(),
+                actor.via,
+                actor.name,
+                action,
+                user and user.id,
+                user and user.name,
+                dumps(detail),
+                target,
             ),
-        )  # fmt: skip
+        )
 
     def audit(self, actor: Actor, action: str, target: str, detail: dict[str, Any]) -> None:
         """Log a change an admin made to something other than an account (a collection's

@@ -53,9 +53,8 @@ class StoredFile:
 
 
 class DocumentLibrary(Protocol):
-    """Documents, their original files, text and chunks, and search over the chunks: what
-    a new backend implements (``library_sql.py`` holds the SQL of all but the chunks'
-    vectors and keyword index, ``vectors.py`` SQLite's vector index)."""
+    """Documents, their original files, text and chunks (``library_sql.py`` holds the
+    SQL, written once for both dialects)."""
 
     def close(self) -> None: ...
 
@@ -96,35 +95,9 @@ class DocumentLibrary(Protocol):
 
     def collections(self) -> list[str]: ...
 
-    # -- retrieval --------------------------------------------------------------------
-    def count_chunks(self, collection: str) -> int:
-        """Chunks of enabled, ready documents in the collection."""
-        ...
-
-    def embedding_models(self, collection: str) -> set[str]:
-        """Models that made the vectors of the collection's ready documents."""
-        ...
-
     def without_sentence_vectors(self, collection: str | None = None) -> set[str]:
         """Ids of documents with chunks stored without sentence vectors (before they were
         kept); ``footnoted reindex`` re-embeds them."""
-        ...
-
-    def dense_search(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
-        """(chunk id, cosine similarity), best first, over enabled, ready documents."""
-        ...
-
-    def refresh_index(self, collection: str, save: bool = True) -> None:
-        """Bring the collection's vector index up to date with what was stored (after an
-        ingest), so no question waits for it; ``save`` also writes it to disk."""
-        ...
-
-    def keyword_search(self, collection: str, terms: Sequence[str], k: int) -> list[str]:
-        """Chunk ids ranked by BM25 over chunk text, title and section (any term matches)."""
-        ...
-
-    def fetch_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
-        """The chunks with these ids that belong to enabled, ready documents, in given order."""
         ...
 
     # -- uploads -------------------------------------------------------------------------
@@ -158,6 +131,38 @@ class DocumentLibrary(Protocol):
         ...
 
     def get_file(self, document_id: str) -> StoredFile | None: ...
+
+
+class SearchIndex(Protocol):
+    """Search over the chunks of enabled, ready documents: the seam a backend fills with
+    its own vectors and keyword index (SQLite: ``vectors.py``, FTS5 and ``keywords.py``;
+    PostgreSQL: pgvector and full-text search in ``postgres_search.py``), and what a
+    vector-only backend would implement. What retrieval needs, and only that."""
+
+    def count_chunks(self, collection: str) -> int:
+        """Chunks of enabled, ready documents in the collection."""
+        ...
+
+    def embedding_models(self, collection: str) -> set[str]:
+        """Models that made the vectors of the collection's ready documents."""
+        ...
+
+    def dense_search(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity), best first, over enabled, ready documents."""
+        ...
+
+    def refresh_index(self, collection: str, save: bool = True) -> None:
+        """Bring the collection's vector index up to date with what was stored (after an
+        ingest), so no question waits for it; ``save`` also writes it to disk."""
+        ...
+
+    def keyword_search(self, collection: str, terms: Sequence[str], k: int) -> list[str]:
+        """Chunk ids ranked by BM25 over chunk text, title and section (any term matches)."""
+        ...
+
+    def fetch_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
+        """The chunks with these ids that belong to enabled, ready documents, in given order."""
+        ...
 
 
 class AccountStore(Protocol):
@@ -302,5 +307,5 @@ class Records(AccountStore, ChatStore, SettingsStore, Protocol):
     both backends (``sql.py``)."""
 
 
-class Store(DocumentLibrary, Records, Protocol):
+class Store(DocumentLibrary, SearchIndex, Records, Protocol):
     """Everything the service needs from a database."""

@@ -136,10 +136,14 @@ class LibrarySQL(SQL):
         ``job``, only while that job holds the document's work (else ``Cancelled``)."""
         stamp = now()
         with self._writing() as db:
-            if job is not None and not self._run(
-                db, "SELECT 1 FROM documents WHERE id = ? AND job = ? AND status = 'processing'",
-                (document.id, job),
-            ).fetchone():  # fmt: skip
+            if (
+                job is not None
+                and not self._run(
+                    db,
+                    "SELECT 1 FROM documents WHERE id = ? AND job = ? AND status = 'processing'",
+                    (document.id, job),
+                ).fetchone()
+            ):
                 raise Cancelled(f"Processing {document.title} was stopped.")
             old = self._same_source(db, document)
             if old is not None:
@@ -149,13 +153,25 @@ class LibrarySQL(SQL):
                 f"INSERT INTO documents ({DOC_COLUMNS}, text) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    document.id, document.collection, document.title, document.source,
-                    document.kind, document.content_hash, document.size, document.status,
-                    document.enabled, document.error, document.url, document.page_count,
-                    len(chunks), document.embedding_model,
-                    old.created_at if old else stamp, stamp, text,
+                    document.id,
+                    document.collection,
+                    document.title,
+                    document.source,
+                    document.kind,
+                    document.content_hash,
+                    document.size,
+                    document.status,
+                    document.enabled,
+                    document.error,
+                    document.url,
+                    document.page_count,
+                    len(chunks),
+                    document.embedding_model,
+                    old.created_at if old else stamp,
+                    stamp,
+                    text,
                 ),
-            )  # fmt: skip
+            )
             self._insert_chunks(db, document, chunks, vectors, sentences)
 
     def _delete(self, db: Conn, document_id: str, keep_file: bool = False) -> None:
@@ -181,11 +197,18 @@ class LibrarySQL(SQL):
                 f"INSERT INTO documents ({DOC_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, "
                 "'processing', TRUE, NULL, ?, NULL, 0, NULL, ?, ?)",
                 (
-                    document.id, document.collection, document.title, document.source,
-                    document.kind, document.content_hash, document.size, document.url,
-                    stamp, stamp,
+                    document.id,
+                    document.collection,
+                    document.title,
+                    document.source,
+                    document.kind,
+                    document.content_hash,
+                    document.size,
+                    document.url,
+                    stamp,
+                    stamp,
                 ),
-            )  # fmt: skip
+            )
             self._run(
                 db,
                 "INSERT INTO document_files (document_id, filename, title, media_type, "

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 
-Migration = Callable[[sqlite3.Connection], None]
+from .schema import Migrations, done
+
+MIGRATIONS = Migrations("sqlite")
 
 
 def run_script(db: sqlite3.Connection, script: str) -> None:
@@ -18,7 +19,8 @@ def run_script(db: sqlite3.Connection, script: str) -> None:
             db.execute(statement)
 
 
-def m001_documents_and_chunks(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def documents_and_chunks(db: sqlite3.Connection) -> None:
     run_script(
         db,
         """
@@ -68,7 +70,8 @@ def m001_documents_and_chunks(db: sqlite3.Connection) -> None:
     )
 
 
-def m002_users_tokens_rate_limits(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def users_tokens_rate_limits(db: sqlite3.Connection) -> None:
     run_script(
         db,
         """
@@ -93,7 +96,8 @@ def m002_users_tokens_rate_limits(db: sqlite3.Connection) -> None:
     )
 
 
-def m003_sessions_messages_chat_requests(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def sessions_messages_chat_requests(db: sqlite3.Connection) -> None:
     run_script(
         db,
         """
@@ -138,7 +142,8 @@ def m003_sessions_messages_chat_requests(db: sqlite3.Connection) -> None:
     )
 
 
-def m004_files_settings_refusals_secrets(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def files_settings_refusals_secrets(db: sqlite3.Connection) -> None:
     run_script(
         db,
         """
@@ -174,7 +179,8 @@ def m004_files_settings_refusals_secrets(db: sqlite3.Connection) -> None:
     )
 
 
-def m005_message_grounding(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def message_grounding(db: sqlite3.Connection) -> None:
     """LLM answers: the support check's counts, and partial answers kept as incomplete."""
     run_script(
         db,
@@ -185,12 +191,14 @@ def m005_message_grounding(db: sqlite3.Connection) -> None:
     )
 
 
-def m006_message_refusal(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def message_refusal(db: sqlite3.Connection) -> None:
     """Refusals: the suggestions and evidence first shown, so history shows them again."""
     run_script(db, "ALTER TABLE messages ADD COLUMN refusal TEXT;")
 
 
-def m007_documents_revision(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def documents_revision(db: sqlite3.Connection) -> None:
     """A counter every change to ``documents`` moves (and chunks change only with them).
 
     Every process reads it to know whether what it worked out about the documents
@@ -214,13 +222,15 @@ def m007_documents_revision(db: sqlite3.Connection) -> None:
     )
 
 
-def m008_chunk_sentence_embeddings(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def chunk_sentence_embeddings(db: sqlite3.Connection) -> None:
     """Each chunk's sentence vectors (float16). Chunks stored before have none: the
     answerer then scores their sentences by the chunk's cosine, until ``footnoted reindex``."""
     db.execute("ALTER TABLE chunks ADD COLUMN sentence_embeddings BLOB")
 
 
-def m009_token_ids_and_audit_log(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def token_ids_and_audit_log(db: sqlite3.Connection) -> None:
     """Tokens get an id admins can name, a kind and a last use; account changes are logged.
 
     Tokens stored before are called API tokens; their id is their hash's first 16 digits.
@@ -247,7 +257,8 @@ def m009_token_ids_and_audit_log(db: sqlite3.Connection) -> None:
     )
 
 
-def m010_session_origin(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def session_origin(db: sqlite3.Connection) -> None:
     """Where each conversation began (web, api, v1, mcp): the web UI lists its own by
     default. Conversations stored before are called web ones, so none leaves the sidebar."""
     run_script(
@@ -260,7 +271,8 @@ def m010_session_origin(db: sqlite3.Connection) -> None:
     )
 
 
-def m011_document_progress(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def document_progress(db: sqlite3.Connection) -> None:
     """Where each ``processing`` document's work stands (stage, chunks embedded), apart
     from ``documents`` so that a progress step does not move its revision."""
     run_script(
@@ -277,7 +289,8 @@ def m011_document_progress(db: sqlite3.Connection) -> None:
     )
 
 
-def m012_token_parents_owner_and_audit_targets(db: sqlite3.Connection) -> None:
+@MIGRATIONS.step
+def token_parents_owner_and_audit_targets(db: sqlite3.Connection) -> None:
     """A web session remembers the token it was opened with (revoking that token ends it);
     the first admin is the instance's owner; the audit log records changes to things other
     than users (a collection's settings, a document, the LLM connection) by their target;
@@ -321,20 +334,16 @@ def m012_token_parents_owner_and_audit_targets(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [
-    m001_documents_and_chunks,
-    m002_users_tokens_rate_limits,
-    m003_sessions_messages_chat_requests,
-    m004_files_settings_refusals_secrets,
-    m005_message_grounding,
-    m006_message_refusal,
-    m007_documents_revision,
-    m008_chunk_sentence_embeddings,
-    m009_token_ids_and_audit_log,
-    m010_session_origin,
-    m011_document_progress,
-    m012_token_parents_owner_and_audit_targets,
-]
+MIGRATIONS.nothing(
+    "row_level_security", "SQLite has no roles: the service is the database file's one user."
+)
+MIGRATIONS.nothing(
+    "denser_vector_index", "SQLite's vector index is usearch's, rebuilt by the store."
+)
+
+
+def _done(db: sqlite3.Connection) -> set[str]:
+    return done(row[0] for row in db.execute("SELECT name FROM _migrations"))
 
 
 def migrate(db: sqlite3.Connection) -> list[str]:
@@ -342,15 +351,13 @@ def migrate(db: sqlite3.Connection) -> list[str]:
     db.execute(
         "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
     )
-    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
     applied: list[str] = []
-    for migration in MIGRATIONS:
-        name = migration.__name__
-        if name in done:
+    for name, migration in MIGRATIONS.ordered():
+        if name in _done(db):
             continue
         db.execute("BEGIN IMMEDIATE")
         try:
-            if db.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
+            if name in _done(db):
                 db.execute("ROLLBACK")
                 continue  # another process applied it meanwhile
             migration(db)

@@ -8,11 +8,12 @@ security holds even for the owner's connections.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import psycopg
 from psycopg import sql
+
+from .schema import Migrations, done
 
 APP_ROLE = "footnoted_app"
 APP_TABLES = (
@@ -21,7 +22,7 @@ APP_TABLES = (
     "documents_revision", "audit_log", "document_progress", "document_file_parts",
 )  # fmt: skip
 USER_SETTING = "current_setting('footnoted.user_id', true)"
-Migration = Callable[[psycopg.Connection[Any], int], None]
+MIGRATIONS = Migrations("postgres")
 _LOCK = 0x666F6F74  # advisory lock held while migrating: one process at a time
 
 
@@ -31,7 +32,8 @@ def run_script(db: psycopg.Connection[Any], script: str) -> None:
             db.execute(statement)
 
 
-def m001_documents_and_chunks(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def documents_and_chunks(db: psycopg.Connection[Any], dim: int) -> None:
     run_script(
         db,
         f"""
@@ -80,7 +82,8 @@ def m001_documents_and_chunks(db: psycopg.Connection[Any], dim: int) -> None:
     )
 
 
-def m002_users_tokens_rate_limits(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def users_tokens_rate_limits(db: psycopg.Connection[Any], dim: int) -> None:
     run_script(
         db,
         """
@@ -105,7 +108,8 @@ def m002_users_tokens_rate_limits(db: psycopg.Connection[Any], dim: int) -> None
     )
 
 
-def m003_sessions_messages_chat_requests(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def sessions_messages_chat_requests(db: psycopg.Connection[Any], dim: int) -> None:
     run_script(
         db,
         """
@@ -153,7 +157,8 @@ def m003_sessions_messages_chat_requests(db: psycopg.Connection[Any], dim: int) 
     )
 
 
-def m004_files_settings_refusals_secrets(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def files_settings_refusals_secrets(db: psycopg.Connection[Any], dim: int) -> None:
     run_script(
         db,
         """
@@ -189,7 +194,8 @@ def m004_files_settings_refusals_secrets(db: psycopg.Connection[Any], dim: int) 
     )
 
 
-def m005_row_level_security(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def row_level_security(db: psycopg.Connection[Any], dim: int) -> None:
     """Sessions, messages and chat requests: a transaction sees only its user's rows."""
     for table in ("sessions", "messages", "chat_requests"):
         run_script(
@@ -203,7 +209,8 @@ def m005_row_level_security(db: psycopg.Connection[Any], dim: int) -> None:
         )
 
 
-def m006_documents_revision(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def documents_revision(db: psycopg.Connection[Any], dim: int) -> None:
     """A counter every change to ``documents`` moves, visible when the change commits.
 
     Every process reads it to know whether what it worked out about the documents
@@ -225,13 +232,15 @@ def m006_documents_revision(db: psycopg.Connection[Any], dim: int) -> None:
     )
 
 
-def m007_chunk_sentence_embeddings(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def chunk_sentence_embeddings(db: psycopg.Connection[Any], dim: int) -> None:
     """Each chunk's sentence vectors (float16). Chunks stored before have none: the
     answerer then scores their sentences by the chunk's cosine, until ``footnoted reindex``."""
     db.execute("ALTER TABLE chunks ADD COLUMN sentence_embeddings bytea")
 
 
-def m008_token_ids_and_audit_log(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def token_ids_and_audit_log(db: psycopg.Connection[Any], dim: int) -> None:
     """Tokens get an id admins can name, a kind and a last use; account changes are logged.
 
     Tokens stored before are called API tokens; their id is their hash's first 16 digits.
@@ -259,7 +268,8 @@ def m008_token_ids_and_audit_log(db: psycopg.Connection[Any], dim: int) -> None:
     )
 
 
-def m009_session_origin(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def session_origin(db: psycopg.Connection[Any], dim: int) -> None:
     """Where each conversation began (web, api, v1, mcp): the web UI lists its own by
     default. Conversations stored before are called web ones, so none leaves the sidebar."""
     run_script(
@@ -272,7 +282,8 @@ def m009_session_origin(db: psycopg.Connection[Any], dim: int) -> None:
     )
 
 
-def m010_denser_vector_index(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def denser_vector_index(db: psycopg.Connection[Any], dim: int) -> None:
     """Rebuild the chunks' HNSW index with 32 links per node and a candidate list of 256
     while building (pgvector's defaults are 16 and 64): measured with ``footnoted bench
     index`` on 58,542 real chunks, searching at ``hnsw.ef_search`` 400 it found 99.96% of
@@ -289,7 +300,8 @@ def m010_denser_vector_index(db: psycopg.Connection[Any], dim: int) -> None:
     )
 
 
-def m011_document_progress(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def document_progress(db: psycopg.Connection[Any], dim: int) -> None:
     """Where each ``processing`` document's work stands (stage, chunks embedded), apart
     from ``documents`` so that a progress step does not move its revision."""
     run_script(
@@ -306,7 +318,8 @@ def m011_document_progress(db: psycopg.Connection[Any], dim: int) -> None:
     )
 
 
-def m012_token_parents_owner_and_audit_targets(db: psycopg.Connection[Any], dim: int) -> None:
+@MIGRATIONS.step
+def token_parents_owner_and_audit_targets(db: psycopg.Connection[Any], dim: int) -> None:
     """A web session remembers the token it was opened with (revoking that token ends it);
     the first admin is the instance's owner; the audit log records changes to things other
     than users (a collection's settings, a document, the LLM connection) by their target;
@@ -338,20 +351,8 @@ def m012_token_parents_owner_and_audit_targets(db: psycopg.Connection[Any], dim:
     )
 
 
-MIGRATIONS: list[Migration] = [
-    m001_documents_and_chunks,
-    m002_users_tokens_rate_limits,
-    m003_sessions_messages_chat_requests,
-    m004_files_settings_refusals_secrets,
-    m005_row_level_security,
-    m006_documents_revision,
-    m007_chunk_sentence_embeddings,
-    m008_token_ids_and_audit_log,
-    m009_session_origin,
-    m010_denser_vector_index,
-    m011_document_progress,
-    m012_token_parents_owner_and_audit_targets,
-]
+MIGRATIONS.nothing("message_grounding", "PostgreSQL's messages had these columns from the start.")
+MIGRATIONS.nothing("message_refusal", "PostgreSQL's messages had this column from the start.")
 
 
 def _scalar(db: psycopg.Connection[Any], query: str) -> Any:
@@ -391,14 +392,14 @@ def migrate(url: str, dim: int) -> list[str]:
                 "CREATE TABLE IF NOT EXISTS _migrations "
                 "(name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
             )
-            done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
-            for migration in MIGRATIONS:
-                if migration.__name__ in done:
+            applied_before = done(row[0] for row in db.execute("SELECT name FROM _migrations"))
+            for name, migration in MIGRATIONS.ordered():
+                if name in applied_before:
                     continue
                 with db.transaction():
                     migration(db, dim)
-                    db.execute("INSERT INTO _migrations (name) VALUES (%s)", (migration.__name__,))
-                applied.append(migration.__name__)
+                    db.execute("INSERT INTO _migrations (name) VALUES (%s)", (name,))
+                applied.append(name)
             with db.transaction():
                 ensure_app_role(db)
         finally:

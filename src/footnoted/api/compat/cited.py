@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
-from ...citations import marker_numbers, sources_block
+from ...answering.citations import marker_numbers, sources_block
 from ...lexical import MARKER
 from ...models import Citation
 
@@ -90,11 +90,24 @@ def output_text_annotations(cited: Cited, base_url: str) -> list[dict[str, Any]]
         c = mark.citation
         url = link(c, base_url)
         if url is None:
-            out.append({"type": "file_citation", "file_id": c.document_id,
-                        "filename": c.document_title, "index": mark.start})  # fmt: skip
+            out.append(
+                {
+                    "type": "file_citation",
+                    "file_id": c.document_id,
+                    "filename": c.document_title,
+                    "index": mark.start,
+                }
+            )
             continue
-        out.append({"type": "url_citation", "start_index": mark.start, "end_index": mark.end,
-                    "title": c.document_title, "url": url})  # fmt: skip
+        out.append(
+            {
+                "type": "url_citation",
+                "start_index": mark.start,
+                "end_index": mark.end,
+                "title": c.document_title,
+                "url": url,
+            }
+        )
     return out
 
 

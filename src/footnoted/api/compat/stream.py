@@ -1,9 +1,8 @@
 """One reply on the OpenAI wire, and the loop that frames a streamed answer's events.
 
-The chat service streams ``/api/chat``'s events (``answer_start``, ``answer_delta``,
-``sources``, ``refusal``, ``error``, ``answer_end``); a :class:`Wire` turns them into
-Chat Completions chunks or Responses events, and the frames that arrived together go out
-in one write.
+The chat service streams the core's typed events (``Started``, ``Delta``, ``Sources``,
+``Refusal``, ``Failed``, ``Done``); a :class:`Wire` turns them into Chat Completions
+chunks or Responses events, and the frames that arrived together go out in one write.
 """
 
 from __future__ import annotations
@@ -13,8 +12,10 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ...models import Delta, Done, Failed, Refusal, Sources, Started
 from ..responses import dumps
 from ..sse import KEEP_ALIVE, Bridge
+from ..wire import refusal_payload, sources_data
 
 
 @dataclass(slots=True)
@@ -57,17 +58,27 @@ async def frames(wire: Wire, bridge: Bridge, keepalive_s: float) -> AsyncIterato
             yield KEEP_ALIVE
             continue
         out: list[bytes] = []
-        for event, payload in batch:
-            if event == "answer_start":
-                out.append(wire.start())
-            elif event == "answer_delta":
-                out.append(wire.delta(payload["text"]))
-            elif event == "sources":
-                wire.sources = payload
-            elif event in ("refusal", "error", "answer_end"):
-                last = {"refusal": wire.refusal, "error": wire.error}.get(event)
-                out.append(last(payload) if last else wire.end())
-                yield b"".join(out)
-                return
+        for event in batch:
+            match event:
+                case Started():
+                    out.append(wire.start())
+                case Delta(text=text):
+                    out.append(wire.delta(text))
+                case Sources():
+                    wire.sources = sources_data(event)
+                case Refusal() | Failed() | Done():
+                    out.append(_last(wire, event))
+                    yield b"".join(out)
+                    return
         if out:
             yield b"".join(out)
+
+
+def _last(wire: Wire, event: Refusal | Failed | Done) -> bytes:
+    """The frames that end a reply: its refusal, its error, or its end."""
+    match event:
+        case Refusal():
+            return wire.refusal(refusal_payload(event))
+        case Failed(code=code, message=message):
+            return wire.error({"code": code, "message": message})
+    return wire.end()

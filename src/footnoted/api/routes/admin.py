@@ -7,8 +7,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
 
-from ... import llm_connection
-from ...llm_connection import LLMConnection
+from ...answering.llm import connection as llm_connection
+from ...answering.llm.connection import LLMConnection
 from ...records import Actor
 from ..auth import AdminUser
 from ..errors import responses

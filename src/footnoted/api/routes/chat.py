@@ -85,7 +85,8 @@ async def chat(body: ChatRequest, request: Request, user: CurrentUser, state: St
     bridge = Bridge()
     state.chat_pool.submit(state.chat.stream, *begun.stream, bridge)
     keepalive = state.service.settings.sse_keepalive_s
-    return StreamingResponse(bridge.frames(keepalive), media_type=MEDIA_TYPE, headers=HEADERS)
+    sse = bridge.frames(keepalive, begun.stream[0].ids)
+    return StreamingResponse(sse, media_type=MEDIA_TYPE, headers=HEADERS)
 
 
 def _replay(payload: dict[str, Any], stream: bool) -> Response:

@@ -11,8 +11,8 @@ import anyio
 from fastapi import APIRouter, File, Form, Header, Query, UploadFile
 from starlette.responses import Response
 
-from ...chunking import headings
 from ...errors import Forbidden
+from ...ingest.chunking import headings
 from ...loaders.sniff import display_name
 from ...models import Document, FileBytes, Progress
 from ...records import Actor, User
@@ -70,7 +70,7 @@ async def _process(state: AppState, doc: Document, user: User, prefer: str | Non
     job = state.ingest_pool.submit(state.service.uploads.process, doc.id)
     at_once = respond_async(prefer)
     result, finished = await _wait(job, doc, 0.0 if at_once else UPLOAD_WAIT_S)
-    progress = None if finished else state.service.progress().get(doc.id)
+    progress = None if finished else state.service.store.progress().get(doc.id)
     headers = {"Preference-Applied": "respond-async"} if at_once and not finished else None
     return SafeJSONResponse(
         _out(result, user, progress).model_dump(),
@@ -122,8 +122,8 @@ def list_documents(
     collection: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
 ) -> list[DocumentOut]:
     service = state.service
-    progress = service.progress()  # before the documents: see get_document
-    return [_out(d, user, progress.get(d.id)) for d in service.documents(collection)]
+    progress = service.store.progress()  # before the documents: see get_document
+    return [_out(d, user, progress.get(d.id)) for d in service.store.list_documents(collection)]
 
 
 @router.get("/{document_id}", responses=responses(404))
@@ -131,8 +131,8 @@ def get_document(document_id: str, user: CurrentUser, state: State) -> DocumentO
     service = state.service
     # Progress first: a document saved between the two reads is then `ready`, whereas read
     # the other way round it would still be `processing` with its progress already gone.
-    progress = service.progress().get(document_id)
-    return _out(service.document(document_id), user, progress)
+    progress = service.store.progress().get(document_id)
+    return _out(service.store.get_document(document_id), user, progress)
 
 
 @router.patch("/{document_id}", responses=responses(403, 404, 422))
@@ -198,11 +198,11 @@ def public_link(document_id: str, user: CurrentUser, state: State) -> LinkOut:
 def document_text(document_id: str, user: CurrentUser, state: State) -> DocumentTextOut:
     """The extracted text that citation offsets point into."""
     doc = readable(state.service, document_id, user)
-    found = headings(state.service.document_chunks(doc.id))
+    found = headings(state.service.store.document_chunks(doc.id))
     return DocumentTextOut(
         id=doc.id,
         title=doc.title,
-        text=state.service.document_text(doc.id),
+        text=state.service.store.document_text(doc.id),
         headings=[HeadingOut(start=h.start, end=h.end, level=h.level) for h in found],
     )
 
@@ -215,5 +215,5 @@ def document_chunks(document_id: str, user: CurrentUser, state: State) -> list[C
             id=c.id, index=c.index, text=c.text, char_start=c.char_start, char_end=c.char_end,
             page=c.page, section=c.section, token_count=c.token_count,
         )
-        for c in state.service.document_chunks(document_id)
+        for c in state.service.store.document_chunks(document_id)
     ]  # fmt: skip

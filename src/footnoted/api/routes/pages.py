@@ -13,8 +13,8 @@ from starlette.responses import Response
 from ...errors import InvalidInput, NotFound
 from ...models import Document
 from ...pages import page_bounds
-from ...pdfview import MAX_WIDTH, MIN_WIDTH, passage_boxes, render_png
 from ...records import User
+from ...service.pdfview import MAX_WIDTH, MIN_WIDTH, passage_boxes, render_png
 from ..access import readable
 from ..auth import CurrentUser
 from ..errors import responses
@@ -73,7 +73,7 @@ def page_highlights(
             "Give start and end in pairs, each start at most its end.", code="bad_range"
         )
     doc, data = _pdf(state, document_id, page, user)
-    text = state.service.document_text(doc.id)
+    text = state.service.store.document_text(doc.id)
     low, high = page_bounds(text, page)
     out = []
     for a, b in zip(start, end, strict=True):

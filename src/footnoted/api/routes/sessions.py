@@ -8,14 +8,14 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from ...errors import NotFound
-from ...export import (
+from ...records import Message, Origin
+from ...service.export import (
     ExportFormat,
     answer_markdown,
     conversation_json,
     conversation_markdown,
     file_name,
 )
-from ...records import Message, Origin
 from ..auth import CurrentUser
 from ..errors import responses
 from ..responses import SafeJSONResponse

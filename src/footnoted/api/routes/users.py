@@ -9,8 +9,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.responses import Response
 
-from ...accounts import Accounts, Issued
 from ...records import Actor, User
+from ...service.accounts import Accounts, Issued
 from ..auth import AdminUser
 from ..errors import responses
 from ..schemas import (

@@ -98,22 +98,31 @@ async def _turn(
     check_model(body.model, await anyio.to_thread.run_sync(model_names, state))
     question = chat_request(body.model, messages, param)
     _, turn = await anyio.to_thread.run_sync(state.claim, user, question, "v1")
-    return replace(turn, conversation=conversation(messages, param, instructions))
+    talk = conversation(messages, param, instructions)
+    return replace(turn, question=replace(turn.question, conversation=talk))
 
 
 def _reply(state: AppState, body: V1Request, turn: Turn, request: Request) -> Reply:
     def retrieval() -> dict[str, object]:
-        return {"collection": turn.collection, "duration_ms": 0.0, "chunks_returned": 0,
-                **turn.info}  # fmt: skip
+        return {
+            "collection": turn.collection,
+            "duration_ms": 0.0,
+            "chunks_returned": 0,
+            **turn.info,
+        }
 
     def usage(answer: str) -> tuple[int, int]:
         prompt, completion = state.service.embedder.count_tokens([turn.request.message, answer])
         return prompt, completion
 
     return Reply(
-        turn.request.message_id, body.model, str(request.base_url), body.sources_block,
-        retrieval, usage,
-    )  # fmt: skip
+        turn.request.message_id,
+        body.model,
+        str(request.base_url),
+        body.sources_block,
+        retrieval,
+        usage,
+    )
 
 
 async def _stream(state: AppState, turn: Turn, wire: Wire) -> Response:

@@ -23,12 +23,12 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .answering.llm import ChatClient, GenerationLimit, LLMUnavailable, one_line
-from .errors import InvalidInput
-from .outbound import Outbound, checked_url
-from .records import Actor
-from .settings import Settings
-from .stores.base import Store
+from ...errors import InvalidInput
+from ...outbound import Outbound, checked_url
+from ...records import Actor
+from ...settings import Settings
+from ...stores.base import Store
+from .client import ChatClient, GenerationLimit, LLMUnavailable, one_line
 
 STORED = "llm_connection"  # the secrets row that holds what an admin saved, as JSON
 TARGET = "llm_connection"  # its name in the audit log

@@ -1,40 +1,27 @@
-"""LLM answering through any OpenAI-compatible chat endpoint (Ollama, vLLM, llama.cpp
-server, LM Studio, OpenAI), streamed token by token.
-
-:class:`ChatClient` speaks ``POST {base_url}/chat/completions`` with ``stream: true``
-over httpx, through the outbound policy's transport (a test's runs without sockets).
-:class:`LLMAnswerer` turns the token stream into ``Footnoted.ask()`` events: the text made
-safe and its markers renumbered while streaming (``safe_markdown``), the support check
-after. A failure before the first token raises :class:`LLMUnavailable`
-from :meth:`LLMAnswerer.open` so the caller can fall back; one after it ends the events
-with ``Failed``.
+"""A streaming client for any OpenAI-compatible ``/chat/completions`` (Ollama, vLLM,
+llama.cpp server, LM Studio, OpenAI), over httpx through the outbound policy's transport
+(a test's runs without sockets).
 
 A stream is read within footnoted's own caps whatever the server does: at most
 ``llm_max_tokens`` content deltas (a server sends at most one delta per token, so one
 that honours ``max_tokens`` never meets this cap), ``llm_max_bytes`` bytes and
-``llm_max_seconds`` seconds. Past one, :class:`GenerationLimit` closes the connection
-and the answer ends ``Failed("generation_limit")``: the text so far is kept, incomplete.
+``llm_max_seconds`` seconds. Past one, :class:`GenerationLimit` closes the connection.
+A reply that is not a stream is reported by its status and, for an OpenAI-style error,
+that error's message cut to one line: never the body itself.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import httpx
 
-from ..embedding import Embedder
-from ..errors import FootnotedError
-from ..grounding import check_support, dedupe_hits
-from ..models import Delta, Done, Event, Evidence, Failed, Refusal, RetrievedChunk, Sources
-from ..outbound import OutboundBlocked
-from ..settings import Settings
-from .conversation import NO_CONVERSATION, Conversation, Exchange, condense_messages, standalone
-from .evidence import REFUSAL_MESSAGE, SUGGESTIONS
-from .prompt import MAX_SOURCES, REFUSAL_PHRASE, build_messages
-from .safe_markdown import SafeStream
+from ...errors import FootnotedError
+from ...outbound import OutboundBlocked
+from ...settings import Settings
 
 
 class LLMUnavailable(FootnotedError):
@@ -201,106 +188,3 @@ def _tokens(lines: Iterator[str], max_tokens: int) -> Iterator[str]:
         finished = finished or bool(choice.get("finish_reason"))
     if not finished:
         raise LLMUnavailable("The LLM stream ended before the answer was complete.")
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.replace("’", "'").lower().split())
-
-
-PHRASE = _norm(REFUSAL_PHRASE)
-
-
-class LLMAnswerer:
-    """One question's generation: prompt, stream, clean, check support."""
-
-    def __init__(
-        self, settings: Settings, embedder: Embedder, transport: httpx.BaseTransport
-    ) -> None:
-        self.client = ChatClient(settings, transport)
-        self.embedder = embedder
-
-    def condense(self, question: str, history: Sequence[Exchange]) -> str | None:
-        """The follow-up ``question`` rewritten by the model to stand alone (None when the
-        model wrote nothing usable); raises ``LLMUnavailable`` like ``open``."""
-        return standalone("".join(self.client.stream(condense_messages(question, history))))
-
-    def open(
-        self,
-        question: str,
-        hits: Sequence[RetrievedChunk],
-        conversation: Conversation = NO_CONVERSATION,
-    ) -> tuple[list[RetrievedChunk], str, Iterator[str]]:
-        """Start generating; returns the sources used, the first token and the rest.
-
-        Raises ``LLMUnavailable`` when no token arrives (refused, timeout, 5xx, malformed).
-        """
-        sources = dedupe_hits(hits)[:MAX_SOURCES]
-        tokens = self.client.stream(build_messages(question, sources, conversation))
-        for token in tokens:
-            return sources, token, tokens
-        raise LLMUnavailable("The LLM server sent no answer.")
-
-    def events(
-        self,
-        sources: list[RetrievedChunk],
-        first: str,
-        tokens: Iterator[str],
-        evidence: Evidence,
-        cite: bool,
-        reader: dict[str, float],
-    ) -> Generator[Event, None, None]:
-        """``Delta``…, ``Sources`` (when citing), ``Done``; or ``Refusal``; or ``Failed``.
-        ``reader`` (the reader's confidence) joins the support check's grounding."""
-        urls = [h.document_url or "" for h in sources]
-        cleaner = SafeStream(len(sources) if cite else 0, urls)
-        try:
-            head = _head(first, tokens)
-            if _norm(head).startswith(PHRASE):
-                _close(tokens)  # nothing more is read: the connection closes
-                yield Refusal(REFUSAL_MESSAGE, SUGGESTIONS, evidence)
-                return
-            for piece in _chain(head, tokens):
-                out = cleaner.feed(piece)
-                if out:
-                    yield Delta(out)
-        except LLMUnavailable as exc:
-            tail = cleaner.flush()
-            if tail:
-                yield Delta(tail)
-            yield _failed(exc)
-            return
-        tail = cleaner.flush()
-        if tail:
-            yield Delta(tail)
-        if cite:
-            a = check_support(cleaner.text, cleaner.order, sources, self.embedder)
-            yield Sources(a.citations, a.referenced, a.spans, {**(a.grounding or {}), **reader})
-        yield Done(cleaner.text)
-
-
-def _failed(exc: LLMUnavailable) -> Failed:
-    if isinstance(exc, GenerationLimit):
-        return Failed(exc.code, f"The answer is incomplete: {exc.message}")
-    return Failed("generation_interrupted", f"The answer stopped part-way: {exc.message}")
-
-
-def _close(tokens: Iterator[str]) -> None:
-    close = getattr(tokens, "close", None)
-    if close is not None:
-        close()
-
-
-def _head(first: str, tokens: Iterator[str]) -> str:
-    """Read on while the text could still be the refusal phrase."""
-    head = first
-    while len(_norm(head)) < len(PHRASE) and PHRASE.startswith(_norm(head)):
-        nxt = next(tokens, None)
-        if nxt is None:
-            break
-        head += nxt
-    return head
-
-
-def _chain(head: str, tokens: Iterator[str]) -> Iterator[str]:
-    yield head
-    yield from tokens

@@ -1,6 +1,6 @@
 """Bounded parsing: a file's bytes -> parsed text and chunks, in a worker process.
 
-The one home for parsing: ``footnoted ingest`` (:class:`~footnoted.ingest.Ingestor`) and
+The one home for parsing: ``footnoted ingest`` (:class:`~footnoted.ingest.ingest.Ingestor`) and
 uploads both call :meth:`Parser.parse`. The work runs in a separate Python process whose
 address space is capped (``setrlimit``) at ``FOOTNOTED_PARSE_MEMORY_MB`` and which is
 killed at ``FOOTNOTED_PARSE_TIMEOUT_S``: a PDF whose content stream inflates to
@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from ..errors import Cancelled, DocumentError, FootnotedError, ModelUnavailable, TooLarge
+from ..loaders.sizes import check_size
+from ..models import Chunk, FileBytes, ParsedDocument
 from .chunking import Chunker
-from .errors import Cancelled, DocumentError, FootnotedError, ModelUnavailable, TooLarge
-from .loaders.sizes import check_size
-from .models import Chunk, FileBytes, ParsedDocument
 
 KEEP_IDLE = 2  # workers kept between files
 _HEADER = struct.Struct("<Q")
@@ -168,12 +168,12 @@ class Parser:
 
 
 class _Worker:
-    """One worker process (``python -c 'footnoted.parsing.serve()'``) and its pipes."""
+    """One worker process (``python -c 'footnoted.ingest.parsing.serve()'``) and its pipes."""
 
     def __init__(self, spec: ChunkSpec, memory_mb: int) -> None:
         env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
         self.process = subprocess.Popen(
-            [sys.executable, "-c", "from footnoted.parsing import serve; serve()"],
+            [sys.executable, "-c", "from footnoted.ingest.parsing import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env=env, close_fds=True,
         )  # fmt: skip
@@ -277,7 +277,7 @@ def limit_memory(megabytes: int) -> None:
 
 
 def _work(job: _Job, data: bytes, chunker: Chunker, max_chunks: int) -> tuple[str, Any]:
-    from . import loaders
+    from .. import loaders
 
     try:
         parsed = loaders.load_bytes(data, job.filename, max_bytes=job.max_bytes)

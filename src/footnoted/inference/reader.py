@@ -26,20 +26,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import ModelUnavailable
+from ..lexical import CELLS
+from ..settings import DEFAULT_MODEL, Settings
 from . import sentence_model
-from .embedding import (
-    SAMPLE,
-    cpu_has_native_int8,
-    float_precision,
-    model_threads,
-    pytorch,
-    resolve_model_path,
-)
-from .embedding_onnx import cached_export, export_module, onnx_is_faster, onnx_path, session
-from .errors import ModelUnavailable
-from .loaders.blocks import CELLS
+from .embedding import SAMPLE, resolve_model_path
+from .onnx import cached_export, export_module, onnx_is_faster, onnx_path, session
+from .runtime import cpu_has_native_int8, float_precision, model_threads, pytorch
 from .sentence_model import PAD_TO
-from .settings import DEFAULT_MODEL, Settings
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +54,9 @@ MAX_SPAN = 30  # longest answer span, in tokens
 # One more model call costs about what 32 more tokens in a batch do (bf16, one thread:
 # 2.7 ms for a call over 8 tokens, 12 ms over 135, 57 ms for five windows of 135).
 CALL_TOKENS = 32
-WEIGHTS = Path(__file__).with_name("data") / "reader.safetensors"
-CONFIG = Path(__file__).with_name("data") / "reader.json"
+DATA = Path(__file__).resolve().parent.parent / "data"  # the package's data folder
+WEIGHTS = DATA / "reader.safetensors"
+CONFIG = DATA / "reader.json"
 
 
 @dataclass(frozen=True, slots=True)

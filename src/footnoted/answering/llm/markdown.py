@@ -36,8 +36,8 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdformat.renderer import DEFAULT_RENDERERS, MDRenderer, RenderContext, RenderTreeNode
 
+from ...lexical import MARKER
 from ..citations import marker_numbers
-from ..lexical import MARKER
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _SPACE_BEFORE_MARK = re.compile(r"[ \t]+([.,;:!?])")
@@ -128,8 +128,11 @@ class SafeMarkdown:
 
     def blocks(self, text: str) -> list[int]:
         """The line each top-level block of ``text`` starts on."""
-        return [t.map[0] for t in self._check.parse(text) if t.level == 0 and t.nesting >= 0
-                and t.map is not None]  # fmt: skip
+        return [
+            t.map[0]
+            for t in self._check.parse(text)
+            if t.level == 0 and t.nesting >= 0 and t.map is not None
+        ]
 
     def unsafe(self, text: str) -> bool:
         """Whether a renderer would make anything of ``text`` but the allowed links."""
@@ -305,8 +308,14 @@ def _table(node: RenderTreeNode, context: RenderContext) -> str:
 
 # -- streaming -------------------------------------------------------------------------------
 
-_CLOSERS = {"*": ("*", "**", "***"), "_": ("_", "__"), "`": ("`", "``", "```"), "~": ("~~",),
-            "[": ("](#)", "]"), "<": (">",)}  # fmt: skip
+_CLOSERS = {
+    "*": ("*", "**", "***"),
+    "_": ("_", "__"),
+    "`": ("`", "``", "```"),
+    "~": ("~~",),
+    "[": ("](#)", "]"),
+    "<": (">",),
+}
 
 
 class SafeStream:

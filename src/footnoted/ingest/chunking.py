@@ -21,9 +21,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .lexical import split_sentences
-from .models import SECTION_JOIN, Chunk, ParsedDocument, Segment
-from .pages import page_after
+from ..lexical import split_sentences
+from ..models import SECTION_JOIN, Chunk, ParsedDocument, Segment
+from ..pages import page_after
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 TokenOffsets = Callable[[str], list[tuple[int, int]]]

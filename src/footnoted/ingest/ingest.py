@@ -20,14 +20,14 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from . import loaders
-from .embedding import Embedder, Vectors
-from .errors import FootnotedError, InvalidInput
-from .lexical import chunk_sentences
-from .loaders.blocks import table_headers
-from .models import SECTION_JOIN, Chunk, Document, FileBytes
+from .. import loaders
+from ..errors import FootnotedError, InvalidInput
+from ..inference.embedding import Embedder, Vectors
+from ..lexical import chunk_sentences
+from ..loaders.blocks import table_headers
+from ..models import SECTION_JOIN, Chunk, Document, FileBytes
+from ..stores.base import Store
 from .parsing import Parser
-from .stores.base import Store
 
 Outcome = Literal["added", "replaced", "unchanged", "failed"]
 BATCH_CHUNKS = 256
@@ -298,7 +298,7 @@ class Ingestor:
         return _Pending(document, parsed.text, result.chunks, existing is not None)
 
     def _check_duplicate(self, document: Document) -> None:
-        from .errors import Conflict, NotFound
+        from ..errors import Conflict, NotFound
 
         try:
             other = self.store.get_document(document.id)
@@ -336,7 +336,7 @@ class Ingestor:
 
 
 def _read(path: Path, max_bytes: int | None) -> FileBytes:
-    from .errors import DocumentError
+    from ..errors import DocumentError
 
     try:
         loaders.check_size(path.stat().st_size, max_bytes, path.name)  # raises TooLarge

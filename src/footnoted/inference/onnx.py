@@ -10,7 +10,7 @@ On first use the transformer is exported to ONNX from the local weights (and, fo
 quantised: dynamic, per channel, all but ``FP32_IN_INT8``) into the model cache; later
 processes load the file.
 Where the cache cannot be written, the export is kept in memory. Nothing is downloaded.
-Pooling and normalisation are :func:`footnoted.sentence_model.pool`, as for PyTorch.
+Pooling and normalisation are :func:`footnoted.inference.sentence_model.pool`, as for PyTorch.
 The reader's fp32 path is exported, cached and run by the same functions
 (``export_module``, ``cached_export``, ``session``).
 """

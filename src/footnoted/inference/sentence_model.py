@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 import numpy as np
 import numpy.typing as npt
 
-from .errors import ModelUnavailable
+from ..errors import ModelUnavailable
 
 Vectors = npt.NDArray[np.float32]
 MODULES = ("Transformer", "Pooling", "Normalize")

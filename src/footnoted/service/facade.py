@@ -10,26 +10,21 @@ from collections.abc import Generator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from . import collection_settings, llm_connection
-from .answering.conversation import NO_CONVERSATION, Conversation
-from .answering.pipeline import (
-    MAX_QUESTION_CHARS,
-    AskResult,
-    Pipeline,
-    answer_events,
-    rag_off,
-)
-from .collection_settings import CollectionSettings
-from .embedding import SentenceTransformerEmbedder, get_embedder, limit_blas_threads
-from .ingest import FileResult, Ingestor, IngestReport, ProgressFn
-from .models import Chunk, Document, Event, Evidence, Progress, Refusal, Started
-from .parsing import ChunkSpec, Parser
-from .records import CLI_ACTOR, Actor, RefusalEntry
-from .retrieval import Retrieval, Retriever
-from .settings import Settings
-from .stores.base import Store
-from .stores.factory import open_store
-from .uploads import Uploads
+from .. import settings as collection_settings
+from ..answering.llm import connection as llm_connection
+from ..answering.pipeline import MAX_QUESTION_CHARS, AskResult, Pipeline, answer_events, rag_off
+from ..answering.question import Question
+from ..inference.embedding import SentenceTransformerEmbedder, get_embedder
+from ..inference.runtime import limit_blas_threads
+from ..ingest.ingest import FileResult, Ingestor, IngestReport, ProgressFn
+from ..ingest.parsing import ChunkSpec, Parser
+from ..ingest.uploads import Uploads
+from ..models import Document, Event, Evidence, Refusal, Started
+from ..records import CLI_ACTOR, Actor, RefusalEntry
+from ..retrieval import Retrieval, Retriever
+from ..settings import CollectionSettings, Settings
+from ..stores.base import Store
+from ..stores.factory import open_store
 
 
 def link_epoch_name(document_id: str) -> str:
@@ -120,20 +115,10 @@ class Footnoted:
         return len(touched)
 
     # -- documents ---------------------------------------------------------------------
-    def documents(self, collection: str | None = None) -> list[Document]:
-        return self.store.list_documents(collection)
-
-    def document(self, document_id: str) -> Document:
-        return self.store.get_document(document_id)
-
     def llm_settings(self) -> Settings:
         """The settings with the LLM connection in force: an admin's saved one, else the
         environment's."""
         return llm_connection.settings_for(self.settings, self.store)
-
-    def progress(self) -> dict[str, Progress]:
-        """Where the work of each ``processing`` document stands, by document id."""
-        return self.store.progress()
 
     def set_enabled(self, document_id: str, enabled: bool, actor: Actor = CLI_ACTOR) -> Document:
         """Disabling a document also revokes its public links for good: links signed
@@ -156,12 +141,6 @@ class Footnoted:
         detail = {"title": doc.title, "collection": doc.collection}
         self.store.audit(actor, "document_deleted", f"document:{doc.id}", detail)
 
-    def document_text(self, document_id: str) -> str:
-        return self.store.document_text(document_id)
-
-    def document_chunks(self, document_id: str) -> list[Chunk]:
-        return self.store.document_chunks(document_id)
-
     # -- asking ------------------------------------------------------------------------
     def retrieve(
         self, question: str, collection: str | None = None, top_k: int | None = None
@@ -169,67 +148,47 @@ class Footnoted:
         coll = collection or self.settings.collection
         return self.retriever.retrieve(question, coll, top_k or self.settings.top_k)
 
-    def ask(
-        self,
-        question: str,
-        collection: str | None = None,
-        *,
-        top_k: int | None = None,
-        threshold: float | None = None,
-        embedding: list[float] | None = None,
-        config: CollectionSettings | None = None,
-        include_citations: bool = True,
-        conversation: Conversation = NO_CONVERSATION,
-    ) -> Generator[Event, None, None]:
+    def question(self, question: Question | str) -> Question:
+        """``question`` resolved: its collection (the default one when it names none) and
+        that collection's settings (its stored ones when it brings none)."""
+        q = Question(question) if isinstance(question, str) else question
+        collection = q.collection or self.settings.collection
+        return q.resolved(collection, q.settings or self.collection_settings(collection))
+
+    def ask(self, question: Question | str) -> Generator[Event, None, None]:
         """Yield ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Done``.
 
         Without citations (asked for, or the collection's ``enable_citations`` off) the
         deltas carry no ``[N]`` markers and no ``Sources`` event is sent. Everything up to
         the first event (retrieval, reading, the evidence check) happens on the first
-        ``next()``; see ``answering/pipeline.py``. After earlier turns of a
-        ``conversation`` a follow-up is read in their light.
+        ``next()``; see ``answering/pipeline.py``. After earlier turns of the question's
+        conversation a follow-up is read in their light.
         """
-        coll = collection or self.settings.collection
-        cfg = config or self.collection_settings(coll)
-        if not cfg.enable_rag:
-            result = rag_off(question)
+        q = self.question(question)
+        if not q.config.enable_rag:
+            result = rag_off(q.text)
             assert result.answer is not None
             yield Started()
             yield from answer_events(result.answer, False)
             return
-        prepared = self.pipeline.prepare(
-            question, coll, cfg, top_k=top_k, threshold=threshold, embedding=embedding,
-            include_citations=include_citations, conversation=conversation,
-        )  # fmt: skip
+        prepared = self.pipeline.prepare(q)
         for event in self.pipeline.stream(prepared):
             yield (
-                self._pointed(event, prepared.query, coll) if isinstance(event, Refusal) else event
+                self._pointed(event, prepared.query, q.where)
+                if isinstance(event, Refusal)
+                else event
             )
 
-    def answer(
-        self,
-        question: str,
-        collection: str | None = None,
-        *,
-        top_k: int | None = None,
-        threshold: float | None = None,
-        embedding: list[float] | None = None,
-        config: CollectionSettings | None = None,
-        conversation: Conversation = NO_CONVERSATION,
-    ) -> AskResult:
+    def answer(self, question: Question | str) -> AskResult:
         """The whole answer (or refusal) at once: the same events as ``ask``, collected."""
-        coll = collection or self.settings.collection
-        cfg = config or self.collection_settings(coll)
-        if not cfg.enable_rag:
-            return rag_off(question)
-        prepared = self.pipeline.prepare(
-            question, coll, cfg, top_k=top_k, threshold=threshold, embedding=embedding,
-            conversation=conversation,
-        )  # fmt: skip
+        q = self.question(question)
+        if not q.config.enable_rag:
+            return rag_off(q.text)
+        prepared = self.pipeline.prepare(q)
         result = self.pipeline.answer(prepared)
         if result.refusal is None:
             return result
-        return replace(result, refusal=self._pointed(result.refusal, prepared.query, coll))
+        return replace(result, refusal=self._pointed(result.refusal, prepared.query, q.where))
 
     def _pointed(self, refusal: Refusal, query: str, collection: str) -> Refusal:
         """A refusal for want of evidence names the other collections that answer it (a
@@ -247,7 +206,7 @@ class Footnoted:
             cfg = self.collection_settings(other)
             if not cfg.enable_rag:
                 continue
-            checked = self.pipeline.prepare(query, other, cfg, include_citations=False)
+            checked = self.pipeline.prepare(Question(query, other, cfg, citations=False))
             if checked.evidence.reason == "ok":
                 found.append(other)
         return tuple(found)

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urljoin
 
-from .citations import escape_markdown_html, marker_numbers
-from .lexical import MARKER
-from .records import ChatSession, Message
+from ..answering.citations import escape_markdown_html, marker_numbers
+from ..lexical import MARKER
+from ..records import ChatSession, Message
 
 ExportFormat = Literal["markdown", "json"]
 JSON_FORMAT = "footnoted.conversation/1"

@@ -20,14 +20,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from . import loaders
-from .errors import Cancelled, DocumentError, FootnotedError, NotFound
+from .. import loaders
+from ..errors import Cancelled, DocumentError, FootnotedError, NotFound
+from ..loaders.sniff import detect_file_kind
+from ..models import Document, FileBytes, Progress
+from ..records import CLI_ACTOR, Actor
+from ..settings import Settings
+from ..stores.base import Store, StoredFile
 from .ingest import FileResult, Ingestor, check_url, document_id, embed_chunks
-from .loaders.sniff import detect_file_kind
-from .models import Document, FileBytes, Progress
-from .records import CLI_ACTOR, Actor
-from .settings import Settings
-from .stores.base import Store, StoredFile
 
 DELETED = "The document was deleted while it was being processed."
 INTERRUPTED = "Processing was interrupted because the server stopped; reprocess the document."
@@ -82,8 +82,12 @@ class Uploads:
         self.store.begin_upload(
             document, StoredFile(filename, loaders.media_type(kind), file, title)
         )
-        self.store.audit(actor, "document_uploaded", f"document:{doc_id}",
-                         {"title": document.title, "collection": coll})  # fmt: skip
+        self.store.audit(
+            actor,
+            "document_uploaded",
+            f"document:{doc_id}",
+            {"title": document.title, "collection": coll},
+        )
         return self.store.get_document(doc_id)
 
     def original(self, document: Document) -> StoredFile:
@@ -109,8 +113,9 @@ class Uploads:
         document = self.store.get_document(document_id)
         self.original(document)
         processing = self.store.set_status(document_id, "processing")
-        self.store.audit(actor, "document_reprocessed", f"document:{document_id}",
-                         {"title": document.title})  # fmt: skip
+        self.store.audit(
+            actor, "document_reprocessed", f"document:{document_id}", {"title": document.title}
+        )
         return processing
 
     def process(self, document_id: str) -> Document:
@@ -139,17 +144,23 @@ class Uploads:
 
         step(Progress("parsing"))
         item = self.ingestor().prepare(
-            file.content, file.filename, document.source, document.collection,
-            title=file.title, url=document.url, cancelled=unwanted,
-        )  # fmt: skip
+            file.content,
+            file.filename,
+            document.source,
+            document.collection,
+            title=file.title,
+            url=document.url,
+            cancelled=unwanted,
+        )
         if isinstance(item, FileResult):
             return self.store.get_document(item.document_id or document.id)
         total = len(item.chunks)
         step(Progress("embedding", 0, total))
         embedded = embed_chunks(
-            self.ingestor().embedder, [item.parts],
+            self.ingestor().embedder,
+            [item.parts],
             lambda done: step(Progress("embedding", done, total)),
-        )  # fmt: skip
+        )
         step(Progress("saving", total, total))
         ready = replace(item.document, chunk_count=total)
         self.store.save_document(

@@ -6,9 +6,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from .lexical import MARKER
-from .models import SECTION_JOIN, Citation, RetrievedChunk, Span
-from .pages import page_at
+from ..lexical import MARKER
+from ..models import SECTION_JOIN, Citation, RetrievedChunk, Span
+from ..pages import page_at
 
 MAX_RANGE = 50
 EXCERPT_CHARS = 200

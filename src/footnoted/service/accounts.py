@@ -15,9 +15,9 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from .errors import InvalidInput, NotFound
-from .records import Actor, AuditEntry, TokenInfo, User
-from .stores.base import Store
+from ..errors import InvalidInput, NotFound
+from ..records import Actor, AuditEntry, TokenInfo, User
+from ..stores.base import Store
 
 TOKEN_PREFIX = "fn_"
 MAX_NAME = 100

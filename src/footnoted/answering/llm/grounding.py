@@ -18,10 +18,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .citations import Answer, make_citation, marker_numbers, pin_pages
-from .embedding import Embedder
-from .lexical import MARKER, chunk_sentences, content_stems
-from .models import Citation, RetrievedChunk, Span
+from ...inference.embedding import Embedder
+from ...lexical import MARKER, chunk_sentences, content_stems
+from ...models import Citation, RetrievedChunk, Span
+from ..citations import Answer, make_citation, marker_numbers, pin_pages
 
 SUPPORT_THRESHOLD = 0.55
 ADD_THRESHOLD = 0.75

@@ -3,15 +3,16 @@
 Retrieved text is data. It only ever appears inside ``<source>`` blocks of the user
 message, with any delimiter look-alikes in it defused, so a document that says
 "ignore previous instructions" cannot close its block or change the system's rules;
-whatever the model writes is then post-processed (:mod:`footnoted.grounding`) anyway.
+whatever the model writes is then post-processed
+(``markdown``, ``grounding``) anyway.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..models import RetrievedChunk
-from .conversation import NO_CONVERSATION, Conversation, conversation_messages
+from ...models import RetrievedChunk
+from ..conversation import NO_CONVERSATION, Conversation, conversation_messages
 
 MAX_SOURCES = 10
 SOURCE_CHARS = 1500

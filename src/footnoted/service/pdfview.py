@@ -24,8 +24,8 @@ import numpy as np
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from .errors import DocumentError, NotFound
-from .loaders.pdf import PDFIUM_LOCK
+from ..errors import DocumentError, NotFound
+from ..loaders.pdf import PDFIUM_LOCK
 
 ANCHOR = 16  # letters that must match to place (or re-place) a passage on the page
 MIN_WIDTH, MAX_WIDTH = 200, 2400  # rendered width in pixels

@@ -13,9 +13,9 @@ from typing import Any
 import torch
 from safetensors.torch import load_file
 
+from ..errors import ModelUnavailable
+from ..settings import DEFAULT_MODEL
 from .embedding import resolve_model_path
-from .errors import ModelUnavailable
-from .settings import DEFAULT_MODEL
 
 
 class ReaderModel(torch.nn.Module):
