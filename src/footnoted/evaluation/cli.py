@@ -24,9 +24,12 @@ from rich.table import Table
 
 from ..cli.errors import failure
 from ..errors import FootnotedError
-from . import runners
+from . import realdocs, runners
 from .followups import FollowupResult, run_followups
+from .realdocs import DocsResult
 from .runners import ProgressFn, Result
+
+Outcome = Result | FollowupResult | DocsResult
 
 eval_app = typer.Typer(
     help="Measure answers, citations, refusals and retrieval on public datasets.",
@@ -65,9 +68,7 @@ def progress_bar() -> Iterator[ProgressFn]:
         yield update
 
 
-def _run(
-    name: str, job: Callable[[ProgressFn], Result | FollowupResult], json_path: Path | None
-) -> None:
+def _run(name: str, job: Callable[[ProgressFn], Outcome], json_path: Path | None) -> None:
     started = time.perf_counter()
     try:
         with progress_bar() as progress:
@@ -83,16 +84,19 @@ def _run(
         out.print(f"[dim]wrote {json_path}[/dim]")
 
 
-def show(name: str, result: Result | FollowupResult, wall: float) -> None:
-    """The metrics table, then the settings and knowledge base the run used."""
+def show(name: str, result: Outcome, wall: float) -> None:
+    """The metrics table (and any breakdowns), then the settings and knowledge base the
+    run used."""
     table = Table(title=f"footnoted eval {name}")
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("n", justify="right")
     for metric in result.metrics():
-        value = "—" if metric.value is None else f"{100 * metric.value:.1f}%"
-        table.add_row(metric.name, value, str(metric.n))
+        table.add_row(metric.name, _percent(metric.value), str(metric.n))
     out.print(table)
+    if isinstance(result, DocsResult):
+        for by, rows in result.breakdowns().items():
+            out.print(_breakdown(by, rows))
     info = result.info
     out.print(
         f"settings: threshold {info.threshold:.2f} · top_k {info.top_k} · model {info.model} "
@@ -111,7 +115,27 @@ def show(name: str, result: Result | FollowupResult, wall: float) -> None:
         out.print(line, highlight=False)
 
 
-def _notes(result: Result | FollowupResult) -> list[str]:
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def _breakdown(by: str, rows: dict[str, dict[str, float | int | None]]) -> Table:
+    table = Table(title=f"per {by}")
+    columns = list(next(iter(rows.values())))
+    table.add_column(by)
+    for column in columns:
+        table.add_column(column, justify="right")
+    for name, row in rows.items():
+        cells = [str(v) if isinstance(v, int) else _percent(v) for v in row.values()]
+        table.add_row(name, *cells)
+    return table
+
+
+def _notes(result: Outcome) -> list[str]:
+    if isinstance(result, DocsResult):
+        absent = [f"[red]not in the knowledge base (questions count as wrong): "
+                  f"{', '.join(result.missing)}[/red]"] if result.missing else []  # fmt: skip
+        return [f"{result.questions} questions", *absent, *_errors(result.errors)]
     if isinstance(result, FollowupResult):
         how = "with the conversation so far" if result.context else "each turn on its own"
         return [f"{result.conversations} conversations, asked {how}"]
@@ -231,6 +255,34 @@ def followups(
         lambda p: run_followups(file, samples, squad, context, p),
         json_path,
     )
+
+
+@eval_app.command()
+def docs(
+    questions: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="The questions (JSONL).")
+    ] = Path("tests/data/real-documents.jsonl"),
+    data: Annotated[
+        Path,
+        typer.Option(
+            exists=True, file_okay=False, help="Holds pdfs/, pdfs-more/, html/, docs-more/."
+        ),
+    ] = Path("../shared/data"),
+    split: Annotated[str, typer.Option(help="tune, report (the frozen half) or all.")] = "all",
+    home: Annotated[
+        Path | None,
+        typer.Option(
+            help="Keep the knowledge base here between runs (unchanged files are skipped)."
+        ),
+    ] = None,
+    json_path: JsonOpt = None,
+) -> None:
+    """Real documents: right fact, right page, found, refusals and wrong-but-grounded,
+    per kind, file format and split."""
+    if split not in ("tune", "report", "all"):
+        raise typer.BadParameter("split is tune, report or all", param_hint="--split")
+    chosen = None if split == "all" else split
+    _run("docs", lambda p: realdocs.run_docs(questions, data, chosen, home, p), json_path)
 
 
 @eval_app.command()

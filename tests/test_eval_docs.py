@@ -1,0 +1,102 @@
+"""``footnoted eval docs`` on a slice of the real documents: the question set reads as it
+should, and each measure counts what it says (real ingest, real model, real answers)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import ROOT, SHARED_DATA
+from footnoted.cli.main import app
+from footnoted.errors import InvalidInput
+from footnoted.evaluation.realdocs import KINDS, fold, holds, read_questions, run_docs
+
+QUESTIONS = ROOT / "tests" / "data" / "real-documents.jsonl"
+HANDBOOK = "docs-more/18f-handbook__leave.md"
+pytestmark = pytest.mark.skipif(
+    not (SHARED_DATA / HANDBOOK).exists(), reason=f"shared data not found under {SHARED_DATA}"
+)
+
+
+def test_the_question_set_is_as_the_issue_asks() -> None:
+    """At least 250 questions over every folder and format, 60 of them on-topic
+    unanswerable, split once into two halves that both hold every kind."""
+    questions = read_questions(QUESTIONS)
+    assert len(questions) >= 250 and len({q.id for q in questions}) == len(questions)
+    assert sum(not q.answerable for q in questions) >= 60
+    assert {q.doc.split("/")[0] for q in questions} == {"pdfs", "pdfs-more", "html", "docs-more"}
+    assert {"pdf", "html", "docx", "pptx", "xlsx", "md", "csv", "mbox"} <= {
+        q.format for q in questions
+    }
+    for split in ("tune", "report"):
+        half = [q for q in questions if q.split == split]
+        assert {q.kind for q in half} == set(KINDS) and len(half) >= 150
+    for q in questions:
+        assert (SHARED_DATA / q.doc).exists(), q.doc
+        assert q.answerable == (q.kind != "unanswerable")
+
+
+def test_a_gold_answer_is_found_however_the_text_is_written() -> None:
+    assert holds("For 2021 it was $ (1,009,359) in thousands", ["(1,009,359)"])
+    assert holds("“Use or lose” means the number of\nannual leave hours", ["'use or lose' means"])
+    assert holds("hal\ufffelucination rates", ["hallucination"])
+    assert not holds("1,009,358", ["1,009,359"])
+    assert fold("A – B") == "a - b"
+
+
+def test_a_bad_line_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "q.jsonl"
+    bad.write_text(QUESTIONS.read_text().splitlines()[0] + '\n{"id": "x", "question": "?"}\n')
+    with pytest.raises(InvalidInput, match=r"q.jsonl:2"):
+        read_questions(bad)
+
+
+def test_a_slice_is_measured(tmp_path: Path) -> None:
+    """The handbook's questions over a knowledge base of the handbook and a Word guide:
+    the counts add up, every question has its record, and the questions on a document
+    that is not there count as not found."""
+    data = tmp_path / "data"
+    (data / "docs-more").mkdir(parents=True)
+    for name in ("18f-handbook__leave.md", "openchain__Cross-Industry-SBOM-Quality-Guide.docx"):
+        (data / "docs-more" / name).symlink_to(SHARED_DATA / "docs-more" / name)
+    lines = [json.loads(line) for line in QUESTIONS.read_text().splitlines()]
+    chosen = [r for r in lines if r["doc"] == HANDBOOK]
+    chosen += [r for r in lines if r["doc"].endswith(".pptx")][:2]  # not in this knowledge base
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("".join(json.dumps(r) + "\n" for r in chosen))
+    result = run_docs(questions, data)
+    t = result.overall
+    assert result.questions == len(chosen) == len(result.items) and result.errors == 0
+    assert t.answerable + t.unanswerable == len(chosen)
+    assert result.missing == [chosen[-1]["doc"]]
+    on_handbook = [i for i in result.items if i["doc"] == HANDBOOK and i["gold"]]
+    assert sum(i["found"] for i in on_handbook) >= len(on_handbook) // 2  # Markdown reads well
+    for item in result.items:
+        assert not (item["right_fact"] and item["refused"])
+        assert item["wrong_grounded"] <= item["grounded"]
+        if item["doc"].endswith(".pptx"):
+            assert not item["found"] and not item["right_fact"]
+    assert set(result.breakdowns()) == {"kind", "format", "split"}
+    assert result.breakdowns()["format"]["md"]["n"] == len(chosen) - 2
+
+
+def test_the_command_prints_every_breakdown_and_writes_json(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "docs-more").mkdir(parents=True)
+    (data / "docs-more" / "leave.md").symlink_to(SHARED_DATA / HANDBOOK)
+    lines = [json.loads(line) for line in QUESTIONS.read_text().splitlines()]
+    chosen = [{**r, "doc": "docs-more/leave.md"} for r in lines if r["doc"] == HANDBOOK][:4]
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("".join(json.dumps(r) + "\n" for r in chosen))
+    out = tmp_path / "docs.json"
+    result = CliRunner().invoke(
+        app, ["eval", "docs", str(questions), "--data", str(data), "--json", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    for title in ("footnoted eval docs", "per kind", "per format", "per split"):
+        assert title in result.output
+    written = json.loads(out.read_text())
+    assert written["eval"] == "docs" and len(written["items"]) == 4
