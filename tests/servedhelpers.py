@@ -18,7 +18,7 @@ from conftest import SAMPLES
 
 QUESTION = "How long is data kept after an account is closed?"
 NOT_COVERED = "Who painted the Mona Lisa?"
-REFUSAL = "I don't have enough information to answer that question."
+REFUSAL = "I couldn't find the answer to that in the documents"
 SOURCES = "\n\nSources:\n1. Data Retention Policy — Section Data Retention Policy > Closed accounts"
 BIN = Path(sys.executable).parent  # footnoted, llm… as installed beside this Python
 

@@ -74,7 +74,7 @@ def test_the_server_answers_much_faster_than_loading_the_model(server: Server) -
 def test_a_refusal_through_the_server_exits_3_and_is_logged(server: Server) -> None:
     result = cli(server.home, "ask", "Who painted the Mona Lisa?")
     assert result.returncode == 3
-    assert result.stdout.startswith("I don't have enough information")
+    assert result.stdout.startswith("I couldn't find the answer")
     assert summary(result.stderr).startswith("refused: ")
     logged = json.loads(cli(server.home, "refusals", "--json").stdout)
     assert logged[0]["question"] == "Who painted the Mona Lisa?"

@@ -12,12 +12,14 @@ from footnoted.answering.evidence import passes
 from footnoted.cli import app
 from footnoted.evaluation import runners
 from footnoted.evaluation.datasets import read_beir_corpus, read_beir_queries, read_qrels
+from footnoted.evaluation.tatqa import page_markdown, read_pages, run_tatqa
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SQUAD = DATA / "squad2" / "dev-16-articles.json"
 NQ = DATA / "offtopic" / "nq-open-dev.jsonl"
 SCIFACT = DATA / "scifact"
 HOTPOT = DATA / "hotpotqa" / "dev-53.json"
+TATQA = DATA / "tatqa" / "dataset_raw" / "tatqa_dataset_dev.json"
 
 pytestmark = [
     pytest.mark.slow,
@@ -144,6 +146,32 @@ def test_hotpot_runner() -> None:
     assert sum(i["quotes_right"] for i in answers) == result.quotes.right
 
 
+def test_tatqa_runner() -> None:
+    """Each page is its own collection: a question is asked of its page alone, and its
+    record says what was asked, answered and marked."""
+    pages = read_pages(TATQA, 3)
+    assert all(p.markdown.startswith(f"# Annual report page {i}") for i, p in enumerate(pages, 1))
+    first = pages[0].markdown.splitlines()
+    assert first[2].startswith("| ") and set(first[3]) <= {"|", " ", "-"}  # a Markdown table
+    graded = sum(len(p.questions) for p in pages)
+    types = {q.answer_type for p in pages for q in p.questions}
+    assert graded and types <= {"span", "multi-span"}
+    result = run_tatqa(TATQA, 3)
+    assert result.pages == 3 and result.info.documents == 3 and result.overall.questions == graded
+    assert len(result.items) == graded
+    for item in result.items:
+        assert item["refused"] == (item["answer"] is None)
+        assert item["refused"] or (isinstance(item["holds"], bool) and item["length"] > 0)
+        assert "exact" not in item or 0 <= item["f1"] <= 1
+    answered = [i for i in result.items if not i["refused"]]
+    assert result.overall.holds == sum(i["holds"] for i in answered)
+
+
+def test_a_tatqa_cell_holding_a_pipe_stays_one_cell() -> None:
+    context = {"table": {"table": [["", "2019"], ["A | B", "1"]]}, "paragraphs": []}
+    assert "| A \\| B | 1 |" in page_markdown(1, context)
+
+
 @pytest.mark.parametrize(
     ("name", "args"),
     [
@@ -153,6 +181,7 @@ def test_hotpot_runner() -> None:
             ["--kb", str(SQUAD), "--questions", str(NQ), "--articles", "1", "--limit", "3"],
         ),
         ("hotpot", [str(HOTPOT), "--questions", "1"]),
+        ("tatqa", [str(TATQA), "--pages", "2"]),
         ("beir", []),
     ],
 )

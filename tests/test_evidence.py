@@ -7,8 +7,9 @@ import pytest
 
 from conftest import write
 from footnoted import Footnoted, Settings
-from footnoted.answering.evidence import EMPTY_MESSAGE, REFUSAL_MESSAGE, SUGGESTIONS
+from footnoted.answering.evidence import EMPTY_MESSAGE, SUGGESTIONS, message, suggestions
 from footnoted.answering.question import Question
+from footnoted.models import Evidence
 
 pytestmark = pytest.mark.precision
 
@@ -41,7 +42,9 @@ def test_evidence_boundary(
     assert result.refused is refused
     if refused:
         assert result.refusal is not None
-        assert result.refusal.message == REFUSAL_MESSAGE
+        assert result.refusal.message == message(result.refusal.evidence)
+        assert result.refusal.message.startswith("I couldn't find the answer to that")
+        assert "support" not in result.refusal.message and "0.3" not in result.refusal.message
         assert result.refusal.suggestions == SUGGESTIONS
         assert result.refusal.evidence.threshold == 0.35
         assert result.refusal.evidence.max_score == pytest.approx(0.34, abs=1e-5)
@@ -106,10 +109,26 @@ def test_empty_knowledge_base_refuses_with_its_own_message(service: Footnoted) -
     assert result.refusal.evidence.max_score is None
 
 
+def test_a_refusal_says_why_in_words_and_names_a_contact_only_when_one_is_set() -> None:
+    below = Evidence(0.12, 0.35, "below_threshold")
+    assert message(below) == (
+        "I couldn't find the answer to that in the documents: nothing in them comes close to "
+        "this question. Try other words, or name the document or section it would be in."
+    )
+    read = Evidence(0.6, 0.35, "no_answer", 3.2, 0.1)
+    assert "none of them answers the question" in message(read)
+    unnamed = Evidence(0.6, 0.35, "unnamed", 20.0, 0.9, ("Uber", "2019"))
+    assert "don't mention “Uber” or “2019”" in message(unnamed)
+    assert "support" not in message(read) and suggestions() == SUGGESTIONS
+    helped = message(read, "the IT help desk")
+    assert helped.endswith("If it should be there, ask the IT help desk.")
+    assert suggestions("the IT help desk") == ("Rephrase your question", "Ask the IT help desk")
+
+
 def test_unrelated_question_refuses_with_scores(samples_service: Footnoted) -> None:
     result = samples_service.answer("Who won the 1966 football World Cup final?")
     assert result.refusal is not None
-    assert result.refusal.message == REFUSAL_MESSAGE
+    assert result.refusal.message == message(result.refusal.evidence)
     ev = result.refusal.evidence
     assert ev.max_score is not None and ev.max_score < ev.threshold
     assert ev.to_dict()["threshold"] == 0.35
@@ -149,7 +168,7 @@ def test_a_passage_on_topic_that_does_not_answer_refuses_with_the_readers_scores
     assert grounding is not None and grounding["confidence"] > 0.5
     refused = service.answer("Who painted the harbour lighthouse's lantern room red?")
     assert refused.refusal is not None
-    assert refused.refusal.message == REFUSAL_MESSAGE
+    assert refused.refusal.message == message(refused.refusal.evidence)
     ev = refused.refusal.evidence
     assert ev.reason == "no_answer"
     assert ev.max_score is not None and ev.max_score >= ev.threshold

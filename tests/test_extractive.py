@@ -97,8 +97,9 @@ def test_a_comparison_quotes_each_side_in_order_and_marks_no_answer() -> None:
     other = _read("harbour", DOCUMENT, 0, "1871", SECOND_SCORE + 5)  # believed, not a side
     q = "Are the Northcape light and the Southpoint light both built of granite?"
     answer = extract(q, [north, south, other], 0.0, sides=2)
-    assert answer.text == (
-        "Its tower is built of granite blocks. [1] The Southpoint light is a cast-iron tower. [2]"
+    assert answer.text == (  # "Its tower" brings the sentence that says whose it is
+        "The Northcape light stands on the cliffs. Its tower is built of granite blocks. [1] "
+        "The Southpoint light is a cast-iron tower. [2]"
     )
     assert [c.document_id for c in answer.citations] == ["northcape", "southpoint", "harbour"]
     assert answer.referenced == (1, 2)  # the believed passage is listed, not quoted

@@ -106,7 +106,7 @@ def test_the_demo_prints_the_readme_lines_and_they_work_when_pasted(
     out = result.stdout  # what the answers say is tested elsewhere; here, that they come
     answer = json.loads(out[out.index("{") : out.index("\n}\n") + 2])
     assert answer["type"] == "answer" and answer["citations"]
-    assert "I don't have enough information" in out and "refused: exit status 3" in out
+    assert "I couldn't find the answer" in out and "refused: exit status 3" in out
     assert "Data Retention Policy" in out  # docs list
     assert "0 added, 0 replaced, 3 unchanged, 0 failed" in out  # ingest samples, again
     summaries = [line for line in result.stderr.splitlines() if line.startswith("answered")]

@@ -41,9 +41,10 @@ def say(app: Live, text: str, **script: Any) -> None:
 
 
 def counts(grounding: dict[str, Any]) -> dict[str, Any]:
-    """The support check's counts; the reader's ``confidence`` and ``answer_score`` ride
-    beside them."""
+    """The support check's counts; the answer's ``confidence``, ``label`` and the
+    reader's ``answer_score`` ride beside them."""
     assert 0 <= grounding["confidence"] <= 1 and "answer_score" in grounding
+    assert grounding["label"] in ("grounded", "partly", "weak")
     return {k: grounding[k] for k in ("cited_sentences", "supported", "unsupported", "added")}
 
 
@@ -147,6 +148,7 @@ def test_unsupported_citation_is_marked(app: Live) -> None:
     assert [s["supported"] for s in spans] == [True, False]
     assert counts(body["grounding"]) == {"cited_sentences": 2, "supported": 1,
                                          "unsupported": 1, "added": 0}  # fmt: skip
+    assert body["grounding"]["label"] != "grounded"  # never, with a sentence unsupported
     session = body["session_id"]
     assert app.messages(session)[1]["spans"] == spans
 
@@ -155,8 +157,8 @@ def test_model_that_lacks_the_answer_refuses(app: Live) -> None:
     say(app, "I don't have enough information to answer that.")
     events = app.stream(Q)
     assert [e for e, _ in events] == ["answer_start", "refusal"]
-    assert events[1][1]["message"].startswith("I don't have enough information")
-    assert events[1][1]["suggestions"] == ["Contact support", "Rephrase your question"]
+    assert events[1][1]["message"].startswith("I couldn't find the answer")
+    assert events[1][1]["suggestions"] == ["Rephrase your question"]
     history = app.messages(events[0][1]["session_id"])
     assert history[1]["type"] == "refusal"
     shown = events[1][1]

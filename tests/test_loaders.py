@@ -422,7 +422,8 @@ def test_detect_kind_refuses_other_binaries() -> None:
 
 
 def test_every_kind_has_a_loader_a_media_type_and_suffixes_that_hint_at_it() -> None:
-    assert set(LOADERS) == set(KINDS) == {"pdf", "docx", "html", "markdown", "text"}
+    kinds = {"pdf", "docx", "xlsx", "pptx", "csv", "eml", "mbox", "html", "markdown", "text"}
+    assert set(LOADERS) == set(KINDS) == kinds
     for kind in KINDS.values():
         assert media_type(kind.name) == kind.media_type and "/" in kind.media_type
         assert kind.suffixes and all(hinted(s) == kind.name for s in kind.suffixes)
@@ -431,7 +432,10 @@ def test_every_kind_has_a_loader_a_media_type_and_suffixes_that_hint_at_it() -> 
     assert detect_kind(note, "notes.markdown") == "markdown"
     assert detect_kind(note, "notes.text") == detect_kind(note, "notes") == "text"
     assert detect_kind(b"<p>Hello</p>\n", "page.htm") == "html"
-    listed = "supported are PDF, Word (.docx), HTML, Markdown and plain text."
+    listed = (
+        "supported are PDF, Word (.docx), Excel (.xlsx), PowerPoint (.pptx), CSV, email (.eml), "
+        "mailboxes (.mbox), HTML, Markdown and plain text."
+    )
     with pytest.raises(UnsupportedType, match=re.escape(listed)):
         detect_kind(b"\xff\xd8\xff\xe0" + bytes(32), "photo.jpg")
 
@@ -477,7 +481,7 @@ def blank_pdf() -> bytes:
         (os.urandom(4096), "noise.bin", UnsupportedType, "noise.bin is not a supported"),
         (b"text\x00with\x00nuls", "nul.txt", UnsupportedType, "binary data"),
         ("caf\u00e9".encode("latin-1"), "latin.txt", UnsupportedType, "UTF-8"),
-        (zip_bytes({"a.txt": b"hi"}), "a.zip", UnsupportedType, "not a Word .docx"),
+        (zip_bytes({"a.txt": b"hi"}), "a.zip", UnsupportedType, "not a Word, Excel or PowerPoint"),
         (b"PK\x03\x04 damaged", "broken.docx", DocumentError, "damaged ZIP"),
         (zip_bytes({"word/document.xml": b"<w:"}), "bad.docx", DocumentError, "bad.docx"),
         (b"<html><script>only()</script></html>", "s.html", DocumentError, "no extractable"),

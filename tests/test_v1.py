@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 
 from conftest import ROOT
 from fakellm import Script, words
+from footnoted.api.compat.cited import without_sources
 from livehelpers import Live, live
 
 Q = "How long is data kept after an account is closed?"
@@ -140,7 +142,7 @@ def test_refusal_is_shown_and_marked(app: Live) -> None:
         model="default", messages=[{"role": "user", "content": NOT_COVERED}]
     )
     message = c.choices[0].message
-    assert (message.content or "").startswith("I don't have enough information")
+    assert (message.content or "").startswith("I couldn't find the answer")
     assert message.refusal == message.content  # what a program tests
     assert extra(c)["refusal"]["suggestions"] and "max_score" in extra(c)["refusal"]["evidence"]
     assert "citations" not in extra(c) and not message.annotations
@@ -282,7 +284,7 @@ def test_streamed_refusal_is_shown_and_marked(app: Live) -> None:
                                                       stream=True))  # fmt: skip
     text = "".join(ch.choices[0].delta.content or "" for ch in chunks)
     refusal = "".join(ch.choices[0].delta.refusal or "" for ch in chunks)
-    assert text.startswith("I don't have enough information") and refusal == text
+    assert text.startswith("I couldn't find the answer") and refusal == text
     assert chunks[-1].choices[0].finish_reason == "stop"
     assert extra(chunks[-1])["refusal"]["suggestions"]
 
@@ -348,7 +350,7 @@ def test_responses_refusal_is_shown_and_marked(app: Live, stream: bool) -> None:
         assert "response.refusal.done" in [e.type for e in events]
     else:
         r = c.responses.create(model="default", input=NOT_COVERED)
-    assert r.output_text.startswith("I don't have enough information")
+    assert r.output_text.startswith("I couldn't find the answer")
     kinds = [p.type for p in r.output[0].content]  # type: ignore[union-attr]
     assert kinds == ["output_text", "refusal"]
     assert r.output[0].content[1].refusal == r.output_text  # type: ignore[union-attr]
@@ -369,4 +371,20 @@ def test_the_docs_page_example_runs_and_shows_the_sources(app: Live) -> None:
     assert printed.count(REPLY + SOURCES) == 3, printed  # chat, streamed, responses
     assert f"[1] Data Retention Policy {app.url}/api/documents/" in printed
     assert "url_citation Data Retention Policy" in printed
-    assert "Refused: I don't have enough information" in printed
+    assert "Refused: I couldn't find the answer" in printed
+
+
+def test_a_follow_up_reads_the_previous_answer_without_its_sources_block(app: Live) -> None:
+    """A client sends footnoted's earlier reply back as the assistant turn, Sources block
+    and all; the follow-up reads the answer, not the list of titles."""
+    first: Any = [{"role": "user", "content": Q}]
+    said = client(app).chat.completions.create(model="default", messages=first)
+    text = said.choices[0].message.content or ""
+    assert text.startswith(REPLY + SOURCES)
+    before = len(app.llm.requests)
+    turns: Any = [*first, {"role": "assistant", "content": text}]
+    turns.append({"role": "user", "content": "And after that?"})
+    client(app).chat.completions.create(model="default", messages=turns)
+    sent = json.dumps(app.llm.requests[before:])
+    assert "kept for 60 days" in sent and "Sources:" not in sent
+    assert without_sources(text) == REPLY and without_sources("Plain: 1. A") == "Plain: 1. A"

@@ -168,9 +168,10 @@ def test_notice_badge_other_passages_and_refusal_for_an_admin(site: Site) -> Non
             summary = other.locator("summary")
             assert summary.text_content() == f"Other passages considered ({uncited})"
         grounded = answer.locator(".grounded")
-        confidence = messages[-1].get("grounding", {}).get("confidence")
-        expected = "Weak evidence" if confidence is not None and confidence < 0.5 else "Grounded in"
-        assert grounded.inner_text().startswith(expected)
+        label = messages[-1]["grounding"]["label"]
+        expected = {"grounded": "Grounded in", "partly": "Partly grounded", "weak": "Weak evidence"}
+        assert grounded.inner_text().startswith(expected[label])
+        assert "97%" in (grounded.get_attribute("title") or "") or label != "grounded"
         answer.locator("details.sources > summary").click()
         if uncited:
             other.locator("summary").click()

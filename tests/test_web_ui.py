@@ -65,6 +65,13 @@ PARTY = (
     "🎈🎈 The Zephyr party hall allows at most forty helium balloons per event. 🎈🎈\n"
 )
 PARTY_Q = "How many helium balloons does the Zephyr party hall allow per event?"
+SALES = "Region,2021,2022,2023\nNorth,1200,1350,1490\nSouth,980,1010,1125\nEast,1500,1620,1710\n"
+ONBOARDING = (
+    "# Onboarding Guide\n\n## First week\n\nNew employees complete three steps in their "
+    "first week:\n\n- Collect a laptop from the IT desk.\n- Sign the security policy.\n"
+    "- Meet their assigned mentor.\n\n## Second week\n\nIn the second week, new employees "
+    "shadow a colleague on customer calls.\n"
+)
 PHONE = {"width": 390, "height": 844}
 STREAMED = (
     "Annual plans are refunded in full when cancelled within 30 days of purchase [1]. After "
@@ -119,6 +126,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         assert not fn.ingest([SAMPLES, docs]).failed
         assert not fn.ingest([shared("pdfs", WIKI_PDF)], collection="wiki").failed
         assert not fn.ingest([write(root / "party" / "party.md", PARTY)], "party").failed
+        reports = [write(root / "reports" / "regional-sales.csv", SALES),
+                   write(root / "reports" / "onboarding.md", ONBOARDING)]  # fmt: skip
+        assert not fn.ingest(reports, "reports").failed
     admin = cli(home, "user", "add", "admin", "--admin").stdout.strip().splitlines()[-1]
     alice = cli(home, "user", "add", "alice").stdout.strip().splitlines()[-1]
     with fake_llm() as llm:
@@ -194,9 +204,16 @@ def test_ask_streams_badges_footer_hover_and_viewer(site: Site) -> None:
     assert exact.count() == 1
     assert exact.inner_text() == stored["content"][lead["exact_start"] : lead["exact_end"]]
     used = len(stored["referenced_indices"])
-    assert answer.locator(".grounded").inner_text() == f"Grounded in {used} source" + "s" * (
-        used > 1
-    )
+    sources = f"{used} source" + "s" * (used > 1)
+    shown = {  # the label the answer was stored with, in its words, with its confidence
+        "grounded": f"Grounded in {sources}",
+        "partly": f"Partly grounded · {sources}",
+        "weak": f"Weak evidence · {sources}",
+    }[stored["grounding"]["label"]]
+    label = answer.locator(".grounded")
+    assert label.inner_text() == shown
+    confidence = round(stored["grounding"]["confidence"] * 100)
+    assert f"(confidence {confidence}%)" in (label.get_attribute("title") or "")
     assert (
         "Sources: Northwind Cloud Customer Handbook"
         in answer.locator("details.sources > summary").inner_text()
@@ -285,7 +302,7 @@ def test_refusal_renders_with_suggestions(site: Site) -> None:
     ask(page, OFF_TOPIC)
     refusal = page.locator(".bubble-refusal")
     refusal.wait_for(timeout=60_000)
-    assert "don't have enough information" in refusal.inner_text()
+    assert "couldn't find the answer" in refusal.inner_text()
     assert refusal.locator(".badge").count() == 0
     refusal.get_by_role("button", name="Rephrase your question").click()
     assert page.evaluate("document.activeElement.id") == "question"
@@ -590,16 +607,21 @@ def test_refusal_reopened_from_history_is_shown_as_first(site: Site) -> None:
     refusal.wait_for(timeout=60_000)
     page.wait_for_selector(".session.active")
     session_id = page.locator(".session.active").get_attribute("data-id")
-    first = refusal.inner_text()
     buttons = refusal.locator(".suggestion").all_inner_texts()
     assert buttons == ["Ask an admin to add this", "Rephrase your question"]
-    assert "Closest passage matched" in refusal.locator(".refusal-evidence").inner_text()
+    details = refusal.locator("details.refusal-evidence")
+    assert details.locator("summary").inner_text() == "How it was checked"
+    assert "Reader score" not in refusal.locator(".refusal-text").inner_text()  # plain words
+    details.locator("summary").click()
+    assert "Closest passage: similarity" in details.inner_text()
+    first = refusal.inner_text()
     page.reload()
     page.wait_for_selector("#question:visible")
     page.locator(f'.session[data-id="{session_id}"] .session-open').click()
     restored = page.locator(".bubble-refusal")
     restored.wait_for()
     assert restored.locator(".suggestion").all_inner_texts() == buttons
+    restored.locator("details.refusal-evidence summary").click()
     assert restored.inner_text() == first  # message, scores and suggestions alike
     restored.get_by_role("button", name="Rephrase your question").click()
     assert page.evaluate("document.activeElement.id") == "question"
@@ -736,6 +758,48 @@ def test_pdf_citation_shows_its_page(site: Site) -> None:
     page.wait_for_selector("#viewer mark.exact")
     marks = page.locator("#viewer mark.exact").all_inner_texts()
     assert any("backlink feature" in m for m in marks)
+    page.context.close()
+
+
+def test_a_table_answer_and_a_list_answer_read_as_the_document_wrote_them(site: Site) -> None:
+    page = site.page(site.alice)
+    page.click("#new-chat")
+    page.select_option("#collection", "reports")
+    ask(page, "What were the South region's sales in 2022?")
+    answer = last_answer(page)
+    table = answer.locator(".answer-text table.answer-table")
+    assert table.count() == 1  # the row under its header, as a table
+    assert table.locator("thead th").all_inner_texts() == ["Region", "2021", "2022", "2023"]
+    assert table.locator("tbody td").all_inner_texts() == ["South", "980", "1010", "1125"]
+    assert table.locator("mark.answer-span").inner_text() == "1010"  # the cell asked for
+    assert "|" not in answer.locator(".answer-text").inner_text()
+    with site.api(site.alice) as api:
+        stored = last_stored(api)
+    assert "| South | 980 | 1010 | 1125 |" in stored["content"]  # Markdown for every client
+    screenshot(page, "21-table-answer")
+    answer.locator(".badge").first.click()
+    page.wait_for_selector("#viewer mark.exact")
+    marks = "".join(page.locator("#viewer mark.exact").all_inner_texts())
+    assert "South | 980 | 1010 | 1125" in marks and "Region | 2021 | 2022 | 2023" in marks
+    page.click("#viewer-close")
+    ask(page, "What steps do new employees complete in their first week?")
+    page.wait_for_function("document.querySelectorAll('.msg-answer').length === 2")
+    listed = last_answer(page).locator(".answer-text").inner_text()
+    steps = ["three steps in their first week:", "Collect a laptop", "Sign the security policy",
+             "Meet their assigned mentor"]  # fmt: skip
+    at = [listed.find(step) for step in steps]
+    assert -1 not in at and at == sorted(at), listed  # the lead-in with its whole list
+    assert "second week" not in listed
+    screenshot(page, "22-list-answer")
+    session_id = page.locator(".session.active").get_attribute("data-id")
+    page.reload()  # both read the same from history
+    page.wait_for_selector("#question:visible")
+    page.locator(f'.session[data-id="{session_id}"] .session-open').click()
+    page.wait_for_function("document.querySelectorAll('.msg-answer .copy').length === 2")
+    restored = page.locator(".msg-answer").first.locator("table.answer-table")
+    assert restored.locator("tbody td").all_inner_texts() == ["South", "980", "1010", "1125"]
+    assert page.locator(".msg-answer").last.locator(".answer-text").inner_text() == listed
+    assert not page.errors
     page.context.close()
 
 

@@ -68,6 +68,11 @@ class Document:
         return asdict(self)
 
 
+Grounding = dict[str, float | str]
+"""How an answer is grounded: the reader's ``confidence`` and ``answer_score``, its
+``label`` (``grounded`` | ``partly`` | ``weak``), and in LLM mode the support check's
+counts (``cited_sentences``, ``supported``, ``unsupported``, ``added``)."""
+
 PART_BYTES = 1 << 20  # a file is read, sent to the parser and stored in parts this size
 
 
@@ -150,6 +155,9 @@ class Chunk:
     page: int | None = None
     section: str | None = None
     token_count: int = 0
+    # the header row of the table the chunk starts among (``blocks.table_headers``): ""
+    # when it starts among none; None for chunks stored before headers were kept
+    header: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,9 +255,10 @@ class Evidence:
 
     max_score: float | None  # the closest a chunk or its sentence comes (RetrievedChunk.closest)
     threshold: float
-    reason: str = "ok"  # ok | empty | below_threshold | no_answer
+    reason: str = "ok"  # ok | empty | below_threshold | no_answer | unnamed
     answer_score: float | None = None  # the best evidence score (reader.Calibration), when read
     confidence: float | None = None  # that score as a calibrated probability
+    missing: tuple[str, ...] = ()  # unnamed: the years and names the evidence lacks
 
     @property
     def weak(self) -> bool:
@@ -263,6 +272,8 @@ class Evidence:
         if self.answer_score is not None:
             data["answer_score"] = self.answer_score
             data["confidence"] = self.confidence
+        if self.missing:
+            data["missing"] = list(self.missing)
         return data
 
 
@@ -285,7 +296,7 @@ class Sources:
     citations: tuple[Citation, ...]
     referenced_indices: tuple[int, ...]
     spans: tuple[Span, ...]
-    grounding: dict[str, float] | None = None  # see citations.Answer
+    grounding: Grounding | None = None  # see citations.Answer
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,6 +125,14 @@ class Settings(BaseSettings):
         ),
     )
     top_k: int = Field(default=5, ge=1, le=50, description="Chunks retrieved per question.")
+    support_contact: str | None = Field(
+        default=None,
+        max_length=200,
+        description=(
+            "Whom a refusal tells people to ask when the documents should hold the answer "
+            '("the IT help desk, help@example.com"); unset: refusals name no one.'
+        ),
+    )
     max_file_mb: float = Field(
         default=50.0, gt=0, description="Largest file accepted for ingestion, in megabytes."
     )

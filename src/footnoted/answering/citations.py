@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..lexical import MARKER
-from ..models import SECTION_JOIN, Citation, RetrievedChunk, Span
+from ..models import SECTION_JOIN, Citation, Grounding, RetrievedChunk, Span
 from ..pages import page_at
 
 MAX_RANGE = 50
@@ -26,7 +26,7 @@ class Answer:
     citations: tuple[Citation, ...]
     referenced: tuple[int, ...]
     spans: tuple[Span, ...]
-    grounding: dict[str, float] | None = None
+    grounding: Grounding | None = None
 
 
 def marker_numbers(inner: str) -> list[int]:

@@ -3,6 +3,9 @@
 Two rules, in order:
 - the specification's: the best cosine similarity below ``threshold`` refuses (0.35
   passes, 0.34 refuses); an empty collection refuses with its own message;
+- the question's: an answer the reader would give is refused when the leading passage
+  (its text, section path, table header and document title) lacks a year or a name the
+  question asks about (``asked``: Uber's revenue asked of Lyft's report);
 - the reader's: above it, a question is answered only when some retrieved passage's
   evidence score (the reader's span score plus a calibrated weight times the passage's
   cosine; ``reader.Calibration``) is at or above the shipped calibrated threshold.
@@ -26,11 +29,14 @@ from ..models import Evidence, RetrievedChunk
 from ..retrieval import Retrieval
 
 EMPTY_MESSAGE = "The knowledge base is empty. Please contact an admin."
-REFUSAL_MESSAGE = (
-    "I don't have enough information to answer that question. "
-    "You might try contacting support or rephrasing your question."
-)
-SUGGESTIONS = ("Contact support", "Rephrase your question")
+NOT_FOUND = "I couldn't find the answer to that in the documents"
+TRY = "Try other words, or name the document or section it would be in."
+REFUSAL_MESSAGE = f"{NOT_FOUND}. {TRY}"
+_WHY = {
+    "below_threshold": "nothing in them comes close to this question",
+    "no_answer": "passages about it were found, but none of them answers the question",
+}
+SUGGESTIONS = ("Rephrase your question",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +50,7 @@ class Read:
     reading: Reading
     score: float
     link: Link | None = None  # what it was read after: the first hop of a two-hop answer
+    named: bool = False  # read at a table row the question names (``tables``): believed
 
     @classmethod
     def of(
@@ -73,8 +80,30 @@ def passes(score: float, threshold: float) -> bool:
     return round(score, 6) >= round(threshold, 6)
 
 
-def message(evidence: Evidence) -> str:
-    return EMPTY_MESSAGE if evidence.reason == "empty" else REFUSAL_MESSAGE
+def message(evidence: Evidence, contact: str | None = None) -> str:
+    """A refusal in people's words: what was looked for and not found, and what to try
+    (no scores: those are in the evidence). ``contact``: whom an admin said to ask."""
+    if evidence.reason == "empty":
+        return EMPTY_MESSAGE
+    if evidence.missing:
+        said = (
+            f"{NOT_FOUND}: the passages closest to it don't mention "
+            f"{_listed(evidence.missing)}. Check the names and years in the question, or ask "
+            "about what the documents cover."
+        )
+    else:
+        why = _WHY.get(evidence.reason)
+        said = f"{NOT_FOUND}: {why}. {TRY}" if why else REFUSAL_MESSAGE
+    return f"{said} If it should be there, ask {contact}." if contact else said
+
+
+def suggestions(contact: str | None = None) -> tuple[str, ...]:
+    return (*SUGGESTIONS, f"Ask {contact}") if contact else SUGGESTIONS
+
+
+def _listed(names: Sequence[str]) -> str:
+    quoted = [f"“{n}”" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
 def judge(
@@ -83,9 +112,12 @@ def judge(
     read: Sequence[Read],
     calibration: Calibration,
     sides: int = 0,
+    missing: Sequence[str] = (),
 ) -> Evidence:
     """Why to answer or refuse, by the best evidence score in ``read`` (empty: nothing
-    was read), or with ``sides``, a comparison's first ``sides`` passages."""
+    was read), or with ``sides``, a comparison's first ``sides`` passages; ``missing``:
+    the years and names the question asks about that the leading passage lacks
+    (``asked``), which refuse an answer the reader would give."""
     if retrieval.total_chunks == 0:
         return Evidence(None, threshold, "empty")
     best = retrieval.max_score
@@ -98,7 +130,10 @@ def judge(
         reason = "ok"
     else:
         top = max(r.score for r in read)
-        reason = "ok" if top >= calibration.threshold else "no_answer"
+        believed = top >= calibration.threshold or read[0].named
+        reason = "ok" if believed else "no_answer"
+    lacking = tuple(missing) if reason == "ok" and missing else ()
     return Evidence(
-        round(best, 4), threshold, reason, round(top, 4), round(calibration.confidence(top), 4)
-    )
+        round(best, 4), threshold, "unnamed" if lacking else reason, round(top, 4),
+        round(calibration.confidence(top), 4), lacking,
+    )  # fmt: skip

@@ -22,60 +22,47 @@ never a passage that only resembles the question.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from ..lexical import MARKER, chunk_sentences, words
+from ..lexical import MARKER, words
 from ..models import Span
 from .citations import Answer, make_citation, pin_pages
-from .evidence import Read
+from .evidence import Link, Read
 from .named import named
+from .quotes import Context, Piece, Quote, quote
 
 MAX_QUOTES = 3
 SECOND_SCORE = 8.0  # reader score a passage after the first needs to be quoted on its own
 # (SQuAD dev: quoted sentences from the gold paragraph 86.5% at 4.0)
 
 
-@dataclass(frozen=True, slots=True)
-class Quote:
-    read: Read
-    start: int  # offsets into the chunk text
-    end: int
-
-    @property
-    def text(self) -> str:
-        return self.read.hit.chunk.text[self.start : self.end]
-
-
-def quote(read: Read) -> Quote:
-    """The sentences of the passage that the reader's span touches, as one quote."""
-    text = read.hit.chunk.text
-    span = read.reading
-    touched = [(s, e) for s, e, _ in chunk_sentences(text) if s < span.end and e > span.start]
-    if not touched:  # the span sits outside every sentence (a heading line)
-        return Quote(read, span.start, span.end)
-    return Quote(read, touched[0][0], touched[-1][1])
-
-
 def already_said(read: Read, said: str) -> bool:
-    """Whether the passage's quote (``quote``) is all in ``said``, an earlier answer's text,
-    word for word (markers, punctuation and case aside): an answer leading with it would
-    say again what was said."""
+    """Whether the passage's quote (``quotes.quote``) is all in ``said``, an earlier
+    answer's text, word for word (markers, punctuation and case aside): an answer leading
+    with it would say again what was said."""
     quoted = " ".join(words(quote(read).text))
     return bool(quoted) and f" {quoted} " in f" {' '.join(words(MARKER.sub(' ', said)))} "
 
 
-def choose(question: str, read: Sequence[Read], sides: int = 0) -> list[Quote]:
+def choose(
+    question: str, read: Sequence[Read], sides: int = 0, context: Context | None = None
+) -> list[Quote]:
     """The best passage's quote, then quotes of other chunks with evidence of their own
     (see the module), or with ``sides`` the first ``sides`` passages' quotes alone;
-    none repeats text already quoted."""
+    none repeats text already quoted. ``context`` reads on past a passage (a lead-in's
+    list, a table row's header)."""
     if not read:
         return []
+
+    def quoted(r: Read) -> Quote:
+        return quote(r, context, question)
+
     if sides:
-        return _distinct([quote(r) for r in read[:sides]])[:MAX_QUOTES]
-    quotes = [quote(read[0])]
+        return _distinct([quoted(r) for r in read[:sides]])[:MAX_QUOTES]
+    quotes = [quoted(read[0])]
     link = read[0].link
     if link is not None:  # the first hop the lead was read after
-        quotes = _distinct([*quotes, Quote(link.read, link.start, link.end)])
+        quotes = _distinct([*quotes, _linked(link)])
     links = _Links(question, read)
     waiting = list(range(1, len(read)))
     while len(quotes) < MAX_QUOTES:
@@ -83,7 +70,7 @@ def choose(question: str, read: Sequence[Read], sides: int = 0) -> list[Quote]:
         if nxt is None:
             break
         waiting.remove(nxt)
-        kept = _distinct([*quotes, quote(read[nxt])])
+        kept = _distinct([*quotes, quoted(read[nxt])])
         if len(kept) > len(quotes):
             links.quoted(nxt)
         quotes = kept
@@ -127,6 +114,15 @@ class _Links:
         return i in self.named and self.read[i].hit.chunk.document_id not in self.documents
 
 
+def _linked(link: Link) -> Quote:
+    """The first hop's sentence a second hop was read after, quoted as it is."""
+    chunk = link.read.hit.chunk
+    base = chunk.char_start
+    return Quote(
+        link.read, Piece(base + link.start, base + link.end, chunk.text[link.start : link.end])
+    )
+
+
 def _distinct(quotes: Sequence[Quote]) -> list[Quote]:
     """``quotes`` less each one whose text lies within, or holds, an earlier one's."""
     kept: list[Quote] = []
@@ -141,12 +137,12 @@ def extract(
     question: str,
     read: Sequence[Read],
     threshold: float,
-    grounding: dict[str, float] | None = None,
     sides: int = 0,
+    context: Context | None = None,
 ) -> Answer:
     """The answer quoting ``read`` (every passage read, best first; the first believed),
     or with ``sides``, a comparison's: its first ``sides`` passages."""
-    quotes = choose(question, read, sides)
+    quotes = choose(question, read, sides, context)
     order: list[str] = []  # chunk ids in order of first quote
     for q in quotes:
         if q.read.hit.chunk.id not in order:
@@ -163,21 +159,21 @@ def extract(
     cursor = 0
     for i, q in enumerate(quotes):
         if parts:
-            cursor += 1  # the joining space
-        chunk = q.read.hit.chunk
-        text = q.text
-        index = number[chunk.id]
-        base = chunk.char_start
-        span = Span(cursor, cursor + len(text), index, base + q.start, base + q.end)
-        if i == 0 and not sides:  # the leading quote holds the exact answer
-            start = min(max(q.read.reading.start, q.start), q.end)
-            end = max(min(q.read.reading.end, q.end), start)
-            shift = cursor - q.start
-            span = replace(span, exact_start=shift + start, exact_end=shift + end,
-                           exact_doc_start=base + start, exact_doc_end=base + end)  # fmt: skip
-        spans.append(span)
-        piece = f"{text} [{index}]"
-        parts.append(piece)
-        cursor += len(piece)
+            cursor += 1  # the joining space, or line
+        index = number[q.read.hit.chunk.id]
+        shown, pieces = q.render()
+        for at, piece in pieces:
+            span = Span(cursor + at, cursor + at + len(piece.text), index, piece.start, piece.end)
+            exact = q.exact if i == 0 and not sides else None
+            if exact is not None and piece.start <= exact[0] and exact[1] <= piece.end:
+                shift = cursor + at - piece.start
+                span = replace(span, exact_start=shift + exact[0], exact_end=shift + exact[1],
+                               exact_doc_start=exact[0], exact_doc_end=exact[1])  # fmt: skip
+            spans.append(span)
+        piece_text = f"{shown}\n\n[{index}]" if q.row else f"{shown} [{index}]"
+        parts.append(piece_text)
+        cursor += len(piece_text)
     referenced = tuple(range(1, quoted + 1))
-    return pin_pages(Answer(" ".join(parts), citations, referenced, tuple(spans), grounding))
+    text = "".join(p if not i else ("\n" if quotes[i - 1].row or quotes[i].row else " ") + p
+                   for i, p in enumerate(parts))  # fmt: skip
+    return pin_pages(Answer(text, citations, referenced, tuple(spans)))

@@ -30,6 +30,7 @@ from ..models import (
     Event,
     Evidence,
     Failed,
+    Grounding,
     Notice,
     Refusal,
     RetrievedChunk,
@@ -39,18 +40,22 @@ from ..models import (
 from ..outbound import Outbound
 from ..retrieval import Retrieval, Retriever
 from ..settings import CollectionSettings, Settings
-from . import evidence
+from . import evidence, trust
+from .asked import asked
 from .citations import Answer
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
 from .evidence import Link, Read
-from .extractive import already_said, extract
+from .extractive import already_said, choose, extract
 from .llm.answerer import LLMAnswerer
 from .llm.client import LLMUnavailable
 from .named import bridge_candidates, comparison_sides
 from .question import Question
+from .quotes import Context, Quote, quote
+from .tables import named_row
 
 MAX_QUESTION_CHARS = 4000
 LEADS = 3  # the passages read first whose second hops are read after them
+OPENING_CHARS = 20_000  # a document's opening, where a name the question asks about may be
 _DELTA = re.compile(r"\S+\s*")
 RAG_OFF_MESSAGE = (
     "Document search is turned off for this knowledge base, so no documents were "
@@ -107,12 +112,21 @@ class Pipeline:
         retriever: Retriever,
         embedder: SentenceTransformerEmbedder,
         llm_settings: Callable[[], Settings],
+        context: Context | None = None,
     ) -> None:
+        """``context`` reads a piece of a document's text (``quotes.Context``): what an
+        answer reads past its passages."""
         self.settings = settings
+        self.context = context
         self.retriever = retriever
         self.embedder = embedder
         self.llm_settings = llm_settings  # the LLM connection in force (an admin may change it)
         self.outbound = Outbound.of(settings)  # the operator's: what the model may be reached at
+
+    def _extract(self, p: Prepared) -> Answer:
+        """The extractive answer, with its trust (``trust``)."""
+        a = extract(p.query, p.read, p.reader_threshold, p.sides, self.context)
+        return replace(a, grounding=trust.shipped().assess(p.query, p.read, a, p.reader_threshold))
 
     def _answerer(self) -> LLMAnswerer:
         return LLMAnswerer(self.llm_settings(), self.embedder, self.outbound.transport())
@@ -192,8 +206,17 @@ class Pipeline:
                 read = self._bridges(query, read, retrieval, cal, about)
                 if said:
                     read = fresh_first(read, said, cal.threshold)
+                row = named_row(query, read, self.context)
+                if row is not None and not row.filled:
+                    read = ()  # the row the question names leaves the value it asks out
+                elif row is not None:
+                    lead = row.read
+                    read = (lead, *(r for r in read if r.hit.chunk.id != lead.hit.chunk.id))
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
-        judged = evidence.judge(retrieval, limit, read, cal, sides)
+        # a follow-up read with the conversation names what the follow-up itself names
+        named = question if about is not None else query
+        missing = self._missing(named, read) if read and not sides else ()
+        judged = evidence.judge(retrieval, limit, read, cal, sides, missing)
         return Prepared(
             question,
             config,
@@ -208,6 +231,24 @@ class Pipeline:
             q.conversation,
             sides,
         )
+
+    def _missing(self, query: str, read: Sequence[Read]) -> list[str]:
+        """The years and names ``query`` asks about that the leading passage lacks: its
+        text and quote (a table row's header included), section path and title; a year
+        may be in the answer's other quotes too, a name in their passages or the
+        document's opening (``asked``)."""
+        wanted = asked(query)
+        if not wanted.years and not wanted.names:
+            return []
+        quotes = choose(query, read, 0, self.context) or [quote(read[0], self.context, query)]
+        # a year is held by the lead or another quote's words; a name by any of its passage
+        near = [*_shown(quotes[0]), *(q.text for q in quotes[1:])]
+        further = [text for q in quotes[1:] for text in _shown(q)]
+        gone = wanted.missing(near, further)
+        if gone and self.context is not None and set(gone) - wanted.years:
+            opening = self.context(read[0].hit.chunk.document_id, 0, OPENING_CHARS)
+            gone = wanted.missing(near, further, opening)
+        return gone
 
     def _cosines(self, about: str | None, hits: Sequence[RetrievedChunk]) -> list[float]:
         """Each hit's cosine to ``about``; without it, to what was searched."""
@@ -277,17 +318,14 @@ class Pipeline:
         In ``llm`` mode a model that is down before its first token gives ``Notice`` and
         the extractive answer; a later failure ``Failed``."""
         if p.evidence.reason != "ok":
-            yield Refusal(evidence.message(p.evidence), evidence.SUGGESTIONS, p.evidence)
+            contact = self.settings.support_contact
+            yield Refusal(
+                evidence.message(p.evidence, contact), evidence.suggestions(contact), p.evidence
+            )
             return
         yield Started(warning=p.warning, retrieval=p.info)  # before the model's first token
-        grounding = {
-            "confidence": p.evidence.confidence or 0.0,
-            "answer_score": p.evidence.answer_score or 0.0,
-        }
         if p.config.generation_mode != "llm":
-            yield from answer_events(
-                extract(p.query, p.read, p.reader_threshold, grounding, p.sides), p.cite
-            )
+            yield from answer_events(self._extract(p), p.cite)
             return
         answerer = self._answerer()
         try:
@@ -297,11 +335,13 @@ class Pipeline:
                 f"Generation was unavailable ({exc.message}); this answer quotes the documents."
             )
             yield Notice(exc.code, message)
-            yield from answer_events(
-                extract(p.query, p.read, p.reader_threshold, grounding, p.sides), p.cite
-            )
+            yield from answer_events(self._extract(p), p.cite)
             return
-        yield from answerer.events(sources, first, tokens, p.evidence, p.cite, grounding)
+
+        def assess(a: Answer) -> Grounding:
+            return trust.shipped().assess(p.query, p.read, a, p.reader_threshold)
+
+        yield from answerer.events(sources, first, tokens, p.evidence, p.cite, assess)
 
     def answer(self, p: Prepared) -> AskResult:
         return collect(p, self.stream(p))
@@ -346,6 +386,14 @@ def fresh_first(read: tuple[Read, ...], said: str, threshold: float) -> tuple[Re
     if fresh is None:
         return read
     return (fresh, *(r for r in read if r is not fresh))
+
+
+def _shown(q: Quote) -> tuple[str, ...]:
+    """What a quote shows of its passage: the passage, the quote with its table header,
+    the section path and the document's title."""
+    hit = q.read.hit
+    header = q.header.text if q.header else ""
+    return (hit.chunk.text, q.text, header, hit.chunk.section or "", hit.document_title)
 
 
 def rag_off(question: str) -> AskResult:

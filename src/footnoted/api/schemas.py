@@ -82,6 +82,23 @@ class CitationMapEntry(BaseModel):
     metadata: dict[str, Any]
 
 
+class GroundingOut(BaseModel):
+    """How far the answer can be trusted, the same verdict in every client."""
+
+    label: Literal["grounded", "partly", "weak"] = Field(
+        description="grounded: answers shown like this were right at least 97% of the time on "
+        "the real-document development set; partly: the sources hold related text, check the "
+        "quote; weak: the sources may not answer the question. An LLM answer with a sentence "
+        "its sources do not support is never grounded."
+    )
+    confidence: float = Field(description="How likely the answer is right, 0..1.")
+    answer_score: float = Field(description="The reader's best evidence score.")
+    cited_sentences: int | None = Field(default=None, description="LLM answers: support check.")
+    supported: int | None = None
+    unsupported: int | None = None
+    added: int | None = None
+
+
 class AnswerOut(BaseModel):
     type: Literal["answer"]
     session_id: str | None
@@ -92,9 +109,7 @@ class AnswerOut(BaseModel):
     referenced_indices: list[int] | None = None
     spans: list[SpanOut] | None = None
     citation_map: dict[str, CitationMapEntry] | None = None
-    grounding: dict[str, int] | None = Field(
-        default=None, description="LLM answers: {cited_sentences, supported, unsupported, added}."
-    )
+    grounding: GroundingOut | None = None
     warning: str | None = None
     notice: str | None = Field(
         default=None, description="e.g. generation was unavailable: an extractive answer follows."

@@ -203,21 +203,31 @@ def _marked(text: str, spans: list[dict[str, Any]]) -> Text:
     return shown
 
 
-def _exact(text: str, spans: list[dict[str, Any]], grounding: Mapping[str, float] | None) -> None:
-    """``Answer: …`` with the reader's confidence, or a warning when it is weak (alone,
-    for an answer with no exact span, such as a comparison's)."""
+_LABELS = {  # how each label reads on the terminal (docs/api.md says what each means)
+    "grounded": ("grounded", "green"),
+    "partly": ("partly grounded, check the quote", "dim"),
+    "weak": ("weak evidence", "yellow"),
+}
+
+
+def _exact(
+    text: str, spans: list[dict[str, Any]], grounding: Mapping[str, float | str] | None
+) -> None:
+    """``Answer: …`` (the exact answer) and how the answer is shown: its label
+    (``grounding.label``) and confidence. A grounded answer with no exact span, such as
+    a comparison's, needs no line."""
     where = _exact_range(spans)
+    label = None if grounding is None else grounding.get("label")
     confidence = None if grounding is None else grounding.get("confidence")
-    if confidence is None or (where is None and confidence >= 0.5):
+    if not isinstance(label, str) or (where is None and label == "grounded"):
         return
     line = Text("\n")
     if where is not None:
         line.append("Answer: ", style="bold")
         line.append(text[where[0] : where[1]] + "  ")
-    if confidence < 0.5:
-        line.append(f"(weak evidence: confidence {confidence:.0%})", style="yellow")
-    else:
-        line.append(f"(confidence {confidence:.0%})", style="dim")
+    share = f": confidence {confidence:.0%}" if isinstance(confidence, float | int) else ""
+    words, style = _LABELS.get(label, _LABELS["weak"])
+    line.append(f"({words}{share})", style=style)
     out.print(line, soft_wrap=True)
 
 

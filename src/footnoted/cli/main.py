@@ -95,7 +95,7 @@ def ingest(
     ],
     collection: CollectionOpt = None,
 ) -> None:
-    """Ingest documents: PDF, DOCX, HTML, Markdown and plain text.
+    """Ingest documents: PDF, Word, PowerPoint, Excel, CSV, email, HTML, Markdown and text.
 
     Prints one line for each file that failed and a summary; exits 1 when any did.
     """

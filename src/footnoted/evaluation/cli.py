@@ -28,8 +28,9 @@ from . import realdocs, runners
 from .followups import FollowupResult, run_followups
 from .realdocs import DocsResult
 from .runners import ProgressFn, Result
+from .tatqa import TatqaResult, run_tatqa
 
-Outcome = Result | FollowupResult | DocsResult
+Outcome = Result | FollowupResult | DocsResult | TatqaResult
 
 eval_app = typer.Typer(
     help="Measure answers, citations, refusals and retrieval on public datasets.",
@@ -94,7 +95,7 @@ def show(name: str, result: Outcome, wall: float) -> None:
     for metric in result.metrics():
         table.add_row(metric.name, _percent(metric.value), str(metric.n))
     out.print(table)
-    if isinstance(result, DocsResult):
+    if isinstance(result, DocsResult | TatqaResult):
         for by, rows in result.breakdowns().items():
             out.print(_breakdown(by, rows))
     info = result.info
@@ -136,6 +137,9 @@ def _notes(result: Outcome) -> list[str]:
         absent = [f"[red]not in the knowledge base (questions count as wrong): "
                   f"{', '.join(result.missing)}[/red]"] if result.missing else []  # fmt: skip
         return [f"{result.questions} questions", *absent, *_errors(result.errors)]
+    if isinstance(result, TatqaResult):
+        length = f"answers' median length: {result.median_length} characters"
+        return [f"{result.pages} pages, one collection each", length, *_errors(result.errors)]
     if isinstance(result, FollowupResult):
         how = "with the conversation so far" if result.context else "each turn on its own"
         return [f"{result.conversations} conversations, asked {how}"]
@@ -283,6 +287,17 @@ def docs(
         raise typer.BadParameter("split is tune, report or all", param_hint="--split")
     chosen = None if split == "all" else split
     _run("docs", lambda p: realdocs.run_docs(questions, data, chosen, home, p), json_path)
+
+
+@eval_app.command()
+def tatqa(
+    file: ExistingFile,
+    pages: Annotated[int | None, typer.Option(min=1, help="First N pages.")] = None,
+    json_path: JsonOpt = None,
+) -> None:
+    """TAT-QA: span questions over one annual-report page each (its table and text),
+    asked of that page alone."""
+    _run("tatqa", lambda p: run_tatqa(file, pages, p), json_path)
 
 
 @eval_app.command()

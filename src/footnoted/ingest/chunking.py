@@ -11,6 +11,8 @@ Rules:
   the input looks like: a "sentence" longer than ``max_chars`` (one 40 MB line without
   spaces reads as a single unknown token) is first cut at whitespace, or hard;
 - tokens are counted in bounded batches, so memory follows the text, not its shape;
+- a chunk that starts among a table's rows keeps the table's header row (``header``),
+  however far above it the header is printed;
 - ``chunk.text == document.text[chunk.char_start:chunk.char_end]`` always.
 """
 
@@ -22,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..lexical import split_sentences
+from ..loaders.blocks import table_headers
 from ..models import SECTION_JOIN, Chunk, ParsedDocument, Segment
 from ..pages import page_after
 
@@ -62,8 +65,9 @@ class Chunker:
         segments = parsed.segments or (Segment(0, len(parsed.text)),)
         pieces = self._pieces(parsed.text, segments)
         groups = self._group(pieces, segments)
+        headers = table_headers(parsed.text, [group[0].start for group in groups])
         chunks: list[Chunk] = []
-        for group in groups:
+        for group, header in zip(groups, headers, strict=True):
             start, end = group[0].start, group[-1].end
             first, last = segments[group[0].segment], segments[group[-1].segment]
             text = parsed.text[start:end]
@@ -78,6 +82,7 @@ class Chunker:
                     page=page_after(first.page, parsed.text, first.start, start),
                     section=SECTION_JOIN.join(last.section) or None,
                     token_count=sum(p.tokens for p in group),
+                    header=header or "",
                 )
             )
         return chunks

@@ -129,7 +129,9 @@ def embedding_texts(parts: Parts) -> list[str]:
     """What gets embedded for each chunk: the document title and section path give it
     its context, and a chunk that starts among a table's rows gets the table's first row
     (its header); the chunk's own text comes last."""
-    headers = table_headers(parts.text, [c.char_start for c in parts.chunks])
+    headers: Sequence[str | None] = [c.header for c in parts.chunks]
+    if None in headers:  # chunks stored before their headers were kept
+        headers = table_headers(parts.text, [c.char_start for c in parts.chunks])
     texts = []
     for chunk, header in zip(parts.chunks, headers, strict=True):
         title, section = parts.title, chunk.section

@@ -21,9 +21,10 @@ from .sniff import detect_kind
 
 __all__ = [
     "KINDS",
-    "MAX_DOCX_UNCOMPRESSED_BYTES",
+    "MAX_ARCHIVE_UNCOMPRESSED_BYTES",
     "MAX_HTML_NESTING",
     "MAX_PDF_PAGES",
+    "MAX_SHEET_CELLS",
     "MAX_TEXT_CHARS",
     "MAX_ZIP_MEMBERS",
     "MAX_ZIP_RATIO",
@@ -39,7 +40,8 @@ __all__ = [
 # process; ingestion parses in a worker process (``footnoted.ingest.parsing``), which has its own.
 MAX_PDF_PAGES = 5000
 MAX_TEXT_CHARS = 20_000_000
-MAX_DOCX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024
+MAX_ARCHIVE_UNCOMPRESSED_BYTES = 200 * 1024 * 1024
 MAX_ZIP_RATIO = 100
 MAX_ZIP_MEMBERS = 10_000
+MAX_SHEET_CELLS = 5_000_000  # cells read from one workbook or CSV file
 MAX_HTML_NESTING = 10_000  # the HTML parser's time grows with the square of the depth

@@ -59,7 +59,8 @@ _LIGATURES = str.maketrans(
 )
 _JUNK_TITLE = re.compile(
     r"^(?:untitled.*|title|document\d*|no title|none|null|unknown|slide \d+"
-    r"|microsoft (?:word|powerpoint|excel) - .*|.*\.(?:docx?|pdf|rtf|odt|tex|dvi|ps|pptx?"
+    r"|powerpoint presentation|microsoft (?:word|powerpoint|excel) - .*"
+    r"|.*\.(?:docx?|pdf|rtf|odt|tex|dvi|ps|pptx?"
     r"|xlsx?|txt|html?|indd|qxd|pages|exe))$"
     r"|^\S+\.[a-z0-9]{2,4}$"  # any file name
     r"|^[\d\W_]*$",  # numbers only: an SEC accession number, a date, a job id

@@ -15,23 +15,19 @@ from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
-from footnoted import loaders
-from footnoted.errors import DocumentError
 from footnoted.lexical import CELLS
 from footnoted.models import ParsedDocument
 
 from .blocks import Block, Sections, assemble, clean, clean_title
-from .sizes import megabytes
-from .sniff import ZIP_ERRORS, zip_members
+from .sizes import check_archive
 
-_RATIO_CHECK_MIN_BYTES = 1024 * 1024  # tiny members may compress well for innocent reasons
 _W_P, _W_TBL, _W_SDT, _W_SDT_CONTENT = qn("w:p"), qn("w:tbl"), qn("w:sdt"), qn("w:sdtContent")
 _W_OUTLINE_LEVEL, _W_VAL = qn("w:outlineLvl"), qn("w:val")
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 
 
 def load_docx(data: bytes, _text: str | None, name: str) -> ParsedDocument:
-    _check_zip_bomb(data, name)
+    check_archive(data, name, ".docx")
     document = docx.Document(io.BytesIO(data))
     sections = Sections()
     blocks: list[Block] = []
@@ -47,33 +43,6 @@ def load_docx(data: bytes, _text: str | None, name: str) -> ParsedDocument:
         blocks.append(Block(text, sections.place(level, text)))
     title = clean_title(document.core_properties.title) or clean_title(first_title)
     return assemble(blocks, kind="docx", title=title)
-
-
-def _check_zip_bomb(data: bytes, name: str) -> None:
-    """Refuse archives that would expand to far more than they weigh, before parsing.
-
-    The limits are read from the package when called, so overriding them on
-    ``footnoted.loaders`` takes effect.
-    """
-    try:
-        members = zip_members(data)
-    except ZIP_ERRORS as exc:
-        raise DocumentError(f"{name} is not a valid .docx file (damaged ZIP archive).") from exc
-    if len(members) > loaders.MAX_ZIP_MEMBERS:
-        raise DocumentError(f"{name} holds {len(members):,} files; refusing it as a zip bomb.")
-    total = sum(member.file_size for member in members)
-    if total > loaders.MAX_DOCX_UNCOMPRESSED_BYTES:
-        raise DocumentError(
-            f"{name} would expand to {megabytes(total)} when unpacked, over the "
-            f"{megabytes(loaders.MAX_DOCX_UNCOMPRESSED_BYTES)} limit; refusing it as a zip bomb."
-        )
-    for member in members:
-        ratio = member.file_size / max(member.compress_size, 1)
-        if member.file_size > _RATIO_CHECK_MIN_BYTES and ratio > loaders.MAX_ZIP_RATIO:
-            raise DocumentError(
-                f"{name} contains {member.filename!r} compressed {ratio:,.0f}:1 (the limit is "
-                f"{loaders.MAX_ZIP_RATIO}:1); refusing it as a zip bomb."
-            )
 
 
 def _docx_items(element: Any, document: DocxDocument) -> Iterator[Paragraph | Table]:

@@ -32,6 +32,23 @@ KINDS: dict[str, Kind] = {
             (".docx",),
             "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         ),
+        Kind(
+            "xlsx",
+            "an Excel workbook",
+            "Excel (.xlsx)",
+            (".xlsx",),
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        ),
+        Kind(
+            "pptx",
+            "a PowerPoint deck",
+            "PowerPoint (.pptx)",
+            (".pptx",),
+            "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        ),
+        Kind("csv", "a CSV file", "CSV", (".csv", ".tsv"), "text/csv; charset=utf-8"),
+        Kind("eml", "an email message", "email (.eml)", (".eml",), "message/rfc822"),
+        Kind("mbox", "a mailbox", "mailboxes (.mbox)", (".mbox", ".mbx"), "application/mbox"),
         Kind("html", "an HTML page", "HTML", (".html", ".htm"), "text/html; charset=utf-8"),
         Kind(
             "markdown",

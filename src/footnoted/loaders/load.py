@@ -15,15 +15,23 @@ from .blocks import clean, describe
 from .docx import load_docx
 from .html import load_html
 from .kinds import KINDS
+from .mail import load_eml, load_mbox
 from .markdown import load_markdown
 from .pdf import load_pdf
+from .sheets import load_csv, load_xlsx
 from .sizes import check_size
+from .slides import load_pptx
 from .sniff import display_name, sniff
 from .text import load_text
 
 LOADERS: dict[str, Callable[[bytes, str | None, str], ParsedDocument]] = {  # one per kind
     "pdf": load_pdf,
     "docx": load_docx,
+    "xlsx": load_xlsx,
+    "pptx": load_pptx,
+    "csv": load_csv,
+    "eml": load_eml,
+    "mbox": load_mbox,
     "html": load_html,
     "markdown": load_markdown,
     "text": load_text,

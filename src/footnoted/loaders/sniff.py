@@ -32,12 +32,15 @@ _BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"\x7fELF", "an executable program"),
     (b"{\\rtf", "an RTF document"),
 )
+_OFFICE = {"word/": "docx", "xl/": "xlsx", "ppt/": "pptx"}  # an archive's folder -> kind
 _DECLARED = re.compile(  # <meta charset=…>, <meta … content="text/html; charset=…">, <?xml …?>
     rb"<meta\b[^>]*?charset\s*=\s*[\"']?([a-z0-9_.:-]+)"
     rb"|<\?xml\b[^>]*?encoding\s*=\s*[\"']([a-z0-9_.:-]+)",
     re.IGNORECASE,
 )
 _ASCII_SUPERSETS = {"ascii", "latin-1", "iso8859-1"}  # declared as such, meant as windows-1252
+_MBOX_START = re.compile(rb"From [^\s]+[ \t]+[^\r\n]*\d\d:\d\d[^\r\n]*\r?\n[!-9;-~]+:")
+_HEADERS = re.compile(rb"(?:[!-9;-~]+:[^\r\n]*\r?\n(?:[ \t][^\r\n]*\r?\n)*)+\r?\n")
 _HTML_START = re.compile(
     r"\A(?:\s|<!--.*?-->|<\?xml[^>]*>)*<(?:!doctype\s+html|html|head|body)[\s>/]",
     re.IGNORECASE | re.DOTALL,
@@ -45,10 +48,11 @@ _HTML_START = re.compile(
 
 
 def detect_kind(data: bytes, filename: str) -> str:
-    """Return "pdf", "docx", "html", "markdown" or "text", judged by content first.
+    """Return "pdf", "docx", "xlsx", "pptx", "eml", "mbox", "html", "csv", "markdown" or
+    "text", judged by content first.
 
-    The extension only tells Markdown from plain text (and lets an ``.html`` fragment
-    count as HTML). Raises :class:`UnsupportedType` for any other binary data.
+    The extension only tells CSV and Markdown from plain text (and lets an ``.html``
+    fragment count as HTML). Raises :class:`UnsupportedType` for any other binary data.
     """
     return sniff(data, filename)[0]
 
@@ -95,11 +99,15 @@ def sniff(data: bytes, filename: str) -> tuple[str, str | None]:
 
 
 def _binary_kind(head: bytes, filename: str, names: Callable[[], set[str]]) -> str | None:
-    """ "pdf" or "docx" by the file's first bytes (and an archive's member ``names``); None
-    for what may be text; ``UnsupportedType`` for other binary data."""
+    """ "pdf", an Office kind or a mail kind, by the file's first bytes (and an archive's
+    member ``names``); None for what may be text; ``UnsupportedType`` for other binary
+    data."""
     name = display_name(filename)
     if head[:1024].lstrip(b"\x00\t\n\r\f \xef\xbb\xbf")[:5] == b"%PDF-":
         return "pdf"
+    mail = _mail_kind(head)
+    if mail is not None:
+        return mail
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return _sniff_zip(names, name, PurePath(filename).suffix.lower())
     for signature, what in _BINARY_SIGNATURES:
@@ -108,6 +116,19 @@ def _binary_kind(head: bytes, filename: str, names: Callable[[], set[str]]) -> s
                 f"{name} looks like {what}, which is not supported; supported are {SUPPORTED_LIST}."
             )
     return None
+
+
+def _mail_kind(head: bytes) -> str | None:
+    """ "mbox" for a mailbox (a "From " line, then a message's headers), "eml" for a
+    message (header lines up to the first blank line, with a sender and a date or a
+    message id among them), None for anything else."""
+    if _MBOX_START.match(head):
+        return "mbox"
+    block = _HEADERS.match(head)
+    if block is None:
+        return None
+    names = {m.group(1).lower() for m in re.finditer(rb"(?m)^([!-9;-~]+):", block.group())}
+    return "eml" if b"from" in names and names & {b"date", b"message-id"} else None
 
 
 def _text_kind(text: str | None, filename: str) -> str:
@@ -121,25 +142,26 @@ def _text_kind(text: str | None, filename: str) -> str:
     hint = hinted(PurePath(filename).suffix.lower())
     if hint == "html" and text.lstrip().startswith("<"):
         return "html"
-    return "markdown" if hint == "markdown" else "text"
+    return hint if hint in ("markdown", "csv") else "text"
 
 
 def _sniff_zip(names: Callable[[], set[str]], name: str, suffix: str) -> str:
     try:
         members = names()
     except ZIP_ERRORS as exc:
-        if hinted(suffix) == "docx":
-            return "docx"  # a damaged Word file: the DOCX loader reports it as unreadable
+        if hinted(suffix) in _OFFICE.values():
+            return hinted(suffix) or ""  # a damaged Office file: its loader says it is unreadable
         raise UnsupportedType(
             f"{name} is a damaged ZIP archive, not a supported document."
         ) from exc
-    if "word/document.xml" in members or (
-        "[Content_Types].xml" in members and any(n.startswith("word/") for n in members)
-    ):
+    if "word/document.xml" in members:
         return "docx"
+    for folder, kind in _OFFICE.items():
+        if any(n.startswith(folder) for n in members) and "[Content_Types].xml" in members:
+            return kind
     raise UnsupportedType(
-        f"{name} is a ZIP archive (such as .xlsx, .pptx, .odt or .epub) but not a Word "
-        f".docx document; supported are {SUPPORTED_LIST}."
+        f"{name} is a ZIP archive (such as .odt or .epub) but not a Word, Excel or "
+        f"PowerPoint document; supported are {SUPPORTED_LIST}."
     )
 
 

@@ -43,7 +43,10 @@ class Footnoted:
         self.settings.home.mkdir(parents=True, exist_ok=True)
         self.store: Store = store or open_store(self.settings, self.embedder.dim)
         self.retriever = Retriever(self.store, self.embedder)
-        self.pipeline = Pipeline(self.settings, self.retriever, self.embedder, self.llm_settings)
+        self.pipeline = Pipeline(
+            self.settings, self.retriever, self.embedder, self.llm_settings,
+            self.store.document_text,
+        )  # fmt: skip
         self._ingestor: Ingestor | None = None
         self.uploads = Uploads(self.settings, self.store, lambda: self.ingestor)
 

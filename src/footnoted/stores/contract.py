@@ -104,6 +104,9 @@ def test_documents_are_saved_listed_and_read_back(store: Store) -> None:
     assert {d.id for d in store.list_documents()} == {doc.id, other.id}
     assert store.collections() == ["default", "zeta"]
     assert store.document_text(doc.id) == "Refunds take ten days.\n\nPlans renew yearly."
+    assert store.document_text(doc.id, 8, 12) == "take"  # a piece, by character offsets
+    assert store.document_text(doc.id, 24) == "Plans renew yearly."
+    assert store.document_text(doc.id, 40, 90) == "ly." and store.document_text(doc.id, 99) == ""
     assert store.document_chunks(doc.id) == chunks
     assert store.count_chunks("default") == 2 and store.count_chunks("nowhere") == 0
     assert store.embedding_models("default") == {"model-a"}
@@ -792,3 +795,14 @@ def test_revoking_a_token_ends_the_web_sessions_opened_with_it(store: Store) -> 
     assert store.authenticate("h-web") is None and not store.token_alive(api.id)
     assert store.authenticate("h-web2") is not None  # another token's session stays
     assert store.list_audit(1)[0].detail["sessions_ended"] == 1
+
+
+def test_a_chunk_keeps_its_table_header_and_keyword_search_sees_it(store: Store) -> None:
+    doc, text, chunks = document(["Tesla | TSLA | 498.83", "No table here."])
+    chunks = [replace(chunks[0], header="Name | Symbol | 52 Week High"),
+              replace(chunks[1], header="")]  # fmt: skip
+    store.save_document(doc, text, chunks, np.stack([unit(1), unit(2)]))
+    got = store.fetch_chunks([c.id for c in chunks])
+    assert [s.chunk.header for s in got] == ["Name | Symbol | 52 Week High", ""]
+    assert store.document_chunks(doc.id) == chunks
+    assert store.keyword_search("default", ["week", "high"], 2) == [chunks[0].id]

@@ -301,11 +301,20 @@ class LibrarySQL(SQL):
             self._get(db, document_id)
             self._delete(db, document_id)
 
-    def document_text(self, document_id: str) -> str:
+    def document_text(self, document_id: str, start: int = 0, end: int | None = None) -> str:
+        """The document's extracted text, or the piece ``[start, end)`` of it (offsets
+        in characters, as citations give them)."""
         with self._reading() as db:
-            row = self._run(
-                db, "SELECT text FROM documents WHERE id = ?", (document_id,)
-            ).fetchone()
+            if start == 0 and end is None:
+                row = self._run(
+                    db, "SELECT text FROM documents WHERE id = ?", (document_id,)
+                ).fetchone()
+            else:
+                length = -1 if end is None else max(end - start, 0)
+                row = self._run(
+                    db, "SELECT substr(text, ?, ?) AS text FROM documents WHERE id = ?",
+                    (start + 1, length if length >= 0 else 2**31 - 1, document_id),
+                ).fetchone()  # fmt: skip
         if row is None:
             raise no_document(document_id)
         return str(row["text"])

@@ -370,3 +370,12 @@ def migrate(db: sqlite3.Connection) -> list[str]:
             raise
         applied.append(name)
     return applied
+
+
+@MIGRATIONS.step
+def chunk_table_headers(db: sqlite3.Connection) -> None:
+    """Each chunk keeps the header row of the table it starts among, however far above
+    it the header is printed (a quote of a row shows it; a table row's keywords are found
+    with it). Chunks stored before have none (NULL): their header is looked for in the
+    text above them, until the document is reprocessed."""
+    db.execute("ALTER TABLE chunks ADD COLUMN header TEXT")

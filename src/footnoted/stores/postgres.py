@@ -23,14 +23,12 @@ from .keywords import plan
 from .library_sql import LIVE, LibrarySQL
 from .postgres_base import Connection, PostgresBase
 from .postgres_search import dense_search, keyword_search, term_rows
-from .rows import (
-    stored_chunks,
-)
+from .rows import keyword_context, stored_chunks
 from .settings_sql import SettingsSQL
 
-TERMS = (  # chunk text weighs most; the document title and the section path less
+TERMS = (  # chunk text weighs most; the title, section path and table header less
     "setweight(to_tsvector('english', %(text)s::text), 'A') || setweight(to_tsvector("
-    "'english', %(title)s::text || ' ' || coalesce(%(section)s::text, '')), 'B')"
+    "'english', %(title)s::text || ' ' || %(context)s::text), 'B')"
 )
 
 
@@ -72,6 +70,7 @@ class PostgresStore(LibrarySQL, AccountsSQL, ChatSQL, SettingsSQL, PostgresBase)
                 "id": c.id, "document_id": c.document_id, "collection": document.collection,
                 "idx": c.index, "text": c.text, "char_start": c.char_start,
                 "char_end": c.char_end, "page": c.page, "section": c.section,
+                "context": keyword_context(c), "header": c.header,
                 "token_count": c.token_count, "title": document.title,
                 "embedding": np.asarray(v, dtype=np.float32), "sentence_embeddings": p,
             }
@@ -80,10 +79,10 @@ class PostgresStore(LibrarySQL, AccountsSQL, ChatSQL, SettingsSQL, PostgresBase)
         with db.cursor() as cur:
             cur.executemany(
                 "INSERT INTO chunks (id, document_id, collection, idx, text, char_start, "
-                "char_end, page, section, token_count, embedding, sentence_embeddings, terms) "
-                "VALUES (%(id)s, %(document_id)s, %(collection)s, %(idx)s, %(text)s, "
+                "char_end, page, section, token_count, embedding, sentence_embeddings, header, "
+                "terms) VALUES (%(id)s, %(document_id)s, %(collection)s, %(idx)s, %(text)s, "
                 "%(char_start)s, %(char_end)s, %(page)s, %(section)s, %(token_count)s, "
-                f"%(embedding)s, %(sentence_embeddings)s, {TERMS})",
+                f"%(embedding)s, %(sentence_embeddings)s, %(header)s, {TERMS})",
                 rows,
             )
 
@@ -122,7 +121,8 @@ class PostgresStore(LibrarySQL, AccountsSQL, ChatSQL, SettingsSQL, PostgresBase)
             rows = db.execute(
                 sql.SQL(
                     "SELECT c.id, c.document_id, c.idx, c.text, c.char_start, c.char_end, "
-                    "c.page, c.section, c.token_count, c.embedding, c.sentence_embeddings, "
+                    "c.page, c.section, c.token_count, c.header, c.embedding, "
+                    "c.sentence_embeddings, "
                     "d.title AS document_title, d.url AS document_url FROM chunks c "
                     "JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(%s) AND {live}"
                 ).format(live=sql.SQL(LIVE)),

@@ -405,3 +405,9 @@ def migrate(url: str, dim: int) -> list[str]:
         finally:
             db.execute("SELECT pg_advisory_unlock(%s)", (_LOCK,))
     return applied
+
+
+@MIGRATIONS.step
+def chunk_table_headers(db: psycopg.Connection[Any], dim: int) -> None:
+    """Each chunk keeps the header row of the table it starts among (see SQLite's step)."""
+    db.execute("ALTER TABLE chunks ADD COLUMN header TEXT")

@@ -69,7 +69,14 @@ def chunk_from(row: Row) -> Chunk:
         page=row["page"],
         section=row["section"],
         token_count=row["token_count"],
+        header=row["header"],
     )
+
+
+def keyword_context(chunk: Chunk) -> str:
+    """What keyword search reads beside a chunk's text: its section path and its table's
+    header row."""
+    return " ".join(filter(None, (chunk.section, chunk.header)))
 
 
 def stored_chunks(

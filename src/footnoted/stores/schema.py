@@ -30,6 +30,7 @@ STEPS = (
     "denser_vector_index",
     "document_progress",
     "token_parents_owner_and_audit_targets",
+    "chunk_table_headers",
 )
 _NUMBERED = re.compile(r"^m\d{3}_")
 

@@ -22,9 +22,7 @@ from .encoding import pack_sentences
 from .keywords import fts5_match, phrase, plan
 from .library_sql import LIVE, LibrarySQL
 from .migrations import migrate
-from .rows import (
-    stored_chunks,
-)
+from .rows import keyword_context, stored_chunks
 from .settings_sql import SettingsSQL
 from .sqlite_base import SQLiteBase
 from .vectors import CollectionIndex, VectorIndexes, fetch_depth
@@ -52,18 +50,18 @@ class SQLiteStore(LibrarySQL, AccountsSQL, ChatSQL, SettingsSQL, SQLiteBase):
         for chunk, vector, sentence_vectors in zip(chunks, vectors, packed, strict=True):
             cur = db.execute(
                 "INSERT INTO chunks (id, document_id, collection, idx, text, char_start, "
-                "char_end, page, section, token_count, embedding, sentence_embeddings) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "char_end, page, section, token_count, embedding, sentence_embeddings, header) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     chunk.id, chunk.document_id, document.collection, chunk.index, chunk.text,
                     chunk.char_start, chunk.char_end, chunk.page, chunk.section,
                     chunk.token_count, np.asarray(vector, dtype=np.float32).tobytes(),
-                    sentence_vectors,
+                    sentence_vectors, chunk.header,
                 ),
             )  # fmt: skip
-            db.execute(
+            db.execute(  # a table's header is searched as its rows' section is
                 "INSERT INTO chunks_fts (rowid, text, title, section) VALUES (?, ?, ?, ?)",
-                (cur.lastrowid, chunk.text, document.title, chunk.section or ""),
+                (cur.lastrowid, chunk.text, document.title, keyword_context(chunk)),
             )
 
     def _delete_chunks(self, db: sqlite3.Connection, document_id: str) -> None:

@@ -242,28 +242,34 @@ export function plainText(text) {
 
 function renderRefusal(body) {
   const suggestions = body.suggestions && body.suggestions.length ? body.suggestions : ["Rephrase your question"];
-  const ev = body.evidence;
-  let evidence = null;
-  if (ev && ev.reason === "no_answer" && typeof ev.answer_score === "number") {
-    evidence = `Passages matched the topic (${ev.max_score.toFixed(2)}), but none answers the question ` +
-      `(reader score ${ev.answer_score.toFixed(2)}, confidence ${Math.round((ev.confidence || 0) * 100)}%).`;
-  } else if (ev && ev.max_score !== null && ev.max_score !== undefined) {
-    evidence = `Closest passage matched ${ev.max_score.toFixed(2)}; answers need ${ev.threshold.toFixed(2)}.`;
-  }
-  const buttons = suggestions.map((s) => {
-    const label = /rephrase/i.test(s) ? s : chat.isAdmin ? "See unanswered questions" : "Ask an admin to add this";
-    return el("button", { type: "button", class: "btn btn-small suggestion", text: label,
-      onclick: () => suggestion(s, note) });
-  });
+  const details = refusalDetails(body.evidence);
+  // the refusal log first (every refusal is in it), then what the server suggests
+  const logged = chat.isAdmin ? "See unanswered questions" : "Ask an admin to add this";
+  const labels = [logged, ...suggestions.filter((s) => /rephrase|^ask /i.test(s))];
+  const buttons = labels.map((label) => el("button", { type: "button", class: "btn btn-small suggestion",
+    text: label, onclick: () => suggestion(label, note) }));
   const note = el("p", { class: "refusal-note muted", role: "status" });
   return el("div", { class: "msg msg-answer" }, avatar(),
     el("div", { class: "bubble bubble-refusal", role: "note" },
       el("div", { class: "refusal-head" }, el("span", { class: "refusal-icon", "aria-hidden": "true", text: "?" }),
         el("strong", { text: "Not in your documents" })),
       el("p", { class: "refusal-text", text: body.message || body.content || "" }),
-      evidence ? el("p", { class: "refusal-evidence muted", text: evidence }) : null,
+      details,
       elsewhere(body.elsewhere, lastQuestion),
       el("div", { class: "suggestions" }, buttons), note));
+}
+
+// What the evidence check measured, for whoever wants the numbers: folded away, so the
+// refusal itself reads in plain words.
+function refusalDetails(ev) {
+  if (!ev || ev.max_score === null || ev.max_score === undefined) return null;
+  const lines = [`Closest passage: similarity ${ev.max_score.toFixed(2)} (answers need ${ev.threshold.toFixed(2)}).`];
+  if (typeof ev.answer_score === "number") {
+    lines.push(`Reader score ${ev.answer_score.toFixed(2)}, confidence ${Math.round((ev.confidence || 0) * 100)}%.`);
+  }
+  if (ev.missing && ev.missing.length) lines.push(`Not in the closest passage: ${ev.missing.join(", ")}.`);
+  return el("details", { class: "refusal-evidence muted" }, el("summary", { text: "How it was checked" }),
+    ...lines.map((line) => el("p", { text: line })));
 }
 
 // Other knowledge bases whose documents answer the question: say so, and ask there.
@@ -289,6 +295,8 @@ function suggestion(label, note) {
   if (/rephrase/i.test(label)) {
     input.focus();
     input.select();
+  } else if (/^ask (?!an admin)/i.test(label)) {
+    note.textContent = `${label}: they may know where the answer is written.`;
   } else if (chat.isAdmin) {
     chat.onAdmin("refusals");
   } else {

@@ -10,13 +10,24 @@ far kept, incomplete).
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 
 import httpx
 
 from ...inference.embedding import Embedder
-from ...models import Delta, Done, Event, Evidence, Failed, Refusal, RetrievedChunk, Sources
+from ...models import (
+    Delta,
+    Done,
+    Event,
+    Evidence,
+    Failed,
+    Grounding,
+    Refusal,
+    RetrievedChunk,
+    Sources,
+)
 from ...settings import Settings
+from ..citations import Answer
 from ..conversation import NO_CONVERSATION, Conversation, Exchange, condense_messages, standalone
 from ..evidence import REFUSAL_MESSAGE, SUGGESTIONS
 from .client import ChatClient, GenerationLimit, LLMUnavailable
@@ -69,10 +80,10 @@ class LLMAnswerer:
         tokens: Iterator[str],
         evidence: Evidence,
         cite: bool,
-        reader: dict[str, float],
+        assess: Callable[[Answer], Grounding],
     ) -> Generator[Event, None, None]:
         """``Delta``…, ``Sources`` (when citing), ``Done``; or ``Refusal``; or ``Failed``.
-        ``reader`` (the reader's confidence) joins the support check's grounding."""
+        ``assess`` gives the checked answer its grounding (``trust``)."""
         urls = [h.document_url or "" for h in sources]
         cleaner = SafeStream(len(sources) if cite else 0, urls)
         try:
@@ -96,7 +107,7 @@ class LLMAnswerer:
             yield Delta(tail)
         if cite:
             a = check_support(cleaner.text, cleaner.order, sources, self.embedder)
-            yield Sources(a.citations, a.referenced, a.spans, {**(a.grounding or {}), **reader})
+            yield Sources(a.citations, a.referenced, a.spans, assess(a))
         yield Done(cleaner.text)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ...inference.embedding import Embedder
 from ...lexical import MARKER, chunk_sentences, content_stems
-from ...models import Citation, RetrievedChunk, Span
+from ...models import Citation, Grounding, RetrievedChunk, Span
 from ..citations import Answer, make_citation, marker_numbers, pin_pages
 
 SUPPORT_THRESHOLD = 0.55
@@ -161,7 +161,7 @@ def _assemble(
         citations.append(replace(c, added=True) if k in added else c)
     spans = [replace(s, index=number[s.index - 1]) for s in spans]
     names = ("cited_sentences", "supported", "unsupported")
-    grounding: dict[str, float] = dict(zip(names, counts, strict=True))
+    grounding: Grounding = dict(zip(names, counts, strict=True))
     grounding["added"] = len(added)
     referenced = tuple(range(1, used + 1))
     return pin_pages(Answer(text, tuple(citations), referenced, tuple(spans), grounding))

@@ -11,6 +11,7 @@ the document has no link.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
@@ -20,6 +21,16 @@ from ...lexical import MARKER
 from ...models import Citation
 
 CITATION_KEYS = ("citations", "referenced_indices", "spans", "grounding")
+SOURCES_HEAD = "\n\nSources:\n"
+
+
+def without_sources(text: str) -> str:
+    """An earlier reply of footnoted's without the Sources block it ended with: what a
+    follow-up reads of it is the answer, not the list of titles."""
+    head, found, block = text.rpartition(SOURCES_HEAD)
+    if found and all(re.match(r"\d+\. ", line) for line in block.strip().splitlines()):
+        return head
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +62,7 @@ class Cited:
         """The Sources block that ends the content (empty when nothing is cited or off)."""
         if not sources_block_on or not self.referenced:
             return ""
-        return f"\n\nSources:\n{sources_block(self.citations, self.referenced)}"
+        return f"{SOURCES_HEAD}{sources_block(self.citations, self.referenced)}"
 
     def marks(self) -> list[Mark]:
         """The markers of the answer text that name one of its cited sources."""

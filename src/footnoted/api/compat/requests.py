@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ...answering.conversation import Conversation, exchanges
 from ...errors import BadRequest, InvalidInput, NotFound
 from ..schemas import ChatRequest
+from .cited import without_sources
 
 TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 NO_TOOLS = "footnoted answers from your documents and calls no tools."
@@ -123,10 +124,14 @@ def conversation(
     messages: list[V1Message], param: str, instructions: str | None = None
 ) -> Conversation:
     """The turns before the last user message (each user message with the assistant reply
-    after it) and the client's instructions (``system``/``developer`` messages, then
-    ``instructions``)."""
+    after it, less the Sources block footnoted ended it with) and the client's
+    instructions (``system``/``developer`` messages, then ``instructions``)."""
     last = max((i for i, m in enumerate(messages) if m.role == "user"), default=0)
-    turns = exchanges((m.role, _text(m, param)) for m in messages[:last])
+    said = (
+        (m.role, without_sources(_text(m, param)) if m.role == "assistant" else _text(m, param))
+        for m in messages[:last]
+    )
+    turns = exchanges(said)
     told = [_text(m, param) for m in messages if m.role in ("system", "developer")]
     return Conversation(turns, "\n\n".join([*told, instructions or ""]).strip())
 

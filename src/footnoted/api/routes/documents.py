@@ -92,7 +92,10 @@ async def _process(state: AppState, doc: Document, user: User, prefer: str | Non
 async def upload(
     user: AdminUser,
     state: State,
-    file: Annotated[UploadFile, File(description="PDF, DOCX, HTML, Markdown or text.")],
+    file: Annotated[
+        UploadFile,
+        File(description="PDF, Word, PowerPoint, Excel, CSV, email, HTML, Markdown or text."),
+    ],
     collection: Annotated[str | None, Form(min_length=1, max_length=200)] = None,
     title: Annotated[str | None, Form(min_length=1, max_length=500)] = None,
     url: Annotated[str | None, Form(max_length=2000)] = None,

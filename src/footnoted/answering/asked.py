@@ -1,0 +1,128 @@
+"""What a question names that its evidence must name too.
+
+A question about Uber's revenue asked of Lyft's annual report, or about 2019 asked of a
+table of 2020 to 2022, finds passages that look right and are not: the reader answers
+the question it can. So before an answer is given, the years and the names a question
+asks about (a company, a product, a person, a model: a capitalised or mixed-case word
+that does not open the question, an acronym, a word with digits) must be found in the
+evidence: the leading passage's text, its section path, its table's header and the
+document's title. A year may also be in the answer's other quotes; a name in the other
+passages the answer quotes (a two-hop answer's bridge names the film the question
+describes), on the document's cover (its first :data:`COVER_CHARS` characters:
+"Northwind Cloud" atop its policy) or in its opening pages, when they name it again and
+again (a paper that calls itself "ALCE" there, a report naming its company: not a
+competitor it mentions twice). Where one is not, the question is refused, and the
+refusal says what was looked for and not found.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import pairwise
+
+from ..lexical import stem, words
+
+ABOUT_TIMES = 3  # how often a document's opening names what it is about
+COVER_CHARS = 1000  # a document's cover: its title, its owner, what it is
+YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_TOKEN = re.compile(r"[A-Za-z][\w'’&.-]*[\w]|[A-Za-z]")
+# capitalised words that name nothing in particular
+_COMMON = frozenset(
+    (
+        "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
+        "were", "do", "does", "did", "can", "could", "should", "would", "will", "may", "might",
+        "must", "shall", "the", "a", "an", "in", "on", "of", "for", "to", "and", "or", "if", "i",
+        "my", "me", "we", "our", "us", "you", "your", "it", "its", "this", "that", "these",
+        "those", "there", "their", "they", "please", "tell", "give", "list", "name", "show",
+        "explain", "describe", "according", "per", "under", "vs", "versus", "q1", "q2", "q3", "q4",
+        "fy",
+    )
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """The years and the names a question asks about."""
+
+    years: frozenset[str]
+    names: tuple[str, ...]
+
+    def missing(
+        self, evidence: Iterable[str], further: Iterable[str] = (), about: str = ""
+    ) -> list[str]:
+        """The years none of the ``evidence`` texts holds and the names neither they nor
+        ``further`` (the other passages the answer quotes: a two-hop answer's bridge) nor
+        ``about`` (the document's opening, on its cover or where it occurs
+        :data:`ABOUT_TIMES` times) hold.
+        A name is held as a word, its stem, two words run together, the start of a word
+        ("Nov" of "November") or the initials of capitalised words ("USD" of "Union
+        School District")."""
+        near = _folded(" ".join(evidence))
+        gone = sorted(self.years - set(YEAR.findall(near)))
+        text = _folded(f"{near} {' '.join(further)}")
+        about = _folded(about)
+        counted = Counter(words(about))
+        often = " ".join(w for w, n in counted.items() if n >= ABOUT_TIMES)
+        often = f"{about[:COVER_CHARS]} {often}"
+        held = _vocabulary(f"{text} {often}")
+        for name in self.names:
+            parts = [p for p in words(name) if p not in _COMMON]
+            if parts and not all(_held(p, held) for p in parts):
+                gone.append(name)
+        return gone
+
+
+def _folded(text: str) -> str:
+    """``text`` without its accents: "Rély" is held as "Rely"."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def _vocabulary(text: str) -> set[str]:
+    """The words of ``text``, their stems, two words run together ("Graph RAG" holds
+    "GraphRAG") and the initials of capitalised words."""
+    found = words(text)
+    held = set(found) | {a + b for a, b in pairwise(found)}
+    return held | {stem(w) for w in held} | _initials(text)
+
+
+def _held(word: str, held: set[str]) -> bool:
+    if word in held or stem(word) in held:
+        return True
+    return len(word) >= 3 and any(h.startswith(word) for h in held)
+
+
+def _initials(text: str) -> set[str]:
+    """The initials of each run of two to five capitalised words ("paul graham" -> "pg")."""
+    out: set[str] = set()
+    for run in re.finditer(r"(?:\b[A-Z][a-z]+\b[ \t]+){1,4}\b[A-Z][a-z]+\b", text):
+        capitals = [w[0].lower() for w in run.group().split()]
+        for size in range(2, len(capitals) + 1):
+            for start in range(len(capitals) - size + 1):
+                out.add("".join(capitals[start : start + size]))
+    return out
+
+
+def asked(question: str) -> Asked:
+    """The years a question names, and its names: capitalised, mixed-case or upper-case
+    words (and words with digits) past the first word of each of its sentences, but the
+    question's own words."""
+    names: list[str] = []
+    question = _folded(question)
+    tokens = list(_TOKEN.finditer(question))
+    for i, match in enumerate(tokens):
+        token = match.group().strip("'’.-")
+        lower = token.lower()
+        if lower in _COMMON or len(token) < 2:
+            continue
+        opens = i == 0 or question[: match.start()].rstrip()[-1:] in ".?!:"
+        capital = token[0].isupper() and not opens  # a sentence's first word names nothing
+        shaped = any(ch.isupper() for ch in token[1:]) or any(ch.isdigit() for ch in token)
+        if (capital or shaped) and not YEAR.fullmatch(token):
+            names.append(token.removesuffix("'s").removesuffix("’s"))
+    return Asked(frozenset(YEAR.findall(question)), tuple(dict.fromkeys(names)))

@@ -1,0 +1,456 @@
+"""How a passage is quoted: what a reader of the document needs to take the quote as it
+is meant, and nothing of the page furniture around it.
+
+The quote starts from the sentences the reader's span touches (``extractive.quote``), then:
+
+- **a table row** is quoted whole, with the header row of its table (the years, units
+  or column names its cells need), however far above the row the header is printed; it
+  is shown as a small table (:meth:`Quote.render`);
+- **a lead-in** (a sentence ending in a colon) brings what it introduces: its list, its
+  command, or the sentence after it, read on past the passage when the passage ends;
+- **a sentence that opens with a pronoun** ("This", "These", "It", …) brings the sentence
+  before it, which says what the pronoun stands for;
+- **headings, captions and running labels** are not quoted as an answer: a quote that is
+  only such lines gives way to the first sentence under them, and bullets are left off;
+- **the exact answer** is marked only where it is a value (a number, a date, a name, a
+  table cell; the cell of the year the question asks for): not a phrase of a definition.
+
+Offsets are the document's (a quote may run past its passage); ``Context`` reads a piece
+of a document's text from the store.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..lexical import CELLS, bag, chunk_sentences, stem, words
+from ..loaders.blocks import table_headers
+from ..models import SECTION_JOIN
+from ..pages import PAGE_BREAK
+from .evidence import Read
+
+Context = Callable[[str, int, int], str]  # (document id, start, end) -> that piece of its text
+
+HEADER_WINDOW = 6000  # characters read above a row for its table's header
+FOLLOW_WINDOW = 1500  # characters read after a lead-in for what it introduces
+FOLLOW_CHARS = 700  # the most a lead-in brings
+FOLLOW_ITEMS = 8
+ITEM_CHARS = 200  # the longest unmarked list item
+HEADING_WORDS = 14  # a line without an end stop and no longer than this may be a heading
+_HOW = re.compile(r"\s*(?:To do (?:this|so|that)|This is done|Doing (?:this|so))\b")
+# the next sentence says how to do what the quote says can be done: it is the answer
+_PRONOUN = re.compile(r"(?:This|These|That|Those|It|They|Such|Its|Their)\b")
+_BULLET = re.compile(r"[•●▪◦‣∙·\-–*]\s+|\(?[0-9a-zA-Z]{1,2}[.)]\s+(?=\S)")
+_ITEM = re.compile(r"\s*(?:[•●▪◦‣∙·\-–*]|\(?[0-9a-zA-Z]{1,3}[.)]|[A-Z]\.)\s")
+_NUMBERED_HEADING = re.compile(r"(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Item \d+[A-Z]?\.?)\s+\S")
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A piece of a document's text: offsets into it (end exclusive), and the text."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    read: Read
+    body: Piece
+    header: Piece | None = None  # a table row's header row
+    exact: tuple[int, int] | None = None  # the exact answer: document offsets inside the body
+
+    @property
+    def text(self) -> str:
+        return self.body.text
+
+    @property
+    def row(self) -> bool:
+        """A table row shown under its header row (a row whose header is not printed
+        above it is quoted as it is)."""
+        return self.header is not None
+
+    def render(self) -> tuple[str, list[tuple[int, Piece]]]:
+        """How the answer shows it, and where each quoted piece starts in that text: a
+        table row as a small Markdown table under its header row, anything else as it
+        is."""
+        if not self.row:
+            return self.body.text, [(0, self.body)]
+        assert self.header is not None
+        width = max(_width(self.header), _width(self.body))
+        out, pieces = "", []
+        for piece in (self.header, self.body):
+            lead = "| " + "| " * (width - _width(piece))
+            pieces.append((len(out) + len(lead), piece))
+            out += f"{lead}{piece.text} |\n"
+            if piece is self.header:
+                out += "| " + " | ".join(["---"] * width) + " |\n"
+        return out.rstrip("\n"), pieces
+
+
+def _width(piece: Piece) -> int:
+    return piece.text.count(CELLS) + 1
+
+
+def quote(read: Read, context: Context | None = None, question: str = "") -> Quote:
+    """The passage's quote: see the module."""
+    chunk = read.hit.chunk
+    text, base = chunk.text, chunk.char_start
+    span = read.reading
+    line_start = text.rfind("\n", 0, span.start) + 1
+    line_end = _end_of_line(text, span.start)
+    asked = _asked_row(text, question, (line_start, line_end))
+    if asked is not None:
+        return _row(read, *asked, context, question)
+    start, end = _sentences(text, span.start, span.end)
+    start, end = _past_headings(text, start, end, chunk.section)
+    start = _past_bullet(text, start, end)
+    if _PRONOUN.match(text, start):
+        start = _antecedent(text, start)
+    body = Piece(base + start, base + end, text[start:end])
+    if body.text.rstrip().endswith(":") or _HOW.match(text, end):
+        body = _introduced(read, body, context)
+    exact = None
+    counted = words(text[span.end : span.end + 40])[:1]
+    if _is_value(text[span.start : span.end], question, counted) and start <= span.start < end:
+        exact = (base + span.start, base + min(span.end, end))
+    return Quote(read, body, exact=exact)
+
+
+def _end_of_line(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
+def _sentences(text: str, start: int, end: int) -> tuple[int, int]:
+    """The sentences the span touches (the span itself where it sits outside them)."""
+    touched = [(s, e) for s, e, _ in chunk_sentences(text) if s < end and e > start]
+    if not touched:
+        return start, end
+    return touched[0][0], touched[-1][1]
+
+
+def heading(line: str, section: str | None) -> bool:
+    """Whether a line is a heading, not a sentence: one of the passage's own section
+    headings, or a numbered heading ("3.3 Citation Quality", "Item 7."); never a line
+    that ends a sentence, nor a table row. A short line of data (a date, an address, a
+    list item) is not a heading."""
+    stripped = line.strip().strip(PAGE_BREAK).strip()
+    if not stripped or CELLS in stripped or len(stripped.split()) > HEADING_WORDS:
+        return False
+    if stripped[-1] in ".?!;,\"”'’)" and not _NUMBERED_HEADING.fullmatch(stripped.rstrip(".")):
+        return False
+    plain = _plain(stripped)
+    if section and any(plain == _plain(part) for part in section.split(SECTION_JOIN)):
+        return True
+    return bool(_NUMBERED_HEADING.match(stripped)) and stripped[-1] != ":"
+
+
+def _plain(text: str) -> str:
+    """A heading as compared: its numbering and case left out."""
+    return re.sub(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", "", text).casefold().strip(" .:")
+
+
+def _past_headings(text: str, start: int, end: int, section: str | None) -> tuple[int, int]:
+    """A quote made only of heading lines gives way to the first sentence after them
+    (in the same passage); otherwise its heading lines at the start go."""
+    lines = _lines_of(text, start, end)
+    body = [(a, b) for a, b in lines if not heading(text[a:b], section)]
+    if body:
+        return max(start, body[0][0]), end
+    for s, e, _ in chunk_sentences(text):
+        rest = [(a, b) for a, b in _lines_of(text, s, e) if not heading(text[a:b], section)]
+        if s >= end and rest:
+            return rest[0][0], e
+    return start, end
+
+
+def _lines_of(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    return [(start + m.start(), start + m.end()) for m in re.finditer(r"[^\n]+", text[start:end])]
+
+
+def _past_bullet(text: str, start: int, end: int) -> int:
+    found = _BULLET.match(text, start, end)
+    return found.end() if found and found.end() < end else start
+
+
+def _antecedent(text: str, start: int) -> int:
+    """The start of the sentence before ``start`` in the passage (``start`` if none)."""
+    before = [s for s, e, _ in chunk_sentences(text) if e <= start]
+    if not before:
+        return start
+    previous = before[-1]
+    return previous if not heading(text[previous:start], None) else start
+
+
+def _introduced(read: Read, body: Piece, context: Context | None) -> Piece:
+    """A lead-in's quote with what it introduces: the list items (or command lines)
+    after it, or else the next sentence (the one saying how, after a quote that says
+    what can be done); read on past the passage when it ends first."""
+    chunk = read.hit.chunk
+    after = chunk.text[body.end - chunk.char_start :]
+    if not after.strip() and context is not None:
+        after = context(chunk.document_id, body.end, body.end + FOLLOW_WINDOW)
+    leads_in = body.text.rstrip().endswith(":")
+    taken = (_items(after) if leads_in else 0) or _next_sentence(after)
+    if taken <= 0:
+        return body
+    return Piece(body.start, body.end + taken, body.text + after[:taken])
+
+
+def _items(after: str) -> int:
+    """How much of ``after`` is the list (or the lines of code) a lead-in introduces:
+    its marked items, or blocks shaped alike (a list whose markers the document's
+    format dropped: one short sentence each, ending the same way), or else one block
+    (a command, a paragraph)."""
+    blocks = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", after)]
+    taken, items, shape, marked = 0, 0, "", False
+    for a, b in blocks:
+        block = after[a:b].strip(PAGE_BREAK + " ")
+        if not block:
+            continue
+        if b > FOLLOW_CHARS or items >= FOLLOW_ITEMS or heading(block, None):
+            break
+        if _ITEM.match(block) and not shape:
+            taken, items, marked = b, items + 1, True
+            continue
+        if marked or (items and _shape(block) != shape):
+            break
+        if items == 0:
+            shape = _shape(block)
+            if not shape:
+                return b  # one block: a command, a paragraph
+        taken, items = b, items + 1
+    return taken
+
+
+def _shape(block: str) -> str:
+    """A list item's shape: one short sentence and how it ends ("" for anything else: a
+    fragment without an end may be a heading, a link or a line of code)."""
+    if len(block) > ITEM_CHARS or len(chunk_sentences(block)) > 1:
+        return ""
+    return "." if block[-1] in ".!?;" else ("," if block[-1] == "," else "")
+
+
+def _next_sentence(after: str) -> int:
+    for s, e, _ in chunk_sentences(after):
+        if not heading(after[s:e], None):
+            return e if e <= FOLLOW_CHARS else 0
+    return 0
+
+
+def _is_value(span: str, question: str, counted: Sequence[str] = ()) -> bool:
+    """Whether the reader's span is the value asked for, worth marking: not a function
+    word, not a phrase of a definition ("What does ReAct mean?" is answered by the
+    sentence), a number where the question asks how many or how much (and not a count
+    in words of what it asks for otherwise: "three" of "three steps" for "What steps
+    ...?"; the word after the span is ``counted``), a name where it asks who, a phrase (not a lone
+    word) where it asks how to or why."""
+    found = words(span)
+    if not found or all(w in _FUNCTION_WORDS for w in found):
+        return False
+    q = question.strip().lower()
+    digits = any(ch.isdigit() for ch in span) or bool(_NUMBER_WORD.search(span.lower()))
+    if _MEANING.search(q) and not digits:
+        return False
+    numeric = bool(_NUMERIC.search(q))
+    if numeric and not digits:
+        return False
+    number = all(_NUMBER_WORD.fullmatch(w) for w in found)  # "three", not "240" or "$72"
+    things = {stem(w) for w in counted if w not in _FUNCTION_WORDS}
+    if number and not numeric and things & {stem(w) for w in words(q)}:
+        return False
+    if _PROCEDURE.match(q) and len(found) < 3:
+        return False
+    return not (q.startswith("who") and not any(ch.isupper() for ch in span))
+
+
+_FUNCTION_WORDS = frozenset(
+    (
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "by",
+        "with",
+        "from",
+        "and",
+        "or",
+        "but",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "as",
+        "if",
+        "than",
+        "then",
+        "so",
+        "such",
+        "simple",
+    )
+)
+_MEANING = re.compile(
+    r"\bmean(?:s|ing)?\b|\bstand for\b|\bdefinition\b|^define\b|\bdefined\b"
+    r"|\bwhat (?:is|are) (?:an? |the )?[\w'’/.\- ]{1,40}\?*$"
+)
+_PROCEDURE = re.compile(r"how (?:do|does|did|can|could|should|to)\b|why\b")
+_NUMBER_WORD = re.compile(
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty"
+    r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen"
+    r"|half|once|twice)\b"
+)
+_NUMERIC = re.compile(r"\bhow (?:many|much|long|old)\b|\bpercent|\bwhat (?:share|rate|number)\b")
+
+
+# -- table rows ----------------------------------------------------------------------------
+
+
+def _asked_row(text: str, question: str, line: tuple[int, int]) -> tuple[int, int] | None:
+    """The table row of the passage the question asks about, where the reader's span is
+    in a row or a label line (not a sentence): the reader's own row when it names the
+    question's words as well as any other row does, else the row that names the most
+    of them (a state, a payee, a line item: "diluted loss per share"), if one row names
+    more than every other; None where the passage holds no row the question points to."""
+    terms = bag(question)
+    rows = [(a, b) for a, b in _lines_of(text, 0, len(text)) if CELLS in text[a:b]]
+    reader_line = text[line[0] : line[1]].strip()
+    in_prose = CELLS not in reader_line and (
+        reader_line[-1:] in ".?!" or len(reader_line.split()) > HEADING_WORDS
+    )
+    if not rows or not terms or in_prose:
+        return None
+    named = {row: len(terms & bag(label_words(text[row[0] : row[1]]))) for row in rows}
+    best = max(named.values())
+    own = named.get(line)
+    if own is not None and own >= best:
+        return line
+    leaders = [row for row, n in named.items() if n == best]
+    if best == 0 or len(leaders) > 1:
+        return line if own is not None else None
+    return leaders[0]
+
+
+def label_words(row: str) -> str:
+    """A row's words but its amounts: what names the row."""
+    return " ".join(
+        cell for cell in row.split(CELLS) if not re.fullmatch(r"[\s$€£%().,\-–\d]*", cell)
+    )
+
+
+def _row(read: Read, start: int, end: int, context: Context | None, question: str) -> Quote:
+    """A table row quoted whole, with its table's header row when one is printed above
+    it, and the cell of the year the question asks for (else the reader's) marked."""
+    chunk = read.hit.chunk
+    text, base = chunk.text, chunk.char_start
+    while start < end and text[start] in PAGE_BREAK:
+        start += 1
+    body = Piece(base + start, base + end, text[start:end])
+    header = header_of(read, body.start, context)
+    return Quote(read, body, header, _cell(read, body, header, question))
+
+
+def header_of(read: Read, row: int, context: Context | None) -> Piece | None:
+    """The header row of the table the row at document offset ``row`` is in: the one
+    its passage keeps (``Chunk.header``) or holds above the row; for a passage stored
+    before headers were kept, looked for in the text above it."""
+    chunk = read.hit.chunk
+    above = chunk.text[: row - chunk.char_start]
+    if chunk.header is not None:
+        header = header_row(read, row)
+        if header is None:
+            return None
+        at = above.rfind(header)
+        if at >= 0:  # printed in the passage
+            return Piece(chunk.char_start + at, chunk.char_start + at + len(header), header)
+        if header != chunk.header or context is None:
+            return None
+        start = _printed(chunk.document_id, chunk.char_start, header, context)
+        return None if start is None else Piece(start, start + len(header), header)
+    window_start = max(chunk.char_start - HEADER_WINDOW, 0) if context else chunk.char_start
+    text = above
+    if context is not None and window_start < chunk.char_start:
+        text = context(chunk.document_id, window_start, chunk.char_start) + text
+    [header] = table_headers(text + "\n" + "x" + CELLS + "x", [len(text) + 1])
+    if not header or header.endswith(" …"):
+        return None
+    at = text.rfind(header)
+    return Piece(window_start + at, window_start + at + len(header), header) if at >= 0 else None
+
+
+def header_row(read: Read, row: int) -> str | None:
+    """The header row's text of the table the row at document offset ``row`` is in, as
+    its passage keeps it (None: the passage keeps no header, or was stored before
+    headers were kept)."""
+    chunk = read.hit.chunk
+    if chunk.header is None:
+        return None
+    above = chunk.text[: row - chunk.char_start]
+    [header] = table_headers(f"{chunk.header}\n{above}\nx{CELLS}x",
+                             [len(chunk.header) + len(above) + 2])  # fmt: skip
+    return None if not header or header.endswith(" …") else header
+
+
+def _printed(document_id: str, before: int, header: str, context: Context) -> int | None:
+    """Where ``header`` is printed last before offset ``before`` of the document."""
+    end = before
+    while end > 0:
+        start = max(end - HEADER_WINDOW, 0)
+        piece = context(document_id, start, min(end + len(header), before))
+        at = piece.rfind(header)
+        if at >= 0:
+            return start + at
+        end = start
+    return None
+
+
+def _cell(read: Read, body: Piece, header: Piece | None, question: str) -> tuple[int, int] | None:
+    """The document offsets of the cell to mark: under the header cell the question
+    names (its year, else the most of its words), else the reader's span where it lies
+    in one cell of the row."""
+    cells = _cells(body)
+    if header is not None:
+        names = [c.strip() for c in header.text.split(CELLS)]
+        offset = len(cells) - len(names)  # the row's label has no header cell
+        years = set(_YEAR.findall(question))
+        terms = bag(question)
+        scores = [
+            (bool(years & set(_YEAR.findall(name))), len(terms & bag(name))) for name in names
+        ]
+        best = max(scores)
+        if best > (False, 0) and scores.count(best) == 1:
+            i = scores.index(best) + offset
+            if 0 <= i < len(cells) and body.text[cells[i][0] - body.start :].strip():
+                return cells[i]
+    span = read.reading
+    at = read.hit.chunk.char_start
+    for a, b in cells:
+        if a <= at + span.start and at + span.end <= b:
+            return at + span.start, at + span.end
+    return None
+
+
+def _cells(body: Piece) -> list[tuple[int, int]]:
+    out, at = [], body.start
+    for cell in body.text.split(CELLS):
+        lead = len(cell) - len(cell.lstrip())
+        out.append((at + lead, at + len(cell.rstrip())))
+        at += len(cell) + len(CELLS)
+    return out

@@ -1,0 +1,155 @@
+"""Email: one message (EML) or a mailbox of them (MBOX).
+
+Each message is a section named by its subject. It opens with who sent it, to whom and
+when ("From: … · To: … · Date: … · Subject: …"), then its text: the plain-text body (quoted lines
+read as the sentences they are, the signature left out), or the HTML body's text where
+there is no plain one. A text attachment (plain, Markdown, CSV, HTML) is read as a
+section of its own under the message ("Attachment: notes.txt"); any other attachment is
+named under the message. An EML's title is its subject; an MBOX's is its mailing list's
+name, or else its first message's subject.
+"""
+
+from __future__ import annotations
+
+import re
+from email import policy
+from email.message import EmailMessage, MIMEPart
+from email.parser import BytesParser
+from email.utils import getaddresses, parsedate_to_datetime
+
+from footnoted.models import ParsedDocument
+
+from .blocks import Block, assemble, clean, clean_title
+from .html import html_fragment_blocks
+from .sheets import load_csv
+
+# a mailbox's messages each start with a "From " line at the start of the file or after
+# a blank line; a body line starting "From " is written ">From "
+_FROM_LINE = re.compile(rb"(?:\A|\n\n|\r\n\r\n)(From [^\r\n]*\r?\n)")
+_TEXT_ATTACHMENTS = ("text/plain", "text/markdown", "text/csv", "text/html")
+_QUOTED = re.compile(r"(?:[ \t]*>)+[ \t]?")
+_LIST_NAME = re.compile(r"^\s*(.*?)\s*<[^>]*>\s*$")
+
+
+def load_eml(data: bytes, _text: str | None, name: str) -> ParsedDocument:
+    message = _parse(data)
+    blocks = _message_blocks(message)
+    return assemble(blocks, kind="eml", title=clean_title(_subject(message)))
+
+
+def load_mbox(data: bytes, _text: str | None, name: str) -> ParsedDocument:
+    messages = [_parse(part) for part in mbox_messages(data)]
+    blocks = [block for message in messages for block in _message_blocks(message)]
+    first = messages[0] if messages else None
+    title = None if first is None else clean_title(_list_name(first) or _subject(first))
+    return assemble(blocks, kind="mbox", title=title)
+
+
+def mbox_messages(data: bytes) -> list[bytes]:
+    """The raw messages of a mailbox, each without its "From " line."""
+    starts = list(_FROM_LINE.finditer(data))
+    return [
+        data[match.end(1) : starts[i + 1].start() if i + 1 < len(starts) else len(data)]
+        for i, match in enumerate(starts)
+    ]
+
+
+def _parse(data: bytes) -> EmailMessage:
+    message = BytesParser(policy=policy.default).parsebytes(data)
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def _subject(message: EmailMessage) -> str:
+    return clean(str(message.get("subject", ""))) or "(no subject)"
+
+
+def _list_name(message: EmailMessage) -> str | None:
+    """A mailing list's name, from its List-Id header ("Team <team.example.org>")."""
+    value = clean(str(message.get("list-id", "")))
+    found = _LIST_NAME.match(value)
+    return found.group(1) if found and found.group(1) else None
+
+
+def _message_blocks(message: EmailMessage) -> list[Block]:
+    section = (_subject(message),)
+    blocks = [Block(_envelope(message), section)]
+    body = message.get_body(preferencelist=("plain", "html"))
+    if body is not None:
+        blocks += [Block(t, section) for t in _texts(body)]
+    for part in message.iter_attachments():
+        filename = clean(part.get_filename() or "") or "unnamed"
+        if part.get_content_type() in _TEXT_ATTACHMENTS:
+            inner = (*section, f"Attachment: {filename}")
+            blocks += [Block(t, inner) for t in _texts(part)]
+        else:
+            kind = part.get_content_type()
+            blocks.append(Block(f"Attachment (not read): {filename}, {kind}", section))
+    return blocks
+
+
+def _envelope(message: EmailMessage) -> str:
+    """Who sent the message, to whom, when and about what, on one line."""
+    fields = []
+    for header in ("from", "to", "cc"):
+        people = _people(message.get_all(header, []))
+        if people:
+            fields.append(f"{header.capitalize()}: {people}")
+    date = _date(str(message.get("date", "")))
+    if date:
+        fields.append(f"Date: {date}")
+    fields.append(f"Subject: {_subject(message)}")
+    return " · ".join(fields)
+
+
+def _people(values: list[str]) -> str:
+    named = [clean(n) or a for n, a in getaddresses([str(v) for v in values]) if n or a]
+    return ", ".join(named[:10]) + (f" and {len(named) - 10} more" if len(named) > 10 else "")
+
+
+def _date(value: str) -> str:
+    try:
+        return parsedate_to_datetime(value).strftime("%Y-%m-%d %H:%M")
+    except (TypeError, ValueError, IndexError):
+        return clean(value)
+
+
+def _texts(part: MIMEPart) -> list[str]:
+    """A text part's paragraphs."""
+    try:
+        content = part.get_content()
+    except (LookupError, ValueError):  # an unknown charset or a damaged encoding
+        payload = part.get_payload(decode=True)
+        content = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
+    if not isinstance(content, str):
+        return []
+    kind = part.get_content_type()
+    if kind == "text/html":
+        return [b.text for b in html_fragment_blocks(content, "")]
+    if kind == "text/csv":  # its rows, as a CSV file's
+        rows = load_csv(b"", content, part.get_filename() or "attachment.csv")
+        return [rows.text[s.start : s.end] for s in rows.segments]
+    return _paragraphs(content)
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Plain text's paragraphs: hard-wrapped lines joined, quote markers ("> ") taken
+    off (a change of quoting ends a paragraph), a signature (after "-- ") left out."""
+    out: list[str] = []
+    lines: list[str] = []
+    depth = 0
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        if raw == "-- ":
+            break
+        marks = _QUOTED.match(raw)
+        quoted = marks.group().count(">") if marks else 0
+        line = raw[marks.end() :].strip() if marks else raw.strip()
+        if lines and (not line or quoted != depth):
+            out.append(" ".join(lines))
+            lines = []
+        if line:
+            lines.append(line)
+            depth = quoted
+    if lines:
+        out.append(" ".join(lines))
+    return out

@@ -1,0 +1,116 @@
+"""Spreadsheets: Excel workbooks (.xlsx) and CSV files, a sheet at a time.
+
+Each sheet is a section named after it; each row is a block of its cells joined by
+``CELLS``, the sheet's first row (its header) first, so a row's column names are the
+table header every reader of tables already finds (``blocks.table_headers``): chunks
+are embedded with it and quotes of a row are shown under it. Empty rows and trailing
+empty cells are dropped; a workbook's cells are read as last calculated (a formula's
+value, not its text). Reading stops with a clear error past ``loaders.MAX_SHEET_CELLS``
+cells or ``loaders.MAX_TEXT_CHARS`` characters: a sheet that claims a million rows is
+never walked to the end.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from collections.abc import Iterable, Iterator, Sequence
+
+from footnoted import loaders
+from footnoted.errors import DocumentError
+from footnoted.lexical import CELLS
+from footnoted.models import ParsedDocument
+
+from .blocks import Block, assemble, clean, clean_title
+from .sizes import check_archive
+
+Cell = object
+
+
+def load_xlsx(data: bytes, _text: str | None, name: str) -> ParsedDocument:
+    check_archive(data, name, ".xlsx")
+    import openpyxl  # here: a worker that never reads a workbook never pays its import
+
+    book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    try:
+        budget = _Budget(name)
+        blocks: list[Block] = []
+        for sheet in book.worksheets:
+            sheet.reset_dimensions()  # never trust a sheet's claimed size: read what is there
+            blocks += _sheet(clean(sheet.title), sheet.iter_rows(values_only=True), budget)
+        title = clean_title(book.properties.title)
+    finally:
+        book.close()
+    return assemble(blocks, kind="xlsx", title=title)
+
+
+def load_csv(_data: bytes, text: str | None, name: str) -> ParsedDocument:
+    content = text or ""
+    try:
+        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(
+            content[:65536], delimiters=",;\t|"
+        )
+    except csv.Error:
+        dialect = csv.excel
+    rows = csv.reader(io.StringIO(content, newline=""), dialect)
+    try:
+        blocks = _sheet("", rows, _Budget(name))
+    except csv.Error as exc:
+        raise DocumentError(f"{name} is not a readable CSV file: {exc}.") from exc
+    return assemble(blocks, kind="csv", title=None)
+
+
+class _Budget:
+    """Cells and characters read so far, against the loaders' limits."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.cells = 0
+        self.chars = 0
+
+    def spend(self, cells: int, chars: int) -> None:
+        self.cells += cells
+        self.chars += chars
+        if self.cells > loaders.MAX_SHEET_CELLS:
+            raise DocumentError(
+                f"{self.name} holds more than {loaders.MAX_SHEET_CELLS:,} cells; split it "
+                "into smaller files.",
+                code="text_too_long",
+            )
+        if self.chars > loaders.MAX_TEXT_CHARS:
+            raise DocumentError(
+                f"{self.name} holds more than {loaders.MAX_TEXT_CHARS:,} characters of text, "
+                "the limit for one document; split it into smaller files.",
+                code="text_too_long",
+            )
+
+
+def _sheet(title: str, rows: Iterable[Sequence[Cell]], budget: _Budget) -> list[Block]:
+    section = (title,) if title else ()
+    return [Block(CELLS.join(cells), section) for cells in _rows(rows, budget)]
+
+
+def _rows(rows: Iterable[Sequence[Cell]], budget: _Budget) -> Iterator[list[str]]:
+    """Each non-empty row's cells as text, trailing empty cells dropped."""
+    for row in rows:
+        cells = [_text(value) for value in row]
+        budget.spend(len(cells), sum(map(len, cells)))
+        while cells and not cells[-1]:
+            cells.pop()
+        if any(cells):
+            yield [cell or "-" for cell in cells]  # an empty cell keeps its column
+
+
+def _text(value: Cell) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat() if value.time() == dt.time() else value.isoformat(" ")
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    return clean(str(value)).replace(CELLS, " / ")

@@ -1,0 +1,83 @@
+"""What a question names must be named by its evidence: the answer's passages, their
+section and title, or the document's cover (``answering.asked``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import write
+from footnoted.answering.asked import ABOUT_TIMES, COVER_CHARS, asked
+from footnoted.service.facade import Footnoted
+
+
+def test_a_question_names_its_years_and_its_names_but_not_its_first_word() -> None:
+    wanted = asked("What was Uber's revenue in 2021 and how did GraphRAG compare to GPT-4?")
+    assert wanted.years == {"2021"}
+    assert wanted.names == ("Uber", "GraphRAG", "GPT-4")
+    assert asked("Which plan has the fastest response time?").names == ()
+    assert asked("How are annual plans refunded? Refunds take 5 days.").names == ()
+
+
+def test_a_name_is_held_as_written_run_together_by_initials_or_without_accents() -> None:
+    text = ["Graph RAG builds a graph. Union School District serves it.", "Jean de Rély, 1987"]
+    assert asked("How does GraphRAG work?").missing(text) == []
+    assert asked("Where does the USD serve?").missing(text) == []
+    assert asked("What did Jean De Rely print in 1987?").missing(text) == []
+    assert asked("What did Jean De Rely print in 1988?").missing(text) == ["1988"]
+    assert asked("What did Uber earn?").missing(text) == ["Uber"]
+
+
+def test_a_name_may_be_in_another_quoted_passage_a_year_only_in_what_is_quoted() -> None:
+    wanted = asked("What screenwriter of Evolution co-wrote a film starring Nicolas Cage in 2000?")
+    lead = ["David Weissman is a screenwriter whose credits include Evolution."]
+    bridge = "The Family Man (2000) stars Nicolas Cage."
+    assert wanted.missing(lead) == ["2000", "Nicolas", "Cage"]
+    assert wanted.missing(lead, [bridge]) == ["2000"]  # the bridge's passage, not its quote
+    assert wanted.missing([*lead, bridge], [bridge]) == []
+
+
+def test_a_name_may_be_on_the_documents_cover_or_named_again_and_again_in_its_opening() -> None:
+    wanted = asked("What is Lyft's revenue?")
+    lead = ["Revenue was $4.1 billion."]
+    cover = "Lyft, Inc. Annual Report on Form 10-K."
+    assert wanted.missing(lead, about=cover) == []
+    far = "x " * COVER_CHARS
+    assert wanted.missing(lead, about=f"{far} Lyft and Uber compete.") == ["Lyft"]
+    often = " ".join(["Lyft drivers."] * ABOUT_TIMES)
+    assert wanted.missing(lead, about=f"{far} {often}") == []
+
+
+def test_a_question_about_what_the_documents_do_not_name_is_refused_saying_so(
+    samples_service: Footnoted,
+) -> None:
+    refused = samples_service.answer("How are Contoso annual plans refunded?")
+    assert refused.refusal is not None
+    assert refused.refusal.evidence.reason == "unnamed"
+    assert refused.refusal.evidence.missing == ("Contoso",)
+    assert "“Contoso”" in refused.refusal.message
+    # the handbook's own company is named on its cover and in its title
+    answered = samples_service.answer("How are Northwind annual plans refunded?")
+    assert answered.answer is not None and "refunded in full" in answered.answer.text
+
+
+def test_a_two_hop_answer_is_not_refused_for_a_name_its_bridge_holds(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    film = write(
+        tmp_path / "docs" / "family-man.md",
+        "# The Family Man\n\nThe Family Man is a 2000 American romantic comedy-drama film "
+        "directed by Brett Ratner, written by David Diamond and David Weissman, and starring "
+        "Nicolas Cage and Téa Leoni.\n",
+    )
+    writer = write(
+        tmp_path / "docs" / "weissman.md",
+        "# David Weissman\n\nDavid Weissman is a screenwriter and director. His film credits "
+        'include "The Family Man" (2000), "Evolution" (2001) and "When in Rome" (2010).\n',
+    )
+    assert not service.ingest([film, writer]).failed
+    result = service.answer(
+        'What screenwriter with credits for "Evolution" co-wrote a film starring Nicolas Cage '
+        "and Téa Leoni?"
+    )
+    assert result.answer is not None, result.refusal
+    assert "David Weissman" in result.answer.text

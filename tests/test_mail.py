@@ -1,0 +1,112 @@
+"""Email: the shared real mailboxes, and messages made here with the standard library to
+pin what a message keeps (envelope, body, attachments) and how mail is recognised."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from pathlib import Path
+
+from conftest import shared
+from footnoted import Footnoted
+from footnoted.lexical import CELLS
+from footnoted.loaders import detect_kind, load_bytes, load_path
+from footnoted.models import ParsedDocument
+
+COMMITTERS = "[esl-dev] Committer vote for Chuwei Huang has concluded successfully"
+
+
+def blocks(doc: ParsedDocument) -> list[tuple[str, tuple[str, ...]]]:
+    return [(doc.text[s.start : s.end], s.section) for s in doc.segments]
+
+
+def message(**extra: str) -> EmailMessage:
+    m = EmailMessage()
+    m["From"] = "Ada Lovelace <ada@example.org>"
+    m["To"] = "Team <team@example.org>"
+    m["Date"] = "Tue, 03 Mar 2026 09:15:00 +0000"
+    m["Subject"] = extra.pop("subject", "Quarterly numbers")
+    for key, value in extra.items():
+        m[key] = value
+    m.set_content("Revenue grew 12 percent.\n\nMargins held\nat 40 percent.\n\n-- \nAda\n")
+    return m
+
+
+def test_a_mailbox_is_a_section_per_message_with_its_envelope() -> None:
+    doc = load_path(shared("docs-more", "perceval__mbox_multipart.mbox"))
+    assert doc.kind == "mbox" and doc.title == "Eclipse Tools for Silverlight Development team"
+    found = blocks(doc)
+    sections = list(dict.fromkeys(section for _, section in found))
+    assert sections == [
+        (COMMITTERS,),
+        ("[platform-dev] Removing standard menus and toolbar icons",),
+    ]
+    envelope, first = found[0][0], [t for t, s in found if s == (COMMITTERS,)]
+    assert envelope.startswith("From: yves (yingmin) yang · To: esl-dev@eclipse.org")
+    assert "Date: 2009-11-12 03:29" in envelope
+    assert "Vote summary: 4/0/0 with 0 not voting" in first  # the plain part, not the HTML
+    assert not any("<html" in t or "=3D" in t for t in first)
+
+
+def test_quoted_lines_read_as_sentences_apart_from_the_reply() -> None:
+    doc = load_path(shared("docs-more", "perceval__gnome-desktop-devel_mbox_complex.mbox"))
+    texts = [t for t, s in blocks(doc) if s == ("Re: Low memory hacks",)]
+    quoted = "I'll like to see some real numbers on the memory usage instead of numbers being"
+    assert any(t.startswith(quoted) for t in texts)  # "> " marks gone, wrapped lines joined
+    reply = next(t for t in texts if "Martin Pitt is probably" in t)
+    assert not reply.startswith(">") and "real numbers" not in reply
+
+
+def test_a_message_keeps_its_envelope_body_and_text_attachments() -> None:
+    m = message()
+    m.add_attachment("Region,2025\nNorth,1200\n", subtype="csv", filename="regions.csv")
+    m.add_attachment(b"%PDF-1.4 not read", maintype="application", subtype="pdf",
+                     filename="deck.pdf")  # fmt: skip
+    doc = load_bytes(m.as_bytes(), "numbers.eml")
+    assert doc.kind == "eml" and doc.title == "Quarterly numbers"
+    assert blocks(doc) == [
+        ("From: Ada Lovelace · To: Team · Date: 2026-03-03 09:15 · Subject: Quarterly numbers",
+         ("Quarterly numbers",)),
+        ("Revenue grew 12 percent.", ("Quarterly numbers",)),
+        ("Margins held at 40 percent.", ("Quarterly numbers",)),  # the signature left out
+        (f"Region{CELLS}2025", ("Quarterly numbers", "Attachment: regions.csv")),
+        (f"North{CELLS}1200", ("Quarterly numbers", "Attachment: regions.csv")),
+        ("Attachment (not read): deck.pdf, application/pdf", ("Quarterly numbers",)),
+    ]  # fmt: skip
+
+
+def test_an_html_only_message_is_read_as_its_text() -> None:
+    m = message()
+    m.set_content("<html><body><h1>Launch</h1><p>We ship on <b>Friday</b>.</p></body></html>",
+                  subtype="html")  # fmt: skip
+    doc = load_bytes(m.as_bytes(), "launch.eml")
+    assert [t for t, _ in blocks(doc)][1:] == ["Launch", "We ship on Friday."]
+
+
+def test_mail_is_recognised_by_content_and_text_that_only_looks_like_it_is_not() -> None:
+    raw = message().as_bytes()
+    assert detect_kind(raw, "no-suffix") == "eml"
+    assert detect_kind(b"From ada@example.org  Tue Mar  3 09:15:00 2026\n" + raw, "box") == "mbox"
+    note = b"From: the desk of Ada\nSubject: notes\n\nJust a note.\n"  # no date, no id
+    assert detect_kind(note, "note.txt") == "text"
+    assert detect_kind(b"From here on, all is text.\n", "x.txt") == "text"
+
+
+def test_a_mailbox_answers_with_the_message_as_its_place(service: Footnoted) -> None:
+    box = shared("docs-more", "perceval__mbox_multipart.mbox")
+    assert not service.ingest([box]).failed
+    result = service.answer("Which project is Chuwei Huang becoming a committer on?")
+    assert result.answer is not None, result.refusal
+    assert "technology.esl project" in result.answer.text
+    cited = [c for c in result.answer.citations if c.index in result.answer.referenced]
+    assert cited and cited[0].section == COMMITTERS
+
+
+def test_a_damaged_message_is_read_as_far_as_it_goes(tmp_path: Path) -> None:
+    m = message()
+    raw = m.as_bytes().replace(
+        b"Content-Type: text/plain", b"Content-Type: text/plain; charset=x-nope"
+    )
+    path = tmp_path / "odd.eml"
+    path.write_bytes(raw)
+    doc = load_path(path)
+    assert "Revenue grew 12 percent." in doc.text

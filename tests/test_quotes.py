@@ -1,0 +1,118 @@
+"""A passage's quote is composed the way documents are written (``answering.quotes``):
+a lead-in brings what it introduces, a pronoun its antecedent, a heading or a bullet is
+never the quote, and the exact answer is marked only when it is the value asked for.
+
+The reader's span is placed by hand where a reader puts it, so each test checks the
+quote's composition alone; the pipeline's own runs over real documents are
+``footnoted eval docs`` and ``tests/test_quality.py``."""
+
+from __future__ import annotations
+
+from footnoted.answering.evidence import Read
+from footnoted.answering.quotes import Quote, quote
+from footnoted.inference.reader import Reading
+from footnoted.models import Chunk, RetrievedChunk
+
+
+def read_at(text: str, span: str, section: str | None = None, after: str = "") -> Read:
+    """A read of ``text`` whose reader span is the first ``span`` in it (past
+    ``after``)."""
+    start = text.index(span, text.index(after) if after else 0)
+    chunk = Chunk("c1", "d1", 0, text, 100, 100 + len(text), section=section, header="")
+    hit = RetrievedChunk(chunk, "Guide", None, 0.7)
+    return Read(hit, Reading(20.0, start, start + len(span)), 20.0)
+
+
+def marked(q: Quote) -> str | None:
+    if q.exact is None:
+        return None
+    base = q.read.hit.chunk.char_start
+    return q.read.hit.chunk.text[q.exact[0] - base : q.exact[1] - base]
+
+
+def test_a_lead_in_brings_its_list_marked_or_not() -> None:
+    unmarked = (
+        "New employees complete three steps in their first week:\n\n"
+        "Collect a laptop from the IT desk.\n\nSign the security policy.\n\n"
+        "Meet their assigned mentor.\n\nSecond week\n\n"
+        "In the second week, new employees shadow a colleague on customer calls."
+    )
+    q = quote(read_at(unmarked, "three steps"), None, "What do new employees do first?")
+    assert q.text.startswith("New employees complete three steps")
+    assert q.text.endswith("Meet their assigned mentor.")  # not the next section
+    bullets = (
+        "We define Adjusted EBITDA as net loss, adjusted for:\n\n• interest expense;\n\n"
+        "• stock-based compensation;\n\n• restructuring charges.\n\n"
+        "Adjusted EBITDA is a key measure we use to assess our performance."
+    )
+    q = quote(read_at(bullets, "net loss"), None, "How is Adjusted EBITDA defined?")
+    assert q.text.endswith("• restructuring charges.")
+    assert "key measure" not in q.text
+
+
+def test_a_lead_in_brings_one_block_when_what_follows_is_no_list() -> None:
+    text = (
+        "Install the package with:\n\npip install footnoted\n\nThen ingest a folder of "
+        "documents. Ingest reads PDF, Word and HTML. It keeps each page."
+    )
+    q = quote(read_at(text, "Install the package"), None, "How do I install it?")
+    assert q.text == "Install the package with:\n\npip install footnoted"
+
+
+def test_a_sentence_saying_what_can_be_done_brings_the_one_saying_how() -> None:
+    text = (
+        "Admins can export every answer with its citations. To do this, open the admin "
+        "page and choose Export. Exports are kept for a week."
+    )
+    q = quote(read_at(text, "export every answer"), None, "How can I export answers?")
+    assert q.text.endswith("open the admin page and choose Export.")
+    assert "kept for a week" not in q.text
+
+
+def test_a_sentence_opening_with_a_pronoun_brings_its_antecedent() -> None:
+    text = (
+        "The company was founded in 1998. The Falcon engine was introduced in 2019. "
+        "It burns kerosene and liquid oxygen."
+    )
+    q = quote(read_at(text, "kerosene and liquid oxygen"), None, "What does the Falcon burn?")
+    assert q.text == (
+        "The Falcon engine was introduced in 2019. It burns kerosene and liquid oxygen."
+    )
+
+
+def test_a_heading_or_a_bullet_is_never_the_quote() -> None:
+    text = (
+        "3.3 Citation Quality\n\nCitation quality is measured by citation recall and "
+        "citation precision."
+    )
+    q = quote(read_at(text, "Citation Quality"), "Paper > 3.3 Citation Quality", "")
+    assert not q.text.startswith("3.3")
+    bullet = "Plans:\n\n• Starter plans answer within one business day."
+    q = quote(read_at(bullet, "one business day"), None, "How fast is Starter?")
+    assert q.text == "Starter plans answer within one business day."
+
+
+def test_the_exact_answer_is_marked_only_when_it_is_the_value_asked_for() -> None:
+    text = "The Zephyr party hall allows at most forty helium balloons per event."
+    many = "How many balloons does the hall allow?"
+    assert marked(quote(read_at(text, "forty"), None, many)) == "forty"
+    assert marked(quote(read_at(text, "helium"), None, many)) is None  # no number
+    define = "What does Zephyr mean?"
+    assert marked(quote(read_at(text, "party hall"), None, define)) is None
+    how = "How do guests decorate the hall?"
+    assert marked(quote(read_at(text, "helium"), None, how)) is None  # a lone word
+    assert marked(quote(read_at(text, "forty helium balloons"), None, how)) == (
+        "forty helium balloons"
+    )
+    who = "Who runs the hall?"
+    assert marked(quote(read_at(text, "at most"), None, who)) is None  # no name
+
+
+def test_a_count_of_what_is_asked_for_is_not_its_answer() -> None:
+    text = "New employees complete three steps in their first week, starting in 2019."
+    steps = "What steps do new employees complete?"
+    assert marked(quote(read_at(text, "three"), None, steps)) is None
+    how_many = "How many steps do new employees complete?"
+    assert marked(quote(read_at(text, "three"), None, how_many)) == "three"
+    since = "Since when do new employees complete steps?"
+    assert marked(quote(read_at(text, "2019"), None, since)) == "2019"

@@ -1,0 +1,187 @@
+"""Excel workbooks, CSV files and PowerPoint decks: real files from the shared data, and
+files made here to pin what each keeps and where reading stops."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pptx
+import pytest
+from pptx.util import Inches
+
+import footnoted.loaders as loaders
+from conftest import shared
+from footnoted.errors import DocumentError
+from footnoted.lexical import CELLS
+from footnoted.loaders import detect_kind, load_bytes, load_path
+from footnoted.loaders.blocks import table_headers
+from footnoted.models import ParsedDocument
+
+
+def blocks(doc: ParsedDocument) -> list[tuple[str, tuple[str, ...], int | None]]:
+    return [(doc.text[s.start : s.end], s.section, s.page) for s in doc.segments]
+
+
+def workbook(sheets: dict[str, list[list[object]]]) -> bytes:
+    book = openpyxl.Workbook()
+    book.remove(book.active)
+    for title, rows in sheets.items():
+        sheet = book.create_sheet(title)
+        for row in rows:
+            sheet.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_a_workbook_reads_each_sheet_as_a_section_with_its_header_row() -> None:
+    data = workbook(
+        {
+            "Revenue": [
+                ["Region", "2021", "2022"],
+                ["Asia", 8393.5, 7000],
+                [],
+                ["Europe", None, 12],
+            ],
+            "Notes": [["Prepared by finance", None, None]],
+        }
+    )
+    assert detect_kind(data, "upload.bin") == "xlsx"
+    doc = load_bytes(data, "report.xlsx")
+    assert doc.kind == "xlsx"
+    assert blocks(doc) == [
+        ("Region | 2021 | 2022", ("Revenue",), None),
+        ("Asia | 8393.5 | 7000", ("Revenue",), None),
+        ("Europe | - | 12", ("Revenue",), None),  # an empty cell keeps its column
+        ("Prepared by finance", ("Notes",), None),  # trailing empty cells dropped
+    ]
+    europe = doc.text.index("Europe")
+    assert table_headers(doc.text, [europe]) == ["Region | 2021 | 2022"]
+
+
+def test_a_formula_is_read_as_its_last_calculated_value(tmp_path: Path) -> None:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Sums"
+    sheet.append(["a", "b", "total"])
+    sheet.append([1, 2, "=A2+B2"])
+    path = tmp_path / "sums.xlsx"
+    book.save(path)
+    # openpyxl writes no cached value: the formula cell reads as empty, never as its text
+    assert "=A2+B2" not in load_path(path).text
+
+
+def test_a_csv_file_sniffs_its_delimiter_and_keeps_its_header() -> None:
+    data = b"Symbol;Name;Price\nMMM;3M;178.96\nAOS;A. O. Smith;63.08\n"
+    assert detect_kind(data, "prices.csv") == "csv"
+    assert detect_kind(data, "prices.txt") == "text"  # content alone cannot tell
+    doc = load_bytes(data, "prices.csv")
+    assert doc.text.split("\n\n") == ["Symbol | Name | Price", "MMM | 3M | 178.96",
+                                      "AOS | A. O. Smith | 63.08"]  # fmt: skip
+    assert table_headers(doc.text, [doc.text.index("AOS")]) == ["Symbol | Name | Price"]
+
+
+def test_a_cell_holding_the_cell_separator_cannot_split_its_row() -> None:
+    doc = load_bytes(b'name,value\n"a | b",1\n', "bars.csv")
+    assert doc.text.split("\n\n")[1] == "a / b | 1"
+    assert all(len(row.split(CELLS)) == 2 for row in doc.text.split("\n\n"))
+
+
+def test_reading_stops_past_the_cell_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loaders, "MAX_SHEET_CELLS", 1000)
+    data = ("\n".join(",".join(["1"] * 10) for _ in range(200))).encode()
+    with pytest.raises(DocumentError, match=r"big\.csv holds more than 1,000 cells") as caught:
+        load_bytes(data, "big.csv")
+    assert caught.value.code == "text_too_long"
+
+
+def test_a_sheet_claiming_a_million_rows_is_read_as_what_it_holds() -> None:
+    data = workbook({"Data": [["k", "v"], ["a", 1]]})
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            content = source.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                content = content.replace(b'<dimension ref="A1:B2"/>',
+                                          b'<dimension ref="A1:XFD1048576"/>')  # fmt: skip
+                assert b"XFD1048576" in content
+            target.writestr(item, content)
+    doc = load_bytes(out.getvalue(), "claims.xlsx")
+    assert doc.text == "k | v\n\na | 1"
+
+
+def test_a_workbook_zip_bomb_is_refused() -> None:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("xl/workbook.xml", bytes(5 << 20))
+    with pytest.raises(DocumentError, match=r"bomb\.xlsx contains .*zip bomb"):
+        load_bytes(out.getvalue(), "bomb.xlsx")
+
+
+def deck() -> bytes:
+    presentation = pptx.Presentation()
+    first = presentation.slides.add_slide(presentation.slide_layouts[1])  # title and content
+    first.shapes.title.text = "Response times"
+    body = first.placeholders[1].text_frame
+    body.text = "Starter plans are answered within one business day."
+    body.add_paragraph().text = "Team plans within 4 hours."
+    first.notes_slide.notes_text_frame.text = "Mention the weekend rota."
+    second = presentation.slides.add_slide(presentation.slide_layouts[6])  # blank
+    shapes = second.shapes
+    label = shapes.add_textbox(Inches(1), Inches(0.5), Inches(6), Inches(1))
+    label.text_frame.text = "Prices"
+    table = shapes.add_table(2, 2, Inches(1), Inches(2), Inches(6), Inches(2)).table
+    for r, row in enumerate([["Plan", "Price"], ["Starter", "$10"]]):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    out = io.BytesIO()
+    presentation.save(out)
+    return out.getvalue()
+
+
+def test_a_deck_reads_each_slide_as_a_page_under_its_title() -> None:
+    data = deck()
+    assert detect_kind(data, "upload.bin") == "pptx"
+    doc = load_bytes(data, "support.pptx")
+    assert doc.kind == "pptx" and doc.page_count == 2 and doc.title == "Response times"
+    assert blocks(doc) == [
+        ("Response times", ("Response times",), 1),
+        ("Starter plans are answered within one business day.", ("Response times",), 1),
+        ("Team plans within 4 hours.", ("Response times",), 1),
+        ("Notes: Mention the weekend rota.", ("Response times",), 1),
+        ("Prices", ("Prices",), 2),  # no title placeholder: its first short line
+        ("Plan | Price", ("Prices",), 2),
+        ("Starter | $10", ("Prices",), 2),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "sections", "pages"),
+    [
+        ("readxl__datasets.xlsx", "xlsx", {("mtcars",), ("chickwts",), ("quakes",)}, None),
+        ("sp500__constituents-financials.csv", "csv", {()}, None),
+        ("openchain__reference-training-slides-ISO-5230.pptx", "pptx", None, 82),
+        ("owasp-top10__OWASP_Top_10_-_2013_Final_-_English.pptx", "pptx", None, 22),
+    ],
+)
+def test_real_spreadsheets_and_decks(
+    name: str, kind: str, sections: set[tuple[str, ...]] | None, pages: int | None
+) -> None:
+    doc = load_path(shared("docs-more", name))
+    assert doc.kind == kind
+    if sections is not None:
+        assert {s.section for s in doc.segments} == sections
+    if pages is not None:
+        assert doc.page_count == pages
+        assert {s.page for s in doc.segments} <= set(range(1, pages + 1))
+        assert any(doc.text[s.start : s.end].startswith("Notes: ") for s in doc.segments)
+        assert doc.title and "PowerPoint" not in doc.title
+    else:  # every row under its header
+        rows = [doc.text[s.start : s.end] for s in doc.segments]
+        assert all(CELLS in row for row in rows[1:])
+        assert table_headers(doc.text, [doc.segments[-1].start]) != [None]
