@@ -81,3 +81,13 @@ def test_a_two_hop_answer_is_not_refused_for_a_name_its_bridge_holds(
     )
     assert result.answer is not None, result.refusal
     assert "David Weissman" in result.answer.text
+
+
+def test_a_name_is_held_as_its_adjective_or_with_one_letter_off_when_long() -> None:
+    text = ["Trade with Europe and Russia grew; Hartmanis and Stearns wrote the paper."]
+    assert asked("What European trade grew with the Russian market?").missing(text) == []
+    assert asked("What did Hatmanis and Stearn write?").missing(text) == []  # typos
+    assert asked("What did Uber write?").missing(["The User wrote it."]) == ["Uber"]  # short
+    assert asked("What did Hortmanns write?").missing(text) == ["Hortmanns"]  # two letters off
+    canadian = ["Hayden is a Canadian singer-songwriter; Buck-Tick is a Japanese band."]
+    assert asked("Hayden is from Canada, but where is Buck-Tick from?").missing(canadian) == []

@@ -28,6 +28,8 @@ from ..lexical import stem, words
 
 ABOUT_TIMES = 3  # how often a document's opening names what it is about
 COVER_CHARS = 1000  # a document's cover: its title, its owner, what it is
+TYPO_LETTERS = 6  # names this long are held with one letter wrong
+_ENDINGS = frozenset(("n", "an", "ian", "ean", "ese", "ish", "i", "ic", "s", "es", "ns", "ans"))
 YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _TOKEN = re.compile(r"[A-Za-z][\w'’&.-]*[\w]|[A-Za-z]")
 # capitalised words that name nothing in particular
@@ -59,7 +61,8 @@ class Asked:
         ``about`` (the document's opening, on its cover or where it occurs
         :data:`ABOUT_TIMES` times) hold.
         A name is held as a word, its stem, two words run together, the start of a word
-        ("Nov" of "November") or the initials of capitalised words ("USD" of "Union
+        ("Nov" of "November"), a word and a short ending ("European"), one letter off in
+        a long word (``_held``) or the initials of capitalised words ("USD" of "Union
         School District")."""
         near = _folded(" ".join(evidence))
         gone = sorted(self.years - set(YEAR.findall(near)))
@@ -92,9 +95,41 @@ def _vocabulary(text: str) -> set[str]:
 
 
 def _held(word: str, held: set[str]) -> bool:
+    """Whether ``held`` holds the name's word: as it is, stemmed, as the start of a word
+    ("Nov" of "November"), as a word and a short ending ("European" of "Europe",
+    "Canada" of "Canadian"), or with one letter wrong, missing, extra or swapped in a
+    word of :data:`TYPO_LETTERS` or more ("Hartmanis" asked as "Hatmanis")."""
     if word in held or stem(word) in held:
         return True
-    return len(word) >= 3 and any(h.startswith(word) for h in held)
+    if len(word) >= 3 and any(h.startswith(word) for h in held):
+        return True
+    if any(_derived(word, h) for h in held):
+        return True
+    return len(word) >= TYPO_LETTERS and any(_one_edit(word, h) for h in held)
+
+
+def _derived(a: str, b: str) -> bool:
+    """One word is the other with the ending of a people or a language, or both share a
+    stem that differs in its last letter: "Europe" and "European", "Canada" and
+    "Canadian", "Japan" and "Japanese" (not "India" and "indices")."""
+    shorter, longer = sorted((a, b), key=len)
+    shared = next((i for i in range(len(shorter)) if a[i] != b[i]), len(shorter))
+    return shared >= max(5, len(shorter) - 1) and longer[shared:] in _ENDINGS
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ by one letter changed, added, dropped or two swapped."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        i, j = diff[0], diff[-1]
+        return len(diff) == 2 and j == i + 1 and a[i] == b[j] and a[j] == b[i]
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k in range(len(short)) if short[k] != long[k]), len(short))
+    return short[i:] == long[i + 1 :]
 
 
 def _initials(text: str) -> set[str]:
