@@ -123,10 +123,12 @@ class Server:
                 self.process.wait(timeout=10)
 
 
-def start_server(home: Path, workers: int = 1, warm: bool = True, **env: str) -> Server:
-    """``footnoted serve`` in its own process group, answering (and with ``warm``, its
-    embedding model loaded) or failed."""
-    port = free_port()
+def start_server(
+    home: Path, workers: int = 1, warm: bool = True, port: int | None = None, **env: str
+) -> Server:
+    """``footnoted serve`` in its own process group (on ``port``, else a free one),
+    answering (and with ``warm``, its embedding model loaded) or failed."""
+    port = port or free_port()
     log = home.parent / f"server-{port}.log"
     environ = {**os.environ, "FOOTNOTED_HOME": str(home), **database_env(home), **env}
     with log.open("wb") as out:

@@ -7,11 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
-from apihelpers import Api, api
+from apihelpers import Api, api, bearer, mid
 from footnoted.api.chat import claim_is_stale
+from footnoted.service.accounts import issue_token
 
 Q = "How long do refunds take?"
+CSRF = {"X-Requested-With": "footnoted"}
 
 
 @pytest.fixture
@@ -45,3 +48,23 @@ def test_replays_and_duplicates_do_not_count(app: Api) -> None:
     bob = app.client.post("/api/chat", json={"message": Q, "message_id": "third"},
                           headers=app.bob)  # fmt: skip
     assert bob.status_code == 200  # per user
+
+
+def test_a_script_on_a_token_does_not_lock_its_owner_out_of_the_web_ui(app: Api) -> None:
+    """The web UI and each API token count in their own bucket of the same size."""
+    alice = app.service.store.find_user("alice")
+    assert alice is not None
+    script = bearer(issue_token(app.service.store, alice))
+    for n in range(2):
+        assert app.chat(Q, script).status_code == 200, n
+    assert app.chat(Q, script).status_code == 429  # the script's bucket is full
+    assert app.chat(Q, app.alice).status_code == 200  # alice's other token still asks
+    web = TestClient(app.client.app)  # the web UI: a session cookie opened with a token
+    signed_in = web.post("/api/auth/session", json={"token": app.alice["Authorization"][7:]},
+                         headers=CSRF)  # fmt: skip
+    assert signed_in.status_code == 200
+    for n in range(2):
+        r = web.post("/api/chat", json={"message": Q, "message_id": mid()}, headers=CSRF)
+        assert r.status_code == 200, n
+    r = web.post("/api/chat", json={"message": Q, "message_id": mid()}, headers=CSRF)
+    assert r.status_code == 429 and "2 chat requests" in r.json()["error"]["message"]

@@ -290,6 +290,35 @@ def test_a_fresh_server_prepares_the_model_then_answers(site: Site) -> None:
         fresh.stop()
 
 
+def test_the_sidebar_says_the_server_is_unreachable_and_recovers_by_itself(site: Site) -> None:
+    """The server stops: the history sidebar says "Can't reach the server — retrying…"
+    (never a raw "Failed to fetch") and, when the server is back, lists the conversations
+    again without a reload."""
+    own = start_server(site.server.home, FOOTNOTED_RATE_LIMIT="0")
+    port = int(own.url.rsplit(":", 1)[1])
+    ctx = site.browser.new_context(base_url=own.url)
+    page = ctx.new_page()
+    try:
+        page.goto("/")
+        sign_in(page, site.alice)
+        ask(page, QUESTION)
+        last_answer(page)
+        page.wait_for_selector("#sessions .session")
+        own.stop()
+        page.select_option("#origin-filter", "")  # any refresh of the list while it is down
+        status = page.locator("#sessions .sessions-error")
+        status.wait_for(timeout=15_000)
+        assert status.inner_text() == "Can't reach the server — retrying…"
+        assert "Failed to fetch" not in page.locator("#sessions").inner_text()
+        screenshot(page, "36-sidebar-server-unreachable")
+        own = start_server(site.server.home, port=port, FOOTNOTED_RATE_LIMIT="0")
+        page.wait_for_selector("#sessions .session", timeout=30_000)  # no reload
+        assert page.locator("#sessions .sessions-error").count() == 0
+    finally:
+        ctx.close()
+        own.stop()
+
+
 def ask_api(url: str, token: str) -> dict[str, Any]:
     body = {"message": QUESTION, "message_id": uuid.uuid4().hex}
     r = httpx.post(url + "/api/chat", json=body, headers=bearer(token), timeout=120)
@@ -965,6 +994,34 @@ def test_llm_answer_shows_badges_while_it_streams(site: Site) -> None:
         site.llm.script = Script(words("Annual plans are refunded in full [1]."))
         with site.api(site.admin) as api:
             api.put("/api/collections/default/settings", json={"generation_mode": "extractive"})
+
+
+def test_admin_tabs_follow_the_arrow_keys(site: Site) -> None:
+    """The admin tabs are a WAI-ARIA tablist: Left/Right (wrapping), Home and End move to
+    a tab and show its panel; only the selected tab is a Tab stop, so Tab goes on into
+    the panel."""
+    page = site.page(site.admin)
+    page.click("#open-admin")
+    page.wait_for_selector("#admin-view:visible")
+    page.focus("#tabbtn-docs")
+
+    def at() -> tuple[str, str, list[str]]:
+        focused = page.evaluate("document.activeElement.id")
+        selected = page.locator(".tab[aria-selected=true]").get_attribute("id") or ""
+        shown = [p.get_attribute("id") or "" for p in page.locator(".tab-panel:visible").all()]
+        return focused, selected, shown
+
+    moves = [("ArrowRight", "settings"), ("ArrowRight", "refusals"), ("ArrowRight", "docs"),
+             ("ArrowLeft", "refusals"), ("Home", "docs"), ("End", "refusals")]  # fmt: skip
+    for key, name in moves:
+        page.keyboard.press(key)
+        assert at() == (f"tabbtn-{name}", f"tabbtn-{name}", [f"tab-{name}"]), key
+    stops = page.evaluate("[...document.querySelectorAll('.tab')].map(t => t.tabIndex)")
+    assert stops == [-1, -1, 0]
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "tab-refusals"  # into the panel
+    assert not page.errors
+    page.context.close()
 
 
 def test_phone_admin_does_not_scroll_sideways(site: Site) -> None:

@@ -1,7 +1,9 @@
-"""Limits: chat requests per user per minute, and request body sizes.
+"""Limits: chat requests per user and client per minute, and request body sizes.
 
 The rate limit counts in the database (one ``BEGIN IMMEDIATE`` transaction per
-request), so it holds across every worker process that shares the database.
+request), so it holds across every worker process that shares the database. Each user
+has one bucket for the web UI and one for each API token they use, so a script running
+on a token cannot use up its owner's allowance in the web UI (or another script's).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import time
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import RateLimited, TooLarge
-from ..records import User
+from ..records import Origin, User
 from ..stores.base import Store
 from .responses import from_error
 
@@ -26,17 +28,28 @@ class RateLimiter:
         self.store = store
         self.per_minute = per_minute
 
-    def check(self, user: User) -> None:
-        """Count one chat request; raise ``RateLimited`` (429) over the limit."""
+    def check(self, user: User, origin: Origin) -> None:
+        """Count one chat request in its client's bucket; raise ``RateLimited`` (429) over
+        the limit."""
         if self.per_minute <= 0:
             return
-        wait = self.store.take_rate_slot(user.id, self.per_minute, WINDOW_S, time.time())
+        at = time.time()
+        wait = self.store.take_rate_slot(
+            user.id, bucket(user, origin), self.per_minute, WINDOW_S, at
+        )
         if wait is not None:
             seconds = max(1, math.ceil(wait))
             raise RateLimited(
                 f"More than {self.per_minute} chat requests in a minute; try again in {seconds} s.",
                 retry_after=seconds,
             )
+
+
+def bucket(user: User, origin: Origin) -> str:
+    """The client a chat request counts against: the web UI, or the API token it sent."""
+    if origin == "web":
+        return "web"
+    return f"token:{user.token_id}" if user.token_id else origin
 
 
 class BodyLimit:

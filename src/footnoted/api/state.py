@@ -57,7 +57,7 @@ class AppState:
         if claim.outcome != "new":
             return claim, turn
         try:
-            self.limiter.check(user)
+            self.limiter.check(user, origin)
         except RateLimited:
             self.chat.release(turn)
             raise

@@ -315,8 +315,11 @@ class AccountsSQL(SQL):
         return [audit_from(r) for r in rows]
 
     # -- the chat rate limit ---------------------------------------------------------------
-    def take_rate_slot(self, user_id: str, limit: int, window_s: float, at: float) -> float | None:
-        """Count one request in a sliding window; None if allowed, else seconds to wait.
+    def take_rate_slot(
+        self, user_id: str, bucket: str, limit: int, window_s: float, at: float
+    ) -> float | None:
+        """Count one request in the user's ``bucket`` (a client of theirs) in a sliding
+        window; None if allowed, else seconds to wait.
 
         Counted in one transaction under the user's lock, so the limit holds across every
         process that shares the database. Refused requests are not counted.
@@ -325,17 +328,22 @@ class AccountsSQL(SQL):
             self._lock(db, "rate", user_id)
             self._run(
                 db,
-                "DELETE FROM rate_events WHERE user_id = ? AND at <= ?",
-                (user_id, at - window_s),
+                "DELETE FROM rate_events WHERE user_id = ? AND bucket = ? AND at <= ?",
+                (user_id, bucket, at - window_s),
             )
             row = self._run(
                 db,
-                "SELECT count(*) AS n, min(at) AS oldest FROM rate_events WHERE user_id = ?",
-                (user_id,),
+                "SELECT count(*) AS n, min(at) AS oldest FROM rate_events"
+                " WHERE user_id = ? AND bucket = ?",
+                (user_id, bucket),
             ).fetchone()
             if row is not None and row["n"] >= limit:
                 return max(0.0, float(row["oldest"]) + window_s - at)
-            self._run(db, "INSERT INTO rate_events (user_id, at) VALUES (?, ?)", (user_id, at))
+            self._run(
+                db,
+                "INSERT INTO rate_events (user_id, bucket, at) VALUES (?, ?, ?)",
+                (user_id, bucket, at),
+            )
         return None
 
 

@@ -235,8 +235,11 @@ class AccountStore(Protocol):
         """Admins' changes, newest first."""
         ...
 
-    def take_rate_slot(self, user_id: str, limit: int, window_s: float, at: float) -> float | None:
-        """Count a request atomically (across processes); None or seconds to wait."""
+    def take_rate_slot(
+        self, user_id: str, bucket: str, limit: int, window_s: float, at: float
+    ) -> float | None:
+        """Count a request in the user's ``bucket`` atomically (across processes); None or
+        seconds to wait."""
         ...
 
 

@@ -422,14 +422,27 @@ def test_rate_slots_slide_and_hold_across_two_stores(open_new: OpenStore) -> Non
     one, two = open_new(), open_new()
     user = one.create_user("limited").id
     at = 1000.0
-    assert one.take_rate_slot(user, 3, 60, at) is None
-    assert two.take_rate_slot(user, 3, 60, at + 1) is None
-    assert one.take_rate_slot(user, 3, 60, at + 2) is None
-    assert two.take_rate_slot(user, 3, 60, at + 10) == pytest.approx(50.0)
-    assert one.take_rate_slot(user, 3, 60, at + 20) == pytest.approx(40.0)  # refusals not counted
-    assert one.take_rate_slot("someone-else", 3, 60, at + 20) is None
-    assert two.take_rate_slot(user, 3, 60, at + 60.5) is None  # the first slot has expired
-    assert one.take_rate_slot(user, 3, 60, at + 60.6) == pytest.approx(0.4)
+    assert one.take_rate_slot(user, "web", 3, 60, at) is None
+    assert two.take_rate_slot(user, "web", 3, 60, at + 1) is None
+    assert one.take_rate_slot(user, "web", 3, 60, at + 2) is None
+    assert two.take_rate_slot(user, "web", 3, 60, at + 10) == pytest.approx(50.0)
+    assert one.take_rate_slot(user, "web", 3, 60, at + 20) == pytest.approx(
+        40.0
+    )  # refusals not counted
+    assert one.take_rate_slot("someone-else", "web", 3, 60, at + 20) is None
+    assert two.take_rate_slot(user, "web", 3, 60, at + 60.5) is None  # the first slot has expired
+    assert one.take_rate_slot(user, "web", 3, 60, at + 60.6) == pytest.approx(0.4)
+    assert two.take_rate_slot(user, "token:t1", 3, 60, at + 60.6) is None  # its own bucket
+
+
+def test_each_client_of_a_user_has_its_own_rate_bucket(open_new: OpenStore) -> None:
+    store = open_new()
+    user = store.create_user("scripted").id
+    for n in range(2):
+        assert store.take_rate_slot(user, "token:script", 2, 60, 1000.0 + n) is None
+    assert store.take_rate_slot(user, "token:script", 2, 60, 1003.0) == pytest.approx(57.0)
+    assert store.take_rate_slot(user, "web", 2, 60, 1003.0) is None  # the web UI still asks
+    assert store.take_rate_slot(user, "token:other", 2, 60, 1003.0) is None
 
 
 def test_concurrent_rate_slots_never_exceed_the_limit(open_new: OpenStore) -> None:
@@ -438,7 +451,7 @@ def test_concurrent_rate_slots_never_exceed_the_limit(open_new: OpenStore) -> No
     now = time.time()
     with ThreadPoolExecutor(8) as pool:
         results = list(
-            pool.map(lambda i: stores[i % 2].take_rate_slot(user, 5, 60, now), range(24))
+            pool.map(lambda i: stores[i % 2].take_rate_slot(user, "web", 5, 60, now), range(24))
         )
     assert sum(r is None for r in results) == 5
 
@@ -713,7 +726,7 @@ def test_deleting_a_user_deletes_their_data_and_nobody_elses(store: Store) -> No
         store.complete_chat(user.id, "m1", claim.session_id, reply(), {"type": "answer"}, None)
         store.claim_chat(user.id, "m2", "Other?", None, "Other?", "w:1", never_stale)
         store.log_refusal(RefusalEntry("Who?", "default", 0.1, 0.35, "no_evidence"), user.id)
-        store.take_rate_slot(user.id, 10, 60.0, 1000.0)
+        store.take_rate_slot(user.id, "web", 10, 60.0, 1000.0)
         sessions[user.name] = claim.session_id
     gone = store.delete_user(alice.id, ADMIN)
     assert gone["sessions"] == 2 and gone["messages"] == 2 and gone["tokens"] == 1

@@ -379,3 +379,18 @@ def chunk_table_headers(db: sqlite3.Connection) -> None:
     with it). Chunks stored before have none (NULL): their header is looked for in the
     text above them, until the document is reprocessed."""
     db.execute("ALTER TABLE chunks ADD COLUMN header TEXT")
+
+
+@MIGRATIONS.step
+def rate_limit_buckets(db: sqlite3.Connection) -> None:
+    """The chat rate limit counts per user and client (the web UI, each API token), so a
+    script cannot use up its owner's allowance in the web UI. Counts made before were
+    the user's one bucket (``''``); they expire within the minute."""
+    run_script(
+        db,
+        """
+        ALTER TABLE rate_events ADD COLUMN bucket TEXT NOT NULL DEFAULT '';
+        DROP INDEX rate_events_user;
+        CREATE INDEX rate_events_user ON rate_events (user_id, bucket, at);
+        """,
+    )

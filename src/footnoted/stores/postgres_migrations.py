@@ -411,3 +411,16 @@ def migrate(url: str, dim: int) -> list[str]:
 def chunk_table_headers(db: psycopg.Connection[Any], dim: int) -> None:
     """Each chunk keeps the header row of the table it starts among (see SQLite's step)."""
     db.execute("ALTER TABLE chunks ADD COLUMN header TEXT")
+
+
+@MIGRATIONS.step
+def rate_limit_buckets(db: psycopg.Connection[Any], dim: int) -> None:
+    """The chat rate limit counts per user and client (see SQLite's step)."""
+    run_script(
+        db,
+        """
+        ALTER TABLE rate_events ADD COLUMN bucket TEXT NOT NULL DEFAULT '';
+        DROP INDEX rate_events_user;
+        CREATE INDEX rate_events_user ON rate_events (user_id, bucket, at)
+        """,
+    )

@@ -31,6 +31,7 @@ STEPS = (
     "document_progress",
     "token_parents_owner_and_audit_targets",
     "chunk_table_headers",
+    "rate_limit_buckets",
 )
 _NUMBERED = re.compile(r"^m\d{3}_")
 

@@ -8,6 +8,7 @@ const ASYNC = { Prefer: "respond-async" }; // uploads and reprocessing answer at
 export function initAdmin(collections) {
   for (const tab of document.querySelectorAll(".tab")) {
     tab.addEventListener("click", () => showTab(tab.dataset.tab));
+    tab.addEventListener("keydown", moveBetweenTabs);
   }
   const zone = $("#dropzone");
   const input = $("#file-input");
@@ -46,8 +47,25 @@ export function fillCollections(collections) {
   }
 }
 
+// The tabs as WAI-ARIA describes a tablist: Left/Right (wrapping), Home and End move to
+// a tab and show it; Tab leaves the list for the panel (only the selected tab is a stop).
+function moveBetweenTabs(event) {
+  const tabs = [...document.querySelectorAll(".tab")];
+  const at = tabs.indexOf(event.currentTarget);
+  const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  const tab = tabs[(to + tabs.length) % tabs.length];
+  showTab(tab.dataset.tab);
+  tab.focus();
+}
+
 export function showTab(name) {
-  for (const tab of document.querySelectorAll(".tab")) tab.setAttribute("aria-selected", String(tab.dataset.tab === name));
+  for (const tab of document.querySelectorAll(".tab")) {
+    const selected = tab.dataset.tab === name;
+    tab.setAttribute("aria-selected", String(selected));
+    tab.tabIndex = selected ? 0 : -1;
+  }
   for (const panel of document.querySelectorAll(".tab-panel")) panel.hidden = panel.id !== `tab-${name}`;
   if (name === "docs") refreshDocuments();
   if (name === "settings") { loadSettings(); loadLLM(); }

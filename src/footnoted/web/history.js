@@ -23,16 +23,32 @@ export function setUrl(sessionId, { replace = false } = {}) {
   else window.history.pushState(state, "", path);
 }
 
+// While the server cannot be reached (or answers 5xx), the list says so and tries again
+// by itself, less often the longer it lasts; one retry is pending at a time.
+let retry = { timer: null, attempt: 0 };
+
+function retryLater() {
+  clearTimeout(retry.timer);
+  const wait = Math.min(10000, 1000 * 2 ** retry.attempt);
+  retry.attempt += 1;
+  retry.timer = setTimeout(refreshSessions, wait);
+}
+
 export async function refreshSessions() {
   const list = $("#sessions");
   const origin = $("#origin-filter").value;
+  clearTimeout(retry.timer);
   let sessions;
   try {
     sessions = await get(`/api/sessions?limit=200${origin ? `&origin=${origin}` : ""}`);
   } catch (error) {
-    clear(list).append(el("li", { class: "muted", text: error.message }));
+    const transient = !(error instanceof ApiError) || error.status >= 500;
+    const text = transient ? "Can't reach the server — retrying…" : error.message;
+    clear(list).append(el("li", { class: "muted sessions-error", role: "status", text }));
+    if (transient) retryLater();
     return;
   }
+  retry.attempt = 0;
   clear(list);
   if (!sessions.length) list.append(el("li", { class: "muted sessions-empty", text: "No conversations yet." }));
   for (const session of sessions) list.append(sessionItem(session));
