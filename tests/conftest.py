@@ -26,6 +26,7 @@ BOTH_BACKENDS = {
     "test_api_server",
     "test_api_sessions",
     "test_api_settings",
+    "test_feedback",
     "test_llm",
     "test_llm_connection",
     "test_v1",

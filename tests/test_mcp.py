@@ -3,6 +3,7 @@ subprocess, and ``/mcp`` on a real ``footnoted serve`` over streamable HTTP."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 import os
@@ -110,9 +111,10 @@ def seen(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 def test_tools_are_listed_with_their_output_schemas(seen: dict[str, Any]) -> None:
     tools = {t.name: t for t in seen["tools"]}
-    assert set(tools) == {"ask", "search"}
+    assert set(tools) == {"ask", "search", "feedback"}
     for tool in tools.values():
-        assert tool.output_schema is not None and tool.annotations.read_only_hint
+        assert tool.output_schema is not None
+        assert tool.annotations.read_only_hint == (tool.name != "feedback")
     assert "refused" in tools["ask"].output_schema["properties"]
 
 
@@ -195,6 +197,50 @@ def test_http_questions_are_in_the_users_history_and_refusal_log(
     ).items()
 
 
+def test_http_feedback_on_an_answer_reaches_the_admins_queue(server: Served) -> None:
+    """An ``ask`` answer's ``message_id`` is what ``feedback`` names: the word and a
+    flagged source land in the queue with the question, the answer and the passage."""
+
+    async def run() -> tuple[CallToolResult, CallToolResult, CallToolResult, CallToolResult]:
+        async with http_client(server, server.token) as client:
+            answer = await client.call_tool("ask", {"question": QUESTION})
+            message_id = data(answer)["message_id"]
+            word = await client.call_tool(
+                "feedback", {"message_id": message_id, "kind": "unhelpful", "note": "too short"}
+            )
+            flag = await client.call_tool(
+                "feedback", {"message_id": message_id, "kind": "wrong_page", "citation": 1}
+            )
+            bad = await client.call_tool(
+                "feedback", {"message_id": message_id, "kind": "wrong_page"}
+            )
+            return answer, word, flag, bad
+
+    answer, word, flag, bad = asyncio.run(run())
+    assert (
+        not word.is_error and data(word)["kind"] == "unhelpful" and data(word)["status"] == "open"
+    )
+    assert "the admins see it" in text(word)
+    assert not flag.is_error and data(flag)["kind"] == "wrong_page"
+    assert bad.is_error and "citation_required" in text(bad)
+    queue = json.loads(cli(server.home, "feedback", "list", "--json").stdout)
+    mine = [f for f in queue if f["message_id"] == data(answer)["message_id"]]
+    assert {f["kind"] for f in mine} == {"unhelpful", "wrong_page"}
+    flagged = next(f for f in mine if f["kind"] == "wrong_page")
+    assert flagged["question"] == QUESTION and flagged["user_name"] == "alice"
+    assert flagged["passage"]["index"] == 1 and flagged["passage"]["text"]
+    assert next(f for f in mine if f["kind"] == "unhelpful")["note"] == "too short"
+
+
+def test_stdio_feedback_says_it_needs_a_server(server: Served) -> None:
+    async def run() -> CallToolResult:
+        async with Client(stdio_params(server.env())) as client:
+            return await client.call_tool("feedback", {"message_id": "m1", "kind": "helpful"})
+
+    result = asyncio.run(run())
+    assert result.is_error and "feedback_needs_server" in text(result)
+
+
 def test_http_needs_a_token(server: Served) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     for headers in ({}, {"Authorization": "Bearer fn_wrong"}):
@@ -218,7 +264,7 @@ def test_the_mcp_page_python_example_runs(server: Served) -> None:
     run = run_python("mcp.md", server)
     assert run.returncode == 0, run.stderr
     out = run.stdout
-    assert out.splitlines()[0] in ("['ask', 'search']", "['search', 'ask']")
+    assert sorted(ast.literal_eval(out.splitlines()[0])) == ["ask", "feedback", "search"]
     assert "\n\nSources:\n[1] Data Retention Policy — Section Data Retention Policy" in out
     assert "1 Data Retention Policy None Data Retention Policy > Closed accounts" in out
     assert f"   {server.url}/api/documents/" in out and "| When an account is closed" in out

@@ -372,6 +372,7 @@ def test_the_docs_page_example_runs_and_shows_the_sources(app: Live) -> None:
     assert f"[1] Data Retention Policy {app.url}/api/documents/" in printed
     assert "url_citation Data Retention Policy" in printed
     assert "Refused: I couldn't find the answer" in printed
+    assert "Feedback: open" in printed  # the first answer's source [1] flagged
 
 
 def test_a_follow_up_reads_the_previous_answer_without_its_sources_block(app: Live) -> None:

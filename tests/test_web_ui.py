@@ -1011,17 +1011,89 @@ def test_admin_tabs_follow_the_arrow_keys(site: Site) -> None:
         shown = [p.get_attribute("id") or "" for p in page.locator(".tab-panel:visible").all()]
         return focused, selected, shown
 
-    moves = [("ArrowRight", "settings"), ("ArrowRight", "refusals"), ("ArrowRight", "docs"),
-             ("ArrowLeft", "refusals"), ("Home", "docs"), ("End", "refusals")]  # fmt: skip
+    moves = [("ArrowRight", "settings"), ("ArrowRight", "refusals"), ("ArrowRight", "feedback"),
+             ("ArrowRight", "docs"), ("ArrowLeft", "feedback"), ("Home", "docs"),
+             ("End", "feedback")]  # fmt: skip
     for key, name in moves:
         page.keyboard.press(key)
         assert at() == (f"tabbtn-{name}", f"tabbtn-{name}", [f"tab-{name}"]), key
     stops = page.evaluate("[...document.querySelectorAll('.tab')].map(t => t.tabIndex)")
-    assert stops == [-1, -1, 0]
+    assert stops == [-1, -1, -1, 0]
     page.keyboard.press("Tab")
-    assert page.evaluate("document.activeElement.id") == "tab-refusals"  # into the panel
+    assert page.evaluate("document.activeElement.id") == "tab-feedback"  # into the panel
     assert not page.errors
     page.context.close()
+
+
+def test_feedback_from_an_answer_and_a_source_reaches_the_admins_queue(site: Site) -> None:
+    """A user marks an answer "Not helpful" with a note and the right answer, and flags a
+    source as the wrong page; the admin sees both in the Feedback tab with the question,
+    the answer and the flagged passage (opened in the viewer), and resolves one."""
+    question = "What does the backlink feature of a wiki display?"
+    page = site.page(site.alice)
+    page.select_option("#collection", "wiki")
+    ask(page, question)
+    answer = last_answer(page)
+    answer.get_by_role("button", name="Not helpful").click()
+    answer.locator(".feedback-form textarea").fill("It should list the linking pages.")
+    answer.locator(".feedback-answer").fill("pages that link to the current page")
+    answer.locator(".feedback-form").get_by_role("button", name="Send").click()
+    expect_text(
+        answer.locator(".feedback > .feedback-row .feedback-status"), "your admins will see this"
+    )
+    assert answer.get_by_role("button", name="Not helpful").get_attribute("aria-pressed") == "true"
+    answer.locator("summary").first.click()  # the sources
+    source = answer.locator("li.source").first
+    source.get_by_role("button", name="Flag").click()
+    source.get_by_label("Wrong page or section").check()
+    source.locator(".feedback-form").get_by_role("button", name="Send").click()
+    expect_text(source.locator(".feedback-status"), "your admins will see this")
+    screenshot(page, "37-feedback-given")
+    assert not page.errors
+    page.context.close()
+
+    admin = site.page(site.admin)
+    admin.click("#open-admin")
+    admin.click("#tabbtn-feedback")
+    items = admin.locator(".feedback-item")
+    items.first.wait_for()
+    mine = admin.locator(".feedback-item", has_text=question)
+    assert mine.count() == 2
+    flagged = mine.filter(has_text="Wrong page")
+    assert "source [1]" in flagged.locator(".feedback-kind").inner_text()
+    unhelpful = mine.filter(has_text="Not helpful")
+    assert "It should list the linking pages." in unhelpful.inner_text()
+    assert (
+        "pages that link to the current page"
+        in unhelpful.locator(".feedback-correction").inner_text()
+    )
+    assert "alice" in unhelpful.locator(".feedback-head").inner_text()
+    screenshot(admin, "38-feedback-queue")
+    flagged.locator(".feedback-open").click()
+    admin.wait_for_selector("#viewer:visible")
+    admin.wait_for_selector("#viewer mark.exact, #viewer .pdf-mark", timeout=20_000)
+    admin.click("#viewer-close")
+    flagged.locator(".feedback-resolution").fill("Re-ingested with page labels")
+    flagged.get_by_role("button", name="Resolve").click()
+    admin.wait_for_function(
+        "q => [...document.querySelectorAll('.feedback-item')]"
+        ".filter(i => i.textContent.includes(q)).length === 1",
+        arg=question,
+    )  # the open queue keeps the other one
+    admin.select_option("#feedback-status", "resolved")
+    resolved = admin.locator(".feedback-item", has_text="Re-ingested with page labels")
+    resolved.wait_for()
+    assert "Resolved by admin" in resolved.inner_text()
+    assert not admin.errors
+    admin.context.close()
+
+
+def expect_text(locator: Any, text: str, timeout: float = 10_000) -> None:
+    locator.wait_for(timeout=timeout)
+    deadline = time.monotonic() + timeout / 1000
+    while text not in locator.inner_text():
+        assert time.monotonic() < deadline, locator.inner_text()
+        time.sleep(0.05)
 
 
 def test_phone_admin_does_not_scroll_sideways(site: Site) -> None:

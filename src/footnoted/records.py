@@ -97,6 +97,16 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True)
+class ChatExchange:
+    """One chat request as stored: its question, its reply and the collection it asked
+    (None for requests stored before collections were recorded)."""
+
+    question: Message
+    reply: Message
+    collection: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Claim:
     """The outcome of claiming ``(user, message_id)`` for one chat request.
 
@@ -122,6 +132,46 @@ class RefusalEntry:
     user_name: str | None = None
     created_at: str = ""
     id: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+FeedbackKind = Literal["helpful", "unhelpful", "does_not_say", "wrong_page"]
+"""What a user says: of an answer, ``helpful`` or ``unhelpful``; of one cited source,
+``does_not_say`` (the passage does not say what the answer quotes it for) or
+``wrong_page`` (the right text, cited to the wrong page or section)."""
+ANSWER_VERDICTS: tuple[FeedbackKind, ...] = ("helpful", "unhelpful")
+SOURCE_FLAGS: tuple[FeedbackKind, ...] = ("does_not_say", "wrong_page")
+FeedbackStatus = Literal["open", "resolved"]
+
+
+@dataclass(frozen=True, slots=True)
+class Feedback:
+    """One user's word on one answer (or one of its cited sources), with the question,
+    the answer and the flagged passage kept as they were shown: the queue reads the same
+    after the conversation is deleted or the document changes. A user's later word on the
+    same answer or source replaces the earlier one (and opens it again)."""
+
+    id: str
+    kind: FeedbackKind
+    user_id: str
+    user_name: str
+    message_id: str  # the chat request's id (the client's message_id)
+    session_id: str
+    collection: str | None
+    question: str
+    answer: str
+    answer_type: MessageType  # "answer" or "refusal"
+    citation: int | None  # the flagged source's index; None for a word on the answer
+    passage: dict[str, Any] | None  # that citation as it was shown
+    note: str
+    correction: dict[str, Any] | None  # what the user says is right (see service/feedback.py)
+    created_at: str
+    status: FeedbackStatus = "open"
+    resolved_by: str | None = None
+    resolved_at: str | None = None
+    resolution: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -236,6 +236,7 @@ class ChatService:
             payload,
             refusal,
             cancelled or (lambda: False),
+            collection=turn.collection,
         )
 
     # -- SSE --------------------------------------------------------------------------------

@@ -29,7 +29,8 @@ from ..answering.citations import make_citation
 from ..errors import Unauthorized
 from ..mcp.tools import build_server
 from ..models import Citation
-from ..records import User
+from ..records import FeedbackKind, User
+from ..service import feedback
 from ..service.facade import Footnoted
 from .auth import user_for
 from .schemas import ChatRequest
@@ -75,6 +76,12 @@ class Served:
             cites = self._absolute(Citation.from_dict(c) for c in payload["citations"])
             payload = {**payload, "citations": [c.to_dict() for c in cites]}
         return payload
+
+    def feedback(
+        self, message_id: str, kind: FeedbackKind, citation: int | None, note: str
+    ) -> dict[str, Any]:
+        store = self.service.store
+        return feedback.give(store, self.user, message_id, kind, citation, note).to_dict()
 
 
 def _served(ctx: Context[Any, Any]) -> Served:

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..records import Origin
+from ..records import FeedbackKind, FeedbackStatus, Origin
 from ..service.facade import MAX_QUESTION_CHARS
 from ..settings import MAX_EXAMPLES, ExampleQuestion, GenerationMode, LinkMode
 
@@ -274,6 +274,73 @@ class RefusalLogOut(BaseModel):
     reason: str
     user_name: str | None
     created_at: str
+
+
+class CorrectionIn(BaseModel):
+    """What the user says is right: the answer's words and where they are written, or
+    that the documents do not answer the question."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    answer: str | None = Field(
+        default=None, max_length=500, description="A phrase the right answer contains."
+    )
+    document_id: str | None = Field(
+        default=None, max_length=100, description="The document that says it."
+    )
+    page: int | None = Field(default=None, ge=1, le=100_000, description="Its page.")
+    section: str | None = Field(default=None, max_length=300, description="Or its section.")
+    unanswerable: bool = Field(
+        default=False, description="The documents do not answer this: it should be refused."
+    )
+
+
+class FeedbackIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: FeedbackKind = Field(
+        description="`helpful` or `unhelpful` (the answer), `does_not_say` or `wrong_page` "
+        "(the source named by `citation`)."
+    )
+    citation: int | None = Field(
+        default=None, ge=1, le=1000, description="The flagged source's [N] (source flags only)."
+    )
+    note: str = Field(default="", max_length=2000, description="Anything the admins should know.")
+    correction: CorrectionIn | None = None
+
+
+class V1FeedbackIn(FeedbackIn):
+    id: str = Field(
+        min_length=1, max_length=200, description="The completion's or response's `id`."
+    )
+
+
+class FeedbackOut(BaseModel):
+    id: str
+    kind: FeedbackKind
+    user_id: str
+    user_name: str
+    message_id: str
+    session_id: str
+    collection: str | None
+    question: str
+    answer: str
+    answer_type: str
+    citation: int | None
+    passage: dict[str, Any] | None = Field(description="The flagged source as it was shown.")
+    note: str
+    correction: dict[str, Any] | None
+    created_at: str
+    status: FeedbackStatus
+    resolved_by: str | None
+    resolved_at: str | None
+    resolution: str | None
+
+
+class ResolveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    note: str = Field(default="", max_length=2000, description="What was done about it.")
 
 
 class UserOut(BaseModel):

@@ -26,6 +26,7 @@ from . import help as cli_help
 from .ask import ask
 from .db import db_app
 from .errors import failure
+from .feedback import feedback_app
 from .mcp import mcp
 from .server import refusals, serve
 from .users import user_app
@@ -41,6 +42,7 @@ app.add_typer(eval_app, name="eval")
 app.add_typer(bench_app, name="bench")
 app.add_typer(user_app, name="user")
 app.add_typer(db_app, name="db")
+app.add_typer(feedback_app, name="feedback")
 app.command()(ask)
 app.command()(serve)
 app.command()(refusals)

@@ -269,7 +269,10 @@ def docs(
     data: Annotated[
         Path,
         typer.Option(
-            exists=True, file_okay=False, help="Holds pdfs/, pdfs-more/, html/, docs-more/."
+            exists=True,
+            file_okay=False,
+            help="The shared data folder (pdfs/, pdfs-more/, html/, docs-more/), or any "
+            "folder of documents (all of it is read).",
         ),
     ] = Path("../shared/data"),
     split: Annotated[str, typer.Option(help="tune, report (the frozen half) or all.")] = "all",

@@ -246,17 +246,21 @@ class DocsResult:
 
 
 def data_files(root: Path) -> list[Path]:
-    """The real documents under ``root``: every file in :data:`FOLDERS`, but notes."""
-    files = [
+    """The real documents under ``root``: every file in :data:`FOLDERS` (the shared data
+    folder), but notes; a folder without them (a team's own documents, for the questions
+    ``footnoted feedback export`` writes) is read whole, its subfolders too."""
+    if not any((root / folder).is_dir() for folder in FOLDERS):
+        files = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
+        if not files:
+            raise InvalidInput(f"{root} holds no documents.")
+        return files
+    return [
         p
         for folder in FOLDERS
         if (root / folder).is_dir()
         for p in sorted((root / folder).iterdir())
         if p.is_file() and p.name not in SKIPPED_NAMES
     ]
-    if not files:
-        raise InvalidInput(f"{root} holds none of the folders {', '.join(FOLDERS)}.")
-    return files
 
 
 @contextmanager

@@ -14,7 +14,9 @@ from mcp.server.mcpserver import Context
 
 from ..answering.citations import make_citation
 from ..api.wire import answer_here
+from ..errors import InvalidInput
 from ..models import Citation
+from ..records import FeedbackKind
 from ..service.facade import Footnoted
 from ..settings import Settings
 from .tools import build_server
@@ -32,6 +34,15 @@ class Local:
 
     def ask(self, question: str, collection: str) -> dict[str, Any]:
         return answer_here(self.service, question, collection)
+
+    def feedback(
+        self, message_id: str, kind: FeedbackKind, citation: int | None, note: str
+    ) -> dict[str, Any]:
+        raise InvalidInput(
+            "footnoted mcp keeps no history to give feedback on: connect to a server's /mcp "
+            "(its answers are stored for their user and carry a message_id).",
+            code="feedback_needs_server",
+        )
 
 
 def serve_stdio(settings: Settings | None = None) -> None:

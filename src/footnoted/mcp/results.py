@@ -44,6 +44,11 @@ class Passage(Cited):
 
 class AskResult(BaseModel):
     type: Literal["answer", "refusal"]
+    message_id: str | None = Field(
+        default=None,
+        description="The answer's id in the user's history (the server's /mcp): what "
+        "`feedback` names.",
+    )
     refused: bool = Field(description="True when the documents do not hold the answer.")
     answer: str | None = Field(description="The answer, its [N] markers naming sources.")
     sources: list[Source]
@@ -57,6 +62,19 @@ class AskResult(BaseModel):
     message: str | None = Field(description="A refusal's sentence.")
     suggestions: list[str]
     evidence: dict[str, Any] | None = Field(description="A refusal's best score and threshold.")
+
+
+class FeedbackResult(BaseModel):
+    id: str
+    kind: str
+    status: str
+
+
+def noted(item: dict[str, Any]) -> CallToolResult:
+    """The ``feedback`` tool's result: what was recorded."""
+    data = FeedbackResult(id=item["id"], kind=item["kind"], status=item["status"])
+    text = f"Recorded: {data.kind} (feedback {data.id}); the admins see it in their queue."
+    return _result(text, data)
 
 
 class SearchResult(BaseModel):
@@ -115,6 +133,7 @@ def answered(payload: dict[str, Any]) -> CallToolResult:
     grounding = payload.get("grounding") or {}
     data = AskResult(
         type="answer",
+        message_id=payload.get("message_id"),
         refused=False,
         answer=str(payload["answer"]),
         sources=sources,
@@ -137,6 +156,7 @@ def refused(payload: dict[str, Any]) -> CallToolResult:
     evidence = dict(payload.get("evidence") or {})
     data = AskResult(
         type="refusal",
+        message_id=payload.get("message_id"),
         refused=True,
         answer=None,
         sources=[],

@@ -19,6 +19,7 @@ from pydantic import Field
 from .. import __version__
 from ..errors import FootnotedError
 from ..models import Citation
+from ..records import FeedbackKind
 from ..service.facade import MAX_QUESTION_CHARS, Footnoted
 from . import results
 
@@ -50,6 +51,12 @@ class Backend(Protocol):
 
     def ask(self, question: str, collection: str) -> dict[str, Any]:
         """``/api/chat``'s JSON answer or refusal."""
+        ...
+
+    def feedback(
+        self, message_id: str, kind: FeedbackKind, citation: int | None, note: str
+    ) -> dict[str, Any]:
+        """Record the caller's word on their answer ``message_id``."""
         ...
 
 
@@ -105,6 +112,24 @@ def build_server(backend_for: BackendFor) -> MCPServer:
         backend = backend_for(ctx)
         coll = collection_name(backend.service, collection)
         return _call(lambda: results.reply(backend.ask(question, coll)))
+
+    @server.tool(
+        title="Give feedback on an answer",
+        annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False),
+    )
+    def feedback(
+        message_id: Annotated[str, Field(min_length=1, max_length=200)],
+        kind: FeedbackKind,
+        ctx: Context[Any, Any],
+        citation: Annotated[int | None, Field(default=None, ge=1, le=1000)] = None,
+        note: Annotated[str, Field(default="", max_length=2000)] = "",
+    ) -> Annotated[CallToolResult, results.FeedbackResult]:
+        """Tell the admins whether an `ask` answer (its `message_id`) helped: `helpful` or
+        `unhelpful`; or flag one of its sources (`citation`, the N of its [N]) as
+        `does_not_say` (the passage does not say this) or `wrong_page`. Only when the
+        user says so; never on your own judgement."""
+        backend = backend_for(ctx)
+        return _call(lambda: results.noted(backend.feedback(message_id, kind, citation, note)))
 
     @server.tool(title="Search the documents", annotations=READ_ONLY)
     def search(

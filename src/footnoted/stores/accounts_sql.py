@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import Conflict, Forbidden, NotFound
 from ..records import CLI_ACTOR, Actor, AuditEntry, TokenInfo, TokenKind, User
-from .encoding import dumps, loads, now
+from .encoding import loads, now
 from .rows import user_from
 from .sql import SQL, Conn
 
@@ -128,6 +128,7 @@ class AccountsSQL(SQL):
                 "sessions",
                 "rate_events",
                 "refusals",
+                "feedback",
                 "tokens",
             ):
                 cur = self._run(db, f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
@@ -274,31 +275,6 @@ class AccountsSQL(SQL):
             return bool(cur.rowcount > 0)
 
     # -- the audit log ------------------------------------------------------------------------
-    def _audit(
-        self,
-        db: Conn,
-        actor: Actor,
-        action: str,
-        user: User | None,
-        detail: dict[str, Any],
-        target: str | None = None,
-    ) -> None:
-        self._run(
-            db,
-            "INSERT INTO audit_log (at, via, actor, action, user_id, user_name, detail, target) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                now(),
-                actor.via,
-                actor.name,
-                action,
-                user and user.id,
-                user and user.name,
-                dumps(detail),
-                target,
-            ),
-        )
-
     def audit(self, actor: Actor, action: str, target: str, detail: dict[str, Any]) -> None:
         """Log a change an admin made to something other than an account (a collection's
         settings, a document, the LLM connection): ``target`` names it."""

@@ -17,8 +17,12 @@ from ..models import Chunk, Document, FileBytes, Progress
 from ..records import (
     Actor,
     AuditEntry,
+    ChatExchange,
     ChatSession,
     Claim,
+    Feedback,
+    FeedbackKind,
+    FeedbackStatus,
     Message,
     NewMessage,
     Origin,
@@ -272,8 +276,13 @@ class ChatStore(Protocol):
         payload: dict[str, Any],
         refusal: RefusalEntry | None,
         cancelled: Callable[[], bool] = ...,
+        collection: str | None = None,
     ) -> bool:
         """Store question and reply and mark the request done, atomically; False if cancelled."""
+        ...
+
+    def chat_exchange(self, user_id: str, message_id: str) -> ChatExchange:
+        """The question and reply of the user's chat request, or ``NotFound``."""
         ...
 
     def release_chat(self, user_id: str, message_id: str, owner: str) -> None: ...
@@ -307,9 +316,33 @@ class SettingsStore(Protocol):
     def set_secret(self, name: str, value: str) -> None: ...
 
 
-class Records(AccountStore, ChatStore, SettingsStore, Protocol):
-    """Users, chats, limits, settings, refusals and secrets: one SQL implementation for
-    both backends (``sql.py``)."""
+class FeedbackStore(Protocol):
+    """Users' feedback on answers and sources, for the admins' queue (``feedback_sql.py``)."""
+
+    def save_feedback(self, item: Feedback, actor: Actor) -> Feedback:
+        """New, or replacing the user's earlier word on the same answer or source; audited."""
+        ...
+
+    def list_feedback(
+        self,
+        limit: int = 100,
+        collection: str | None = None,
+        kind: FeedbackKind | None = None,
+        status: FeedbackStatus | None = None,
+    ) -> list[Feedback]:
+        """Newest first."""
+        ...
+
+    def get_feedback(self, feedback_id: str) -> Feedback: ...
+
+    def resolve_feedback(self, feedback_id: str, actor: Actor, note: str) -> Feedback:
+        """Resolved by ``actor`` with ``note``; audited."""
+        ...
+
+
+class Records(AccountStore, ChatStore, FeedbackStore, SettingsStore, Protocol):
+    """Users, chats, limits, feedback, settings, refusals and secrets: one SQL
+    implementation for both backends (``sql.py``)."""
 
 
 class Store(DocumentLibrary, SearchIndex, Records, Protocol):

@@ -14,7 +14,16 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..records import ChatSession, Claim, Message, NewMessage, Origin, RefusalEntry
+from ..errors import NotFound
+from ..records import (
+    ChatExchange,
+    ChatSession,
+    Claim,
+    Message,
+    NewMessage,
+    Origin,
+    RefusalEntry,
+)
 from .base import StaleFn
 from .encoding import dumps, loads, now
 from .rows import Cancelled, message_from, no_session, session_from
@@ -117,8 +126,10 @@ class ChatSQL(SQL):
         payload: dict[str, Any],
         refusal: RefusalEntry | None,
         cancelled: Callable[[], bool] = lambda: False,
+        collection: str | None = None,
     ) -> bool:
-        """Store the question and its reply, and mark the request done, in one transaction.
+        """Store the question and its reply (and the collection it asked), and mark the
+        request done, in one transaction.
 
         Returns False (and writes nothing) when ``cancelled()`` says the client left.
         """
@@ -128,6 +139,11 @@ class ChatSQL(SQL):
                 if cancelled():
                     raise Cancelled
                 self._store_reply(db, user_id, message_id, session_id, messages, payload)
+                self._run(
+                    db,
+                    "UPDATE chat_requests SET collection = ? WHERE user_id = ? AND message_id = ?",
+                    (collection, user_id, message_id),
+                )
                 if refusal is not None:
                     self._insert_refusal(db, refusal, user_id)
         except Cancelled:
@@ -216,6 +232,26 @@ class ChatSQL(SQL):
                 (session_id, user_id),
             ).fetchall()
         return [message_from(r) for r in rows]
+
+    def chat_exchange(self, user_id: str, message_id: str) -> ChatExchange:
+        """The question and the reply of the user's chat request ``message_id`` (with the
+        collection it asked), or ``NotFound``: another user's is not there."""
+        with self._reading(user_id) as db:
+            rows = self._run(
+                db,
+                "SELECT * FROM messages WHERE user_id = ? AND request_id = ? ORDER BY seq",
+                (user_id, message_id),
+            ).fetchall()
+            request = self._run(
+                db,
+                "SELECT collection FROM chat_requests WHERE user_id = ? AND message_id = ?",
+                (user_id, message_id),
+            ).fetchone()
+        messages = {m.role: m for m in map(message_from, rows)}
+        if "user" not in messages or "assistant" not in messages:
+            raise NotFound(f"No answer with message_id {message_id!r}.", code="message_not_found")
+        collection = None if request is None else request["collection"]
+        return ChatExchange(messages["user"], messages["assistant"], collection)
 
     def delete_session(self, user_id: str, session_id: str) -> None:
         with self._writing(user_id) as db:

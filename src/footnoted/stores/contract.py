@@ -27,7 +27,15 @@ import pytest
 
 from footnoted.errors import Cancelled, Conflict, Forbidden, NotFound
 from footnoted.models import Chunk, Document, FileBytes, Progress
-from footnoted.records import CLI_ACTOR, ORIGINS, Actor, NewMessage, Origin, RefusalEntry
+from footnoted.records import (
+    CLI_ACTOR,
+    ORIGINS,
+    Actor,
+    Feedback,
+    NewMessage,
+    Origin,
+    RefusalEntry,
+)
 from footnoted.stores.base import Store, StoredFile, Vector
 
 DIM = 384
@@ -819,3 +827,67 @@ def test_a_chunk_keeps_its_table_header_and_keyword_search_sees_it(store: Store)
     assert [s.chunk.header for s in got] == ["Name | Symbol | 52 Week High", ""]
     assert store.document_chunks(doc.id) == chunks
     assert store.keyword_search("default", ["week", "high"], 2) == [chunks[0].id]
+
+
+# -- feedback ------------------------------------------------------------------------------
+
+
+def _feedback(user_id: str, message_id: str, **fields: object) -> Feedback:
+    base: dict[str, object] = {
+        "id": hashlib.sha1(f"{user_id}{message_id}{fields}".encode()).hexdigest(),
+        "kind": "unhelpful", "user_id": user_id, "user_name": "alice",
+        "message_id": message_id, "session_id": "s1", "collection": "handbook",
+        "question": "How long do refunds take?", "answer": "Refunds take ten days [1].",
+        "answer_type": "answer", "citation": None, "passage": None, "note": "",
+        "correction": None, "created_at": "",
+    }  # fmt: skip
+    return Feedback(**{**base, **fields})  # type: ignore[arg-type]
+
+
+def test_the_chat_exchange_is_its_users_and_names_its_collection(store: Store) -> None:
+    alice, bob = store.create_user("alice"), store.create_user("bob")
+    claim = store.claim_chat(alice.id, "m1", "Refund?", None, "Refund?", "w:1", never_stale)
+    store.complete_chat(
+        alice.id, "m1", claim.session_id, reply(), {"type": "answer"}, None,
+        collection="handbook",
+    )  # fmt: skip
+    exchange = store.chat_exchange(alice.id, "m1")
+    assert exchange.question.content == "How long do refunds take?"
+    assert exchange.reply.type == "answer" and exchange.reply.citations
+    assert exchange.collection == "handbook" and exchange.reply.session_id == claim.session_id
+    for user_id, message_id in ((bob.id, "m1"), (alice.id, "nope")):
+        with pytest.raises(NotFound):
+            store.chat_exchange(user_id, message_id)
+
+
+def test_feedback_is_one_word_per_answer_and_source_newest_first(store: Store) -> None:
+    alice = store.create_user("alice")
+    first = store.save_feedback(_feedback(alice.id, "m1", note="slow"), ADMIN)
+    flag = store.save_feedback(
+        _feedback(alice.id, "m1", kind="does_not_say", citation=1,
+                  passage={"index": 1, "text": "Refunds take ten days."}),
+        ADMIN,
+    )  # fmt: skip
+    other = store.save_feedback(_feedback(alice.id, "m2", collection="other"), ADMIN)
+    again = store.save_feedback(_feedback(alice.id, "m1", kind="helpful", note="now fine"), ADMIN)
+    assert again.id == first.id and again.kind == "helpful" and again.note == "now fine"
+    assert flag.passage == {"index": 1, "text": "Refunds take ten days."} and flag.citation == 1
+    listed = store.list_feedback()
+    assert [f.id for f in listed] == [again.id, other.id, flag.id]  # newest first
+    assert [f.id for f in store.list_feedback(collection="other")] == [other.id]
+    assert [f.id for f in store.list_feedback(kind="does_not_say")] == [flag.id]
+    resolved = store.resolve_feedback(flag.id, ADMIN, "re-chunked the handbook")
+    assert resolved.status == "resolved" and resolved.resolved_by == "root"
+    assert resolved.resolution == "re-chunked the handbook" and resolved.resolved_at
+    assert [f.id for f in store.list_feedback(status="open")] == [again.id, other.id]
+    reopened = store.save_feedback(
+        _feedback(alice.id, "m1", kind="wrong_page", citation=1, note="page 4"), ADMIN
+    )
+    assert reopened.id == flag.id and reopened.status == "open" and reopened.resolution is None
+    actions = [(e.action, e.target) for e in store.list_audit(10)]
+    assert ("feedback_resolved", f"feedback:{flag.id}") in actions
+    assert actions.count(("feedback_given", f"feedback:{first.id}")) == 2
+    with pytest.raises(NotFound):
+        store.resolve_feedback("missing", ADMIN, "")
+    gone = store.delete_user(alice.id, CLI_ACTOR)
+    assert gone["feedback"] == 3 and store.list_feedback() == []

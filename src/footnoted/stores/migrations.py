@@ -394,3 +394,41 @@ def rate_limit_buckets(db: sqlite3.Connection) -> None:
         CREATE INDEX rate_events_user ON rate_events (user_id, bucket, at);
         """,
     )
+
+
+@MIGRATIONS.step
+def feedback(db: sqlite3.Connection) -> None:
+    """What users say of answers and cited sources, for the admins' queue (one row per
+    user, answer and target: ``answer`` or ``source:N``), and the collection each chat
+    request asked (NULL for requests made before)."""
+    run_script(
+        db,
+        """
+        CREATE TABLE feedback (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL
+                CHECK (kind IN ('helpful', 'unhelpful', 'does_not_say', 'wrong_page')),
+            user_id TEXT NOT NULL,
+            user_name TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            target TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            collection TEXT,
+            question TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            answer_type TEXT NOT NULL,
+            citation INTEGER,
+            passage TEXT,
+            note TEXT NOT NULL,
+            correction TEXT,
+            created_at TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'resolved')),
+            resolved_by TEXT,
+            resolved_at TEXT,
+            resolution TEXT,
+            UNIQUE (user_id, message_id, target)
+        );
+        CREATE INDEX feedback_newest ON feedback (created_at);
+        ALTER TABLE chat_requests ADD COLUMN collection TEXT;
+        """,
+    )

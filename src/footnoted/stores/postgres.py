@@ -19,6 +19,7 @@ from .accounts_sql import AccountsSQL
 from .base import StoredChunk, Vector
 from .chat_sql import ChatSQL
 from .encoding import pack_sentences
+from .feedback_sql import FeedbackSQL
 from .keywords import plan
 from .library_sql import LIVE, LibrarySQL
 from .postgres_base import Connection, PostgresBase
@@ -32,7 +33,7 @@ TERMS = (  # chunk text weighs most; the title, section path and table header le
 )
 
 
-class PostgresStore(LibrarySQL, AccountsSQL, ChatSQL, SettingsSQL, PostgresBase):
+class PostgresStore(LibrarySQL, AccountsSQL, ChatSQL, FeedbackSQL, SettingsSQL, PostgresBase):
     """The library's chunks and their search here; the rest is SQL shared with SQLite."""
 
     def __init__(self, url: str, dim: int, pool_size: int = 10) -> None:

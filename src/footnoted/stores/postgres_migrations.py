@@ -19,7 +19,7 @@ APP_ROLE = "footnoted_app"
 APP_TABLES = (
     "documents", "chunks", "users", "tokens", "rate_events", "sessions", "messages",
     "chat_requests", "document_files", "collection_settings", "refusals", "secrets",
-    "documents_revision", "audit_log", "document_progress", "document_file_parts",
+    "documents_revision", "audit_log", "document_progress", "document_file_parts", "feedback",
 )  # fmt: skip
 USER_SETTING = "current_setting('footnoted.user_id', true)"
 MIGRATIONS = Migrations("postgres")
@@ -422,5 +422,41 @@ def rate_limit_buckets(db: psycopg.Connection[Any], dim: int) -> None:
         ALTER TABLE rate_events ADD COLUMN bucket TEXT NOT NULL DEFAULT '';
         DROP INDEX rate_events_user;
         CREATE INDEX rate_events_user ON rate_events (user_id, bucket, at)
+        """,
+    )
+
+
+@MIGRATIONS.step
+def feedback(db: psycopg.Connection[Any], dim: int) -> None:
+    """What users say of answers and cited sources (see SQLite's step)."""
+    run_script(
+        db,
+        """
+        CREATE TABLE feedback (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL
+                CHECK (kind IN ('helpful', 'unhelpful', 'does_not_say', 'wrong_page')),
+            user_id TEXT NOT NULL,
+            user_name TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            target TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            collection TEXT,
+            question TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            answer_type TEXT NOT NULL,
+            citation INTEGER,
+            passage TEXT,
+            note TEXT NOT NULL,
+            correction TEXT,
+            created_at TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'resolved')),
+            resolved_by TEXT,
+            resolved_at TEXT,
+            resolution TEXT,
+            UNIQUE (user_id, message_id, target)
+        );
+        CREATE INDEX feedback_newest ON feedback (created_at);
+        ALTER TABLE chat_requests ADD COLUMN collection TEXT
         """,
     )

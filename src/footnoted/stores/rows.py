@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from ..errors import NotFound
 from ..models import Chunk, Document, Progress
-from ..records import ChatSession, Message, RefusalEntry, User
+from ..records import ChatSession, Feedback, Message, RefusalEntry, User
 from .base import StoredChunk, Vector
 from .encoding import loads, now, unpack_sentences
 
@@ -127,6 +127,30 @@ def message_from(row: Row) -> Message:
         incomplete=bool(row["incomplete"]),
         refusal=loads(row["refusal"]),
         message_id=row["request_id"],
+    )
+
+
+def feedback_from(row: Row) -> Feedback:
+    return Feedback(
+        id=row["id"],
+        kind=row["kind"],
+        user_id=row["user_id"],
+        user_name=row["user_name"],
+        message_id=row["message_id"],
+        session_id=row["session_id"],
+        collection=row["collection"],
+        question=row["question"],
+        answer=row["answer"],
+        answer_type=row["answer_type"],
+        citation=row["citation"],
+        passage=loads(row["passage"]),
+        note=row["note"],
+        correction=loads(row["correction"]),
+        created_at=row["created_at"],
+        status=row["status"],
+        resolved_by=row["resolved_by"],
+        resolved_at=row["resolved_at"],
+        resolution=row["resolution"],
     )
 
 

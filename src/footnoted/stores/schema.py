@@ -32,6 +32,7 @@ STEPS = (
     "token_parents_owner_and_audit_targets",
     "chunk_table_headers",
     "rate_limit_buckets",
+    "feedback",
 )
 _NUMBERED = re.compile(r"^m\d{3}_")
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, ClassVar, TypeVar
 
-from ..records import RefusalEntry
-from .encoding import now
+from ..records import Actor, RefusalEntry, User
+from .encoding import dumps, now
 
 Conn = Any  # sqlite3.Connection or psycopg.Connection: both execute() and name columns
 T = TypeVar("T")
@@ -53,3 +53,28 @@ class SQL:
                 entry.reason, entry.created_at or now(),
             ),
         )  # fmt: skip
+
+    def _audit(
+        self,
+        db: Conn,
+        actor: Actor,
+        action: str,
+        user: User | None,
+        detail: dict[str, Any],
+        target: str | None = None,
+    ) -> None:
+        self._run(
+            db,
+            "INSERT INTO audit_log (at, via, actor, action, user_id, user_name, detail, target) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                now(),
+                actor.via,
+                actor.name,
+                action,
+                user and user.id,
+                user and user.name,
+                dumps(detail),
+                target,
+            ),
+        )

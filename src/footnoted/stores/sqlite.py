@@ -19,6 +19,7 @@ from .accounts_sql import AccountsSQL
 from .base import StoredChunk, Vector
 from .chat_sql import ChatSQL
 from .encoding import pack_sentences
+from .feedback_sql import FeedbackSQL
 from .keywords import fts5_match, phrase, plan
 from .library_sql import LIVE, LibrarySQL
 from .migrations import migrate
@@ -28,7 +29,7 @@ from .sqlite_base import SQLiteBase
 from .vectors import CollectionIndex, VectorIndexes, fetch_depth
 
 
-class SQLiteStore(LibrarySQL, AccountsSQL, ChatSQL, SettingsSQL, SQLiteBase):
+class SQLiteStore(LibrarySQL, AccountsSQL, ChatSQL, FeedbackSQL, SettingsSQL, SQLiteBase):
     """The library's chunks and their search here; the rest is SQL shared with PostgreSQL."""
 
     def __init__(self, path: Path, dim: int) -> None:

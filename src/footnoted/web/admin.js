@@ -1,6 +1,7 @@
 // Admin: documents (upload, enable, delete, reprocess), collection settings, refusal log.
 import { el, clear, $, when } from "./dom.js";
 import { get, put, post, patch, del, request } from "./api.js";
+import { openViewer } from "./viewer.js";
 
 const POLL_MS = 700;
 const ASYNC = { Prefer: "respond-async" }; // uploads and reprocessing answer at once; stages are polled
@@ -33,13 +34,16 @@ export function initAdmin(collections) {
   $("#llm-test").addEventListener("click", testLLM);
   $("#llm-reset").addEventListener("click", resetLLM);
   $("#llm-form").elements.no_key.addEventListener("change", (e) => { $("#llm-form").elements.api_key.disabled = e.target.checked; });
+  for (const id of ["#feedback-status", "#feedback-kind", "#feedback-collection"]) {
+    $(id).addEventListener("change", refreshFeedback);
+  }
   fillCollections(collections);
 }
 
 export function fillCollections(collections) {
-  for (const select of [$("#doc-filter"), $("#settings-collection")]) {
+  for (const select of [$("#doc-filter"), $("#settings-collection"), $("#feedback-collection")]) {
     const keep = select.value;
-    const all = select.id === "doc-filter";
+    const all = select.id !== "settings-collection";
     clear(select);
     if (all) select.append(el("option", { value: "", text: "All" }));
     for (const name of collections) select.append(el("option", { value: name, text: name }));
@@ -70,6 +74,7 @@ export function showTab(name) {
   if (name === "docs") refreshDocuments();
   if (name === "settings") { loadSettings(); loadLLM(); }
   if (name === "refusals") refreshRefusals();
+  if (name === "feedback") refreshFeedback();
 }
 
 // What the server is doing with a processing document (its `progress`), in words.
@@ -393,4 +398,73 @@ export async function refreshRefusals() {
       el("td", { text: row.user_name || "—" }),
       el("td", { text: when(row.created_at) })));
   }
+}
+
+// The feedback queue: each item's question, answer, the flagged passage (opened where it
+// was cited), who said it and their note; resolved with a note of what was done.
+const KIND_LABELS = { helpful: "Helpful", unhelpful: "Not helpful", does_not_say: "Source doesn't say it", wrong_page: "Wrong page" };
+
+export async function refreshFeedback() {
+  const list = clear($("#feedback-list"));
+  const params = new URLSearchParams({ limit: "200" });
+  for (const [key, id] of [["status", "#feedback-status"], ["kind", "#feedback-kind"], ["collection", "#feedback-collection"]]) {
+    if ($(id).value) params.set(key, $(id).value);
+  }
+  const exported = new URLSearchParams();
+  if (params.get("collection")) exported.set("collection", params.get("collection"));
+  $("#feedback-export").href = `/api/admin/feedback/export${exported.size ? `?${exported}` : ""}`;
+  let items;
+  try {
+    items = await get(`/api/admin/feedback?${params}`);
+  } catch (error) {
+    list.append(el("li", { class: "form-error", text: error.message }));
+    return;
+  }
+  $("#feedback-count").textContent = `${items.length} item${items.length === 1 ? "" : "s"}`;
+  if (!items.length) list.append(el("li", { class: "muted", text: "No feedback here yet." }));
+  for (const item of items) list.append(feedbackItem(item));
+}
+
+function feedbackItem(item) {
+  const kind = KIND_LABELS[item.kind] + (item.citation ? ` · source [${item.citation}]` : "");
+  const head = el("div", { class: "feedback-head" },
+    el("span", { class: `feedback-kind kind-${item.kind}`, text: kind }),
+    el("span", { class: "muted small", text: `${item.user_name} · ${item.collection || "—"} · ${when(item.created_at)}` }),
+    item.status === "resolved" ? el("span", { class: "feedback-resolved small", text: `Resolved by ${item.resolved_by}` }) : null);
+  const body = [el("p", { class: "feedback-question" }, el("strong", { text: "Q: " }), item.question),
+    el("p", { class: "feedback-answer-text muted" }, el("strong", { text: item.answer_type === "refusal" ? "Refused: " : "A: " }), item.answer)];
+  if (item.passage) {
+    const passage = item.passage;
+    const where = [passage.page ? `page ${passage.page}` : null, passage.section].filter(Boolean).join(" · ");
+    body.push(el("div", { class: "feedback-passage" },
+      el("button", { type: "button", class: "btn btn-small feedback-open", text: `Open “${passage.document_title}”${where ? ` (${where})` : ""}`,
+        onclick: () => openViewer(passage, passage.spans || []) }),
+      el("blockquote", { class: "source-excerpt", text: passage.quote || passage.excerpt || passage.text })));
+  }
+  if (item.note) body.push(el("p", { class: "feedback-note-text" }, el("strong", { text: "Note: " }), item.note));
+  const fix = item.correction;
+  if (fix) {
+    const says = fix.unanswerable ? "The documents don't answer this."
+      : [fix.answer ? `“${fix.answer}”` : null, fix.document_title, fix.page ? `page ${fix.page}` : null, fix.section].filter(Boolean).join(" · ");
+    body.push(el("p", { class: "feedback-correction" }, el("strong", { text: "Right answer: " }), says));
+  }
+  if (item.status === "resolved") {
+    if (item.resolution) body.push(el("p", { class: "muted small", text: `Resolution: ${item.resolution}` }));
+  } else {
+    const note = el("input", { type: "text", class: "feedback-resolution", maxlength: "2000", "aria-label": "What was done (optional)",
+      placeholder: "What was done (optional)" });
+    const form = el("form", { class: "feedback-resolve" }, note,
+      el("button", { type: "submit", class: "btn btn-small btn-primary", text: "Resolve" }));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        await post(`/api/admin/feedback/${encodeURIComponent(item.id)}/resolve`, { note: note.value.trim() });
+        refreshFeedback();
+      } catch (error) {
+        form.append(el("span", { class: "form-error", text: error.message }));
+      }
+    });
+    body.push(form);
+  }
+  return el("li", { class: "feedback-item", dataset: { id: item.id } }, head, ...body);
 }

@@ -3,6 +3,7 @@ import { el, append, clear, $, uuid } from "./dom.js";
 import { ApiError, get, getText, streamChat } from "./api.js";
 import { renderAnswer, renderFooter, revealSource, hideCard, streamed } from "./citations.js";
 import { openViewer } from "./viewer.js";
+import { answerFeedback, sourceFlag } from "./feedback.js";
 
 const MARKER = /\s*\[(\d+(?:\s*[,\-–]\s*\d+)*)\]/g;
 const BUSY_RETRIES = 6;
@@ -188,8 +189,20 @@ class AnswerView {
     });
     const readAs = this.readAs ? el("span", { class: "read-as muted", title: "How this follow-up was read with the conversation",
       text: `Read as: “${this.readAs}”` }) : null;
-    this.status.append(el("div", { class: "answer-actions" }, copy, readAs));
+    this.status.append(el("div", { class: "answer-actions" }, copy, readAs), answerFeedback(this.messageId));
+    this.addFlags();
     scrollDown();
+  }
+
+  // Once the answer is stored, each cited source can be flagged.
+  addFlags() {
+    if (!this.footer || !this.messageId) return;
+    for (const item of this.footer.querySelectorAll("li.source")) {
+      const citation = this.citations.find((c) => String(c.index) === item.dataset.index);
+      if (citation && !item.querySelector(".source-feedback")) {
+        item.querySelector(".source-body").append(sourceFlag(this.messageId, citation));
+      }
+    }
   }
 
   // The answer as Markdown with footnotes, as the server exports it (plain text if it can't).
@@ -256,7 +269,7 @@ function renderRefusal(body) {
       el("p", { class: "refusal-text", text: body.message || body.content || "" }),
       details,
       elsewhere(body.elsewhere, lastQuestion),
-      el("div", { class: "suggestions" }, buttons), note));
+      el("div", { class: "suggestions" }, buttons), note, answerFeedback(body.message_id)));
 }
 
 // What the evidence check measured, for whoever wants the numbers: folded away, so the
@@ -310,7 +323,7 @@ export function renderStored(message) {
   if (message.role === "user") return renderQuestion(message.content);
   if (message.type === "refusal") {
     return addRow(renderRefusal({ message: message.content, suggestions: message.suggestions,
-      evidence: message.evidence, elsewhere: message.elsewhere }));
+      evidence: message.evidence, elsewhere: message.elsewhere, message_id: message.message_id }));
   }
   const view = new AnswerView(message.message_id);
   view.text = message.content;
