@@ -12,6 +12,9 @@ from footnoted.answering.evidence import passes
 from footnoted.cli import app
 from footnoted.evaluation import runners
 from footnoted.evaluation.datasets import read_beir_corpus, read_beir_queries, read_qrels
+from footnoted.evaluation.owndocs import quotes_passage
+from footnoted.evaluation.policies import read_conditional, read_policies, run_policyqa
+from footnoted.evaluation.realdocs import holds
 from footnoted.evaluation.tatqa import page_markdown, read_pages, run_tatqa
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -154,7 +157,7 @@ def test_tatqa_runner() -> None:
     first = pages[0].markdown.splitlines()
     assert first[2].startswith("| ") and set(first[3]) <= {"|", " ", "-"}  # a Markdown table
     graded = sum(len(p.questions) for p in pages)
-    types = {q.answer_type for p in pages for q in p.questions}
+    types = {q.groups["answer type"] for p in pages for q in p.questions}
     assert graded and types <= {"span", "multi-span"}
     result = run_tatqa(TATQA, 3)
     assert result.pages == 3 and result.info.documents == 3 and result.overall.questions == graded
@@ -182,6 +185,8 @@ def test_a_tatqa_cell_holding_a_pipe_stays_one_cell() -> None:
         ),
         ("hotpot", [str(HOTPOT), "--questions", "1"]),
         ("tatqa", [str(TATQA), "--pages", "2"]),
+        ("policyqa", [str(DATA / "policyqa" / "test.json"), "--policies", "1", "--questions", "3"]),
+        ("conditionalqa", [str(DATA / "conditionalqa" / "dev.json"), "--pages", "1"]),
         ("beir", []),
     ],
 )
@@ -210,3 +215,32 @@ def test_cli_names_a_knowledge_base_file_of_the_wrong_kind() -> None:
 def test_cli_rejects_a_missing_file(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["eval", "squad", str(tmp_path / "nope.json")])
     assert result.exit_code != 0
+
+
+def test_policy_evals_ask_each_document_alone() -> None:
+    """PolicyQA: a policy is a document of its segments, each question carrying its
+    segment as the gold passage; ConditionalQA: a page of its questions' evidence, the
+    scenario asked with the question, yes/no answers graded on the evidence only."""
+    policies = read_policies(DATA / "policyqa" / "test.json", 2, 5)
+    assert len(policies) == 2 and all(len(p.questions) == 5 for p in policies)
+    first = policies[0]
+    assert first.markdown.startswith(f"# {first.id} privacy policy")
+    for q in first.questions:
+        assert q.passages[0] in first.markdown and holds(q.passages[0], [q.answers[0]])
+    pages = read_conditional(DATA / "conditionalqa" / "dev.json")
+    asked = [q for p in pages for q in p.questions]
+    assert len(asked) == 271  # the 14 not answerable have no page
+    yes_no = [q for q in asked if q.groups["answer type"] == "yes/no"]
+    assert yes_no and all(not q.answers and q.passages for q in yes_no)
+    assert all(not p.markdown.count("<") for p in pages)  # the evidence as text
+    result = run_policyqa(DATA / "policyqa" / "test.json", 1, 4)
+    assert result.overall.questions == 4 and len(result.items) == 4
+    for item in result.items:
+        assert item["refused"] or isinstance(item["quotes_passage"], bool)
+
+
+def test_an_answer_quotes_the_passage_when_its_first_quote_is_in_it() -> None:
+    passage = "We collect your email address when you register. We never sell it."
+    assert quotes_passage("We collect your email address when you register. [1]", [passage])
+    assert not quotes_passage("Cookies are set by partners. [1] We never sell it. [2]", [passage])
+    assert quotes_passage("We never sell it. [1]", [passage, "Other text entirely here."])

@@ -76,9 +76,11 @@ class Outbound:
 
     @classmethod
     def of(cls, settings: Settings) -> Outbound:
-        """The operator's policy: ``FOOTNOTED_OUTBOUND_ALLOW`` and the host of the
-        configured ``FOOTNOTED_LLM_BASE_URL`` (never of a URL an admin saved since)."""
-        return cls.allowing([*settings.outbound_allow.split(","), host_of(settings.llm_base_url)])
+        """The operator's policy: ``FOOTNOTED_OUTBOUND_ALLOW``, the host of the configured
+        ``FOOTNOTED_LLM_BASE_URL`` (never of a URL an admin saved since) and that of the
+        identity provider (``FOOTNOTED_OIDC_ISSUER``)."""
+        operator = [settings.llm_base_url, settings.oidc_issuer or ""]
+        return cls.allowing([*settings.outbound_allow.split(","), *map(host_of, operator)])
 
     @classmethod
     def allowing(cls, entries: Iterable[str]) -> Outbound:

@@ -23,6 +23,7 @@ class User:
     is_admin: bool
     created_at: str = ""
     is_owner: bool = False  # the instance's owner: the first admin (docs/users.md)
+    email: str | None = None  # from the identity provider, for users who sign in there
     token_id: str | None = field(default=None, compare=False)
     """The API token a request was made with (a web session's: the one it was opened
     with); set by authentication, never stored. What the request mints (a web session, a
@@ -175,6 +176,15 @@ class Feedback:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingSignIn:
+    """A sign-in through the identity provider, between leaving for it and coming back."""
+
+    nonce: str
+    verifier: str  # PKCE's code verifier
+    next: str  # where the browser goes once signed in
 
 
 Via = Literal["cli", "api"]

@@ -268,6 +268,65 @@ class Settings(BaseSettings):
         le=2000,
         description="Pause between streamed answer deltas (a typing effect); 0 sends at once.",
     )
+    # -- sign-in through an OpenID Connect provider (docs/users.md) -----------------------
+    oidc_issuer: str | None = Field(
+        default=None,
+        description=(
+            "The identity provider's issuer URL (Okta, Entra ID, Keycloak, Google…): the web "
+            "UI then offers sign-in there; unset, tokens are the only way in."
+        ),
+    )
+    oidc_client_id: str = Field(
+        default="footnoted", min_length=1, description="footnoted's client id at the provider."
+    )
+    oidc_client_secret: str | None = Field(
+        default=None,
+        description="The client's secret, for a confidential client; unset: a public one (PKCE).",
+    )
+    oidc_scopes: str = Field(
+        default="openid email profile offline_access",
+        description="Scopes asked for; offline_access lets the provider re-vouch for a session.",
+    )
+    oidc_name: str = Field(
+        default="your identity provider",
+        min_length=1,
+        max_length=60,
+        description="The provider's name on the sign-in button (Sign in with …).",
+    )
+    oidc_admin_group: str | None = Field(
+        default=None,
+        description=(
+            "A group whose members are admins, granted or revoked at every sign-in; unset: "
+            "admin rights are given as for any user (footnoted user promote)."
+        ),
+    )
+    oidc_groups_claim: str = Field(
+        default="groups", min_length=1, description="The ID token claim that lists the groups."
+    )
+    oidc_refresh_s: float = Field(
+        default=900.0,
+        ge=1.0,
+        description=(
+            "How often a web session opened at the provider is vouched for again (its "
+            "refresh token; without one the session ends): a user removed or disabled "
+            "there is signed out within this time."
+        ),
+    )
+    oidc_redirect_url: str | None = Field(
+        default=None,
+        description=(
+            "The callback URL registered at the provider; unset: this server's own "
+            "/api/auth/oidc/callback as the browser reaches it."
+        ),
+    )
+    oidc_leeway_s: int = Field(
+        default=60, ge=0, le=600, description="Clock skew allowed on ID tokens' times."
+    )
+
+    @field_validator("oidc_issuer", "oidc_redirect_url")
+    @classmethod
+    def _oidc_url(cls, value: str | None) -> str | None:
+        return None if value is None or not value.strip() else checked_url(value)
 
 
 # -- per collection ---------------------------------------------------------------------

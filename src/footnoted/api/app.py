@@ -16,7 +16,18 @@ from ..settings import Settings
 from . import errors, mcp_http
 from .limits import BodyLimit
 from .responses import SafeJSONResponse
-from .routes import admin, chat, collections, documents, feedback, pages, public, sessions, v1
+from .routes import (
+    admin,
+    chat,
+    collections,
+    documents,
+    feedback,
+    pages,
+    public,
+    sessions,
+    signin,
+    v1,
+)
 from .state import AppState
 from .web import DOCS_ASSETS, SecurityHeaders, static_files
 from .web import router as web_router
@@ -52,7 +63,8 @@ def create_app(settings: Settings | None = None, service: Footnoted | None = Non
         lifespan=lifespan,
     )
     errors.install(app)
-    for module in (public, chat, sessions, feedback, documents, pages, collections, admin, v1):
+    routers = (public, signin, chat, sessions, feedback, documents, pages, collections, admin, v1)
+    for module in routers:
         app.include_router(module.router)
     app.include_router(web_router)
     mcp_http.install(app)  # MCP over streamable HTTP at /mcp

@@ -9,15 +9,17 @@ too. The user a request is made by carries that API token's id (``User.token_id`
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from ..errors import Forbidden, Unauthorized
+from ..errors import FootnotedError, Forbidden, Unauthorized
 from ..records import Origin, User
 from ..service.accounts import hash_token, new_token
+from ..service.oidc import SignInFailed
 from ..stores.base import Store
 
 SESSION_PREFIX = "fns_"  # a web session's token: issued at sign-in, revoked at sign-out
@@ -26,6 +28,8 @@ bearer = HTTPBearer(auto_error=False, description="An API token from `footnoted 
 SESSION_COOKIE = "footnoted_session"  # the web UI's HttpOnly, SameSite=Strict cookie
 CSRF_HEADER = "X-Requested-With"  # cross-site forms cannot send it; cookie writes need it
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+RETRY_S = 60.0  # the identity provider could not be reached: ask again this much later
+log = logging.getLogger(__name__)
 
 
 def issue_session(store: Store, user: User) -> str:
@@ -66,14 +70,54 @@ def user_for(request: Request, token: str) -> User:
 
 
 def _cookie_user(request: Request, token: str) -> User:
-    """The web UI's session cookie's user (401 when it is not valid); writes through a
-    valid one need the CSRF header (403)."""
+    """The web UI's session cookie's user (401 when it is not valid, or when the identity
+    provider that opened it no longer vouches for it); writes through a valid one need
+    the CSRF header (403)."""
     user = user_for(request, token)
+    _still_vouched_for(request, token)
     if request.method not in SAFE_METHODS and not request.headers.get(CSRF_HEADER):
         raise Forbidden(
             f"Cookie-authenticated writes need the {CSRF_HEADER} header.", code="csrf_failed"
         )
     return user
+
+
+def _still_vouched_for(request: Request, token: str) -> None:
+    """A web session the identity provider opened is vouched for again (its refresh
+    token) every ``FOOTNOTED_OIDC_REFRESH_S``, by one request at a time; when the provider
+    refuses (the user was removed or disabled there) or the session has no refresh token,
+    it ends. While the provider cannot be reached, it is asked again a minute later."""
+    state = request.app.state.footnoted
+    store: Store = state.service.store
+    key = hash_token(token)
+    vouched = store.session_vouched(key)
+    if vouched is None:
+        return
+    refresh_token, seen_at = vouched
+    settings = state.service.settings
+    at = time.time()
+    if at - seen_at < settings.oidc_refresh_s or not store.claim_vouch(key, seen_at, at):
+        return
+    provider = state.signin
+    tokens = None
+    if refresh_token is not None and provider is not None:
+        try:
+            tokens = provider.refresh(refresh_token)
+            if tokens is not None and tokens.id_token:
+                provider.verify(tokens.id_token, None)
+        except SignInFailed:
+            tokens = None
+        except FootnotedError as exc:  # cannot say now: ask again in a minute
+            log.warning("could not vouch for a session again: %s", exc.message)
+            store.vouch_session(key, refresh_token, at - settings.oidc_refresh_s + RETRY_S)
+            return
+    if tokens is None:
+        revoke_session(store, token)
+        raise Unauthorized(
+            f"Your sign-in with {settings.oidc_name} has ended: sign in again.",
+            code="session_ended",
+        )
+    store.vouch_session(key, tokens.refresh_token, at)
 
 
 def current_user(

@@ -352,6 +352,9 @@ class UserOut(BaseModel):
         description="The instance's owner (the first admin): only they, or the command line "
         "on the server, may demote or delete that account."
     )
+    email: str | None = Field(
+        default=None, description="From the identity provider, for users who sign in there."
+    )
 
 
 class TokenOut(BaseModel):

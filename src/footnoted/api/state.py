@@ -12,6 +12,7 @@ from fastapi import Depends, Request
 from ..errors import RateLimited
 from ..records import Claim, Origin, User
 from ..service.facade import Footnoted
+from ..service.oidc import Provider
 from .chat import ChatService, Turn
 from .limits import RateLimiter
 from .links import Links
@@ -29,6 +30,7 @@ class AppState:
     ingest_pool: ThreadPoolExecutor  # parsing, chunking and embedding uploads
     owns_service: bool
     warmup: Warmup  # the embedding model, loading in the background
+    signin: Provider | None = None  # the identity provider, when FOOTNOTED_OIDC_ISSUER is set
 
     @classmethod
     def build(cls, service: Footnoted, owns_service: bool) -> AppState:
@@ -44,6 +46,7 @@ class AppState:
             ingest_pool=ThreadPoolExecutor(2, thread_name_prefix="footnoted-ingest"),
             owns_service=owns_service,
             warmup=Warmup(service.warm_up),
+            signin=Provider(settings) if settings.oidc_issuer else None,
         )
 
     def claim(self, user: User, request: ChatRequest, origin: Origin) -> tuple[Claim, Turn]:

@@ -165,6 +165,53 @@ def reindex(collection: CollectionOpt = None) -> None:
     out.print(f"{n} documents re-embedded")
 
 
+@app.command()
+def sync(
+    folder: Annotated[
+        Path, typer.Argument(metavar="DIR", help="The folder the collection follows.")
+    ],
+    collection: CollectionOpt = None,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="Keep following it: a pass every --interval.")
+    ] = False,
+    interval: Annotated[
+        float, typer.Option(metavar="SECONDS", help="Between passes with --watch.", min=0.2)
+    ] = 5.0,
+) -> None:
+    """Keep a collection in step with a folder: add new files, re-ingest changed ones
+    (by content hash), retire the documents whose files are gone.
+
+    Prints what each pass did (with --watch, only passes that changed something); exits
+    1 when a file failed (with --watch it goes on; Ctrl-C stops it).
+    """
+    from ..service.sync import sync_folder
+
+    def failed(result: FileResult) -> None:
+        if result.outcome == "failed":
+            line = f"{result.source}: {result.error} [{result.code}]"
+            err.print(f"[red]failed[/red] {escape(line)}", soft_wrap=True)
+
+    with service() as fn:
+        first, failures = True, 0
+        try:
+            while True:
+                report = sync_folder(fn, folder, collection, failed)
+                failures += len(report.ingest.failed)
+                if first or report.changed or report.ingest.failed:
+                    for doc in report.retired:
+                        out.print(f"retired {escape(doc.title)} ({escape(doc.source)})")
+                    out.print(f"{escape(report.folder)} → {escape(report.collection)}: "
+                              f"{report.summary()}")  # fmt: skip
+                first = False
+                if not watch:
+                    break
+                time.sleep(interval)
+        except KeyboardInterrupt:
+            err.print("Stopped. Run it again to go on: unchanged files are skipped.")
+    if failures:
+        raise typer.Exit(1)
+
+
 @docs_app.command("list")
 def docs_list(
     collection: CollectionOpt = None,

@@ -26,11 +26,13 @@ from ..cli.errors import failure
 from ..errors import FootnotedError
 from . import realdocs, runners
 from .followups import FollowupResult, run_followups
+from .owndocs import OwnDocsResult
+from .policies import run_conditionalqa, run_policyqa
 from .realdocs import DocsResult
 from .runners import ProgressFn, Result
-from .tatqa import TatqaResult, run_tatqa
+from .tatqa import run_tatqa
 
-Outcome = Result | FollowupResult | DocsResult | TatqaResult
+Outcome = Result | FollowupResult | DocsResult | OwnDocsResult
 
 eval_app = typer.Typer(
     help="Measure answers, citations, refusals and retrieval on public datasets.",
@@ -95,7 +97,7 @@ def show(name: str, result: Outcome, wall: float) -> None:
     for metric in result.metrics():
         table.add_row(metric.name, _percent(metric.value), str(metric.n))
     out.print(table)
-    if isinstance(result, DocsResult | TatqaResult):
+    if isinstance(result, DocsResult | OwnDocsResult):
         for by, rows in result.breakdowns().items():
             out.print(_breakdown(by, rows))
     info = result.info
@@ -137,9 +139,10 @@ def _notes(result: Outcome) -> list[str]:
         absent = [f"[red]not in the knowledge base (questions count as wrong): "
                   f"{', '.join(result.missing)}[/red]"] if result.missing else []  # fmt: skip
         return [f"{result.questions} questions", *absent, *_errors(result.errors)]
-    if isinstance(result, TatqaResult):
+    if isinstance(result, OwnDocsResult):
         length = f"answers' median length: {result.median_length} characters"
-        return [f"{result.pages} pages, one collection each", length, *_errors(result.errors)]
+        each = f"{result.documents} {result.unit}, one collection each"
+        return [each, length, *_errors(result.errors)]
     if isinstance(result, FollowupResult):
         how = "with the conversation so far" if result.context else "each turn on its own"
         return [f"{result.conversations} conversations, asked {how}"]
@@ -301,6 +304,31 @@ def tatqa(
     """TAT-QA: span questions over one annual-report page each (its table and text),
     asked of that page alone."""
     _run("tatqa", lambda p: run_tatqa(file, pages, p), json_path)
+
+
+@eval_app.command()
+def policyqa(
+    file: ExistingFile,
+    policies: Annotated[int | None, typer.Option(min=1, help="First N policies.")] = None,
+    questions: Annotated[
+        int | None, typer.Option(min=1, help="First N questions per policy.")
+    ] = None,
+    json_path: JsonOpt = None,
+) -> None:
+    """PolicyQA (test): questions about one website's privacy policy each, asked of that
+    policy alone. Non-commercial data: evaluation only."""
+    _run("policyqa", lambda p: run_policyqa(file, policies, questions, p), json_path)
+
+
+@eval_app.command()
+def conditionalqa(
+    file: ExistingFile,
+    pages: Annotated[int | None, typer.Option(min=1, help="First N pages.")] = None,
+    json_path: JsonOpt = None,
+) -> None:
+    """ConditionalQA (dev): a scenario and a question about one gov.uk page, asked of
+    that page alone (its published evidence sentences: the pages themselves are not)."""
+    _run("conditionalqa", lambda p: run_conditionalqa(file, pages, p), json_path)
 
 
 @eval_app.command()

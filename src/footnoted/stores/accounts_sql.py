@@ -111,7 +111,7 @@ class AccountsSQL(SQL):
                 (is_admin, False, user_id),
             )
             self._audit(db, actor, "admin_granted" if is_admin else "admin_revoked", user, {})
-        return User(user.id, user.name, is_admin, user.created_at, user.is_owner and is_admin)
+        return replace(user, is_admin=is_admin, is_owner=user.is_owner and is_admin)
 
     def delete_user(self, user_id: str, actor: Actor = CLI_ACTOR) -> dict[str, int]:
         """Delete the user with their tokens, chats, refusals and rate counts; what went."""

@@ -26,6 +26,7 @@ from ..records import (
     Message,
     NewMessage,
     Origin,
+    PendingSignIn,
     RefusalEntry,
     TokenInfo,
     TokenKind,
@@ -340,7 +341,31 @@ class FeedbackStore(Protocol):
         ...
 
 
-class Records(AccountStore, ChatStore, FeedbackStore, SettingsStore, Protocol):
+class SignInStore(Protocol):
+    """Sign-in through an OpenID Connect provider (``signin_sql.py``)."""
+
+    def begin_sign_in(self, state: str, pending: PendingSignIn, at: float) -> None: ...
+
+    def finish_sign_in(self, state: str, at: float) -> PendingSignIn | None:
+        """Taken once; None when unknown, taken already or too old."""
+        ...
+
+    def provider_user(
+        self, subject: str, name: str, email: str | None, admin: bool | None, actor: Actor
+    ) -> User:
+        """Matched by subject, created on first sign-in; admin rights set unless None."""
+        ...
+
+    def vouch_session(self, token_hash: str, refresh_token: str | None, at: float) -> None: ...
+
+    def session_vouched(self, token_hash: str) -> tuple[str | None, float] | None: ...
+
+    def claim_vouch(self, token_hash: str, seen_at: float, at: float) -> bool:
+        """True for exactly one of the requests that saw the same ``seen_at``."""
+        ...
+
+
+class Records(AccountStore, ChatStore, FeedbackStore, SignInStore, SettingsStore, Protocol):
     """Users, chats, limits, feedback, settings, refusals and secrets: one SQL
     implementation for both backends (``sql.py``)."""
 

@@ -34,6 +34,7 @@ from footnoted.records import (
     Feedback,
     NewMessage,
     Origin,
+    PendingSignIn,
     RefusalEntry,
 )
 from footnoted.stores.base import Store, StoredFile, Vector
@@ -891,3 +892,54 @@ def test_feedback_is_one_word_per_answer_and_source_newest_first(store: Store) -
         store.resolve_feedback("missing", ADMIN, "")
     gone = store.delete_user(alice.id, CLI_ACTOR)
     assert gone["feedback"] == 3 and store.list_feedback() == []
+
+
+# -- sign-in through an identity provider ----------------------------------------------
+
+
+def test_a_sign_in_under_way_is_taken_once_and_only_while_fresh(store: Store) -> None:
+    pending = PendingSignIn("nonce-1", "verifier-1", "/c/abc")
+    store.begin_sign_in("state-1", pending, 1000.0)
+    store.begin_sign_in("state-2", PendingSignIn("n", "v", "/"), 1000.0)
+    assert store.finish_sign_in("state-1", 1010.0) == pending
+    assert store.finish_sign_in("state-1", 1011.0) is None  # replayed
+    assert store.finish_sign_in("unknown", 1011.0) is None
+    assert store.finish_sign_in("state-2", 1000.0 + 601) is None  # too old (and used up)
+
+
+def test_a_provider_user_is_matched_by_subject_and_its_group_sets_admin(store: Store) -> None:
+    root = store.create_user("root", is_admin=True)
+    store.create_user("alice@example.com")  # a namesake made with a token
+    alice = store.provider_user("sub-a", "alice@example.com", "alice@example.com", None, ADMIN)
+    assert alice.name == "alice@example.com (2)" and alice.email == "alice@example.com"
+    assert not alice.is_admin
+    again = store.provider_user("sub-a", "alice@example.com", "alice@new.example", None, ADMIN)
+    assert again.id == alice.id and again.email == "alice@new.example"
+    assert store.get_user(alice.id).email == "alice@new.example"
+    promoted = store.provider_user("sub-a", "x", "alice@new.example", True, ADMIN)
+    assert promoted.is_admin and store.get_user(alice.id).is_admin
+    demoted = store.provider_user("sub-a", "x", "alice@new.example", False, ADMIN)
+    assert not demoted.is_admin
+    actions = [e.action for e in store.list_audit(10, alice.id)]
+    assert actions[:3] == ["admin_revoked", "admin_granted", "user_created"]
+    bob = store.provider_user("sub-b", "bob@example.com", None, True, ADMIN)
+    assert bob.is_admin and not bob.is_owner  # root owns the instance
+    store.delete_user(root.id, CLI_ACTOR)
+    kept = store.provider_user("sub-b", "bob@example.com", None, False, ADMIN)
+    assert kept.is_admin  # the last admin keeps their rights: never locked out
+
+
+def test_a_provider_session_is_vouched_for_by_one_request_at_a_time(store: Store) -> None:
+    alice = store.create_user("alice")
+    store.add_token(alice.id, "session-hash", kind="session")
+    store.add_token(alice.id, "api-hash")
+    assert store.session_vouched("session-hash") is None  # not opened by a provider
+    store.vouch_session("session-hash", "refresh-1", 1000.0)
+    assert store.session_vouched("session-hash") == ("refresh-1", 1000.0)
+    assert store.session_vouched("api-hash") is None
+    assert store.claim_vouch("session-hash", 1000.0, 2000.0)
+    assert not store.claim_vouch("session-hash", 1000.0, 2000.5)  # another request won
+    store.vouch_session("session-hash", "refresh-2", 2001.0)
+    assert store.session_vouched("session-hash") == ("refresh-2", 2001.0)
+    store.remove_token("session-hash")
+    assert store.session_vouched("session-hash") is None

@@ -432,3 +432,27 @@ def feedback(db: sqlite3.Connection) -> None:
         ALTER TABLE chat_requests ADD COLUMN collection TEXT;
         """,
     )
+
+
+@MIGRATIONS.step
+def oidc_sign_in(db: sqlite3.Connection) -> None:
+    """Sign-in through an OpenID Connect provider: a user's subject there and email, a
+    web session's refresh token and when the provider last vouched for it, and the
+    sign-ins under way (state, nonce and PKCE verifier, each used once)."""
+    run_script(
+        db,
+        """
+        ALTER TABLE users ADD COLUMN email TEXT;
+        ALTER TABLE users ADD COLUMN oidc_subject TEXT;
+        CREATE UNIQUE INDEX users_oidc_subject ON users (oidc_subject);
+        ALTER TABLE tokens ADD COLUMN oidc_refresh TEXT;
+        ALTER TABLE tokens ADD COLUMN oidc_checked_at REAL;
+        CREATE TABLE oidc_logins (
+            state TEXT PRIMARY KEY,
+            nonce TEXT NOT NULL,
+            verifier TEXT NOT NULL,
+            next TEXT NOT NULL,
+            created_at REAL NOT NULL
+        );
+        """,
+    )

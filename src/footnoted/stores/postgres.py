@@ -26,6 +26,7 @@ from .postgres_base import Connection, PostgresBase
 from .postgres_search import dense_search, keyword_search, term_rows
 from .rows import keyword_context, stored_chunks
 from .settings_sql import SettingsSQL
+from .signin_sql import SignInSQL
 
 TERMS = (  # chunk text weighs most; the title, section path and table header less
     "setweight(to_tsvector('english', %(text)s::text), 'A') || setweight(to_tsvector("
@@ -33,7 +34,9 @@ TERMS = (  # chunk text weighs most; the title, section path and table header le
 )
 
 
-class PostgresStore(LibrarySQL, AccountsSQL, ChatSQL, FeedbackSQL, SettingsSQL, PostgresBase):
+class PostgresStore(
+    LibrarySQL, AccountsSQL, ChatSQL, FeedbackSQL, SignInSQL, SettingsSQL, PostgresBase
+):
     """The library's chunks and their search here; the rest is SQL shared with SQLite."""
 
     def __init__(self, url: str, dim: int, pool_size: int = 10) -> None:

@@ -20,6 +20,7 @@ APP_TABLES = (
     "documents", "chunks", "users", "tokens", "rate_events", "sessions", "messages",
     "chat_requests", "document_files", "collection_settings", "refusals", "secrets",
     "documents_revision", "audit_log", "document_progress", "document_file_parts", "feedback",
+    "oidc_logins",
 )  # fmt: skip
 USER_SETTING = "current_setting('footnoted.user_id', true)"
 MIGRATIONS = Migrations("postgres")
@@ -458,5 +459,27 @@ def feedback(db: psycopg.Connection[Any], dim: int) -> None:
         );
         CREATE INDEX feedback_newest ON feedback (created_at);
         ALTER TABLE chat_requests ADD COLUMN collection TEXT
+        """,
+    )
+
+
+@MIGRATIONS.step
+def oidc_sign_in(db: psycopg.Connection[Any], dim: int) -> None:
+    """Sign-in through an OpenID Connect provider (see SQLite's step)."""
+    run_script(
+        db,
+        """
+        ALTER TABLE users ADD COLUMN email TEXT;
+        ALTER TABLE users ADD COLUMN oidc_subject TEXT;
+        CREATE UNIQUE INDEX users_oidc_subject ON users (oidc_subject);
+        ALTER TABLE tokens ADD COLUMN oidc_refresh TEXT;
+        ALTER TABLE tokens ADD COLUMN oidc_checked_at DOUBLE PRECISION;
+        CREATE TABLE oidc_logins (
+            state TEXT PRIMARY KEY,
+            nonce TEXT NOT NULL,
+            verifier TEXT NOT NULL,
+            next TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL
+        )
         """,
     )

@@ -101,8 +101,9 @@ def stored_chunks(
 
 def user_from(row: Row) -> User:
     return User(
-        row["id"], row["name"], bool(row["is_admin"]), row["created_at"], bool(row["is_owner"])
-    )
+        row["id"], row["name"], bool(row["is_admin"]), row["created_at"], bool(row["is_owner"]),
+        row["email"],
+    )  # fmt: skip
 
 
 def session_from(row: Row) -> ChatSession:

@@ -33,6 +33,7 @@ STEPS = (
     "chunk_table_headers",
     "rate_limit_buckets",
     "feedback",
+    "oidc_sign_in",
 )
 _NUMBERED = re.compile(r"^m\d{3}_")
 

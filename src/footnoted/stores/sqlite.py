@@ -25,11 +25,14 @@ from .library_sql import LIVE, LibrarySQL
 from .migrations import migrate
 from .rows import keyword_context, stored_chunks
 from .settings_sql import SettingsSQL
+from .signin_sql import SignInSQL
 from .sqlite_base import SQLiteBase
 from .vectors import CollectionIndex, VectorIndexes, fetch_depth
 
 
-class SQLiteStore(LibrarySQL, AccountsSQL, ChatSQL, FeedbackSQL, SettingsSQL, SQLiteBase):
+class SQLiteStore(
+    LibrarySQL, AccountsSQL, ChatSQL, FeedbackSQL, SignInSQL, SettingsSQL, SQLiteBase
+):
     """The library's chunks and their search here; the rest is SQL shared with PostgreSQL."""
 
     def __init__(self, path: Path, dim: int) -> None:

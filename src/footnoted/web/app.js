@@ -40,10 +40,38 @@ async function start() {
   showApp();
 }
 
-function showSignIn() {
+// Why a sign-in at the identity provider came back without a session (?signin_error=).
+const SIGNIN_ERRORS = {
+  sign_in_state_invalid: "That sign-in was already used, took too long or began in another browser: sign in again.",
+  sign_in_refused: "Your identity provider did not sign you in.",
+  sign_in_failed: "Your identity provider's answer could not be verified: sign in again, or ask an admin.",
+  provider_unreachable: "Your identity provider could not be reached: try again in a moment.",
+};
+
+async function showSignIn() {
   $("#app").hidden = true;
   $("#signin").hidden = false;
-  $("#token").focus();
+  const params = new URLSearchParams(window.location.search);
+  const failed = params.get("signin_error");
+  if (failed) {
+    $("#signin-error").textContent = SIGNIN_ERRORS[failed] || "Signing in failed: try again.";
+    window.history.replaceState(window.history.state, "", window.location.pathname);
+  }
+  let ways = null;
+  try {
+    ways = await get("/api/auth/providers");
+  } catch (_) { /* the token form still works */ }
+  const link = $("#signin-oidc");
+  if (ways && ways.oidc) {
+    const next = window.location.pathname === "/" ? "" : `?next=${encodeURIComponent(window.location.pathname)}`;
+    link.href = `${ways.oidc.login_url}${next}`;
+    link.textContent = `Sign in with ${ways.oidc.name}`;
+    link.hidden = false;
+    $("#signin-or").hidden = false;
+    link.focus();
+  } else {
+    $("#token").focus();
+  }
 }
 
 async function signIn(event) {

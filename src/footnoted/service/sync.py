@@ -1,0 +1,74 @@
+"""A collection kept in step with a folder: ``footnoted sync DIR``.
+
+Each pass adds the folder's new files, re-ingests the changed ones (a file is the same
+document while its path stays; it changed when its content hash did), skips the
+unchanged ones without parsing or embedding them, and retires the documents whose files
+are gone (they are deleted, with their chunks and vectors). Files are walked as
+``footnoted ingest`` walks a folder (recursively, hidden entries skipped). Each file is
+stored in its own transaction, so a pass killed part-way goes on where it stopped when
+run again; running it twice changes nothing the second time.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InvalidInput
+from ..ingest.ingest import IngestReport, ProgressFn, walk
+from ..models import Document
+from ..records import CLI_ACTOR, Actor
+from .facade import Footnoted
+
+
+@dataclass(slots=True)
+class SyncReport:
+    folder: str
+    collection: str
+    ingest: IngestReport = field(default_factory=IngestReport)
+    retired: list[Document] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        """Whether the pass added, re-ingested or retired anything."""
+        counts = (self.ingest.count("added"), self.ingest.count("replaced"), len(self.retired))
+        return any(counts)
+
+    def summary(self) -> str:
+        r = self.ingest
+        return (
+            f"{r.count('added')} added, {r.count('replaced')} changed, "
+            f"{r.count('unchanged')} unchanged, {len(self.retired)} retired, "
+            f"{len(r.failed)} failed; {r.chunks} chunk{'' if r.chunks == 1 else 's'} embedded "
+            f"in {self.seconds:.1f} s"
+        )
+
+
+def sync_folder(
+    fn: Footnoted,
+    folder: Path,
+    collection: str | None = None,
+    progress: ProgressFn | None = None,
+    actor: Actor = CLI_ACTOR,
+) -> SyncReport:
+    """One pass over ``folder`` into ``collection`` (the default one when None)."""
+    root = folder.resolve()
+    if not root.is_dir():
+        raise InvalidInput(f"{folder} is not a folder.", code="not_a_folder")
+    started = time.perf_counter()
+    name = collection or fn.settings.collection
+    report = SyncReport(str(root), name)
+    present = {str(p.resolve()) for p in walk([root])}
+    for doc in fn.store.list_documents(name):
+        if _under(Path(doc.source), root) and doc.source not in present:
+            fn.delete(doc.id, actor)  # first: a file moved here is then no duplicate
+            report.retired.append(doc)
+    report.ingest = fn.ingest([root], name, progress)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _under(source: Path, root: Path) -> bool:
+    return source.is_absolute() and source.is_relative_to(root)
