@@ -90,6 +90,22 @@ def test_it_finds_the_span_that_answers_and_nothing_where_none_does(precision: s
     assert hit.score >= 0 > miss.score  # the span beats "no answer" only where one is
 
 
+def test_a_long_question_is_read_as_its_last_sentences(precision: str) -> None:
+    """People set out their situation first and ask last: past the reader's question
+    budget, the question is read as its last sentence, not its first words."""
+    reader = get_reader(precision)
+    situation = " ".join(
+        f"Our team number {i} moved to the second floor last spring." for i in range(6)
+    )
+    asked = f"{situation} When does the office open?"
+    assert reader._asked(asked) == "When does the office open?"
+    assert reader._asked("When does the office open?") == "When does the office open?"
+    passage = "The office opens at nine in the morning. Backups are kept for thirty days."
+    (hit,) = reader.read(asked, [passage])
+    where = passage.index("nine in the morning")
+    assert hit.score >= 0 and where <= hit.start < hit.end <= where + len("nine in the morning")
+
+
 # A statement's table as footnoted reads it from the shared 10-K (Lyft 2021, page 79):
 # cells joined by " | ", accounting's brackets for losses.
 STATEMENT = (

@@ -4,7 +4,7 @@ each question asked of its own document alone (``owndocs``).
 **PolicyQA** (test): a website's policy, its segments as paragraphs under the site's
 name, is one document; every question is answerable, its answer a clause-like span of
 one segment (the gold passage). **ConditionalQA** (dev): a question comes with the
-asker's scenario, asked together ("scenario question"). Its pages are not published
+asker's scenario, asked together ("scenario. question"). Its pages are not published
 (``documents.json`` is missing from every copy), so a page is the evidence sentences of
 its questions, in the order first seen: an easier retrieval than the full page, and the
 report says so. Yes/no answers are graded only on quoting the evidence (an extractive
@@ -90,7 +90,10 @@ def _conditional_question(q: dict[str, Any]) -> OwnQuestion:
     answers = tuple(dict.fromkeys(str(a[0]).strip() for a in q["answers"] if str(a[0]).strip()))
     yes_no = all(a.lower() in YES_NO for a in answers)
     passages = tuple(_text(e) for e in q["evidences"] if _text(e))
-    asked = f"{q['scenario'].strip()} {q['question'].strip()}".strip()
+    scenario = q["scenario"].strip()
+    if scenario and scenario[-1] not in ".!?":
+        scenario += "."  # as a person types it: the situation, then the question
+    asked = f"{scenario} {q['question'].strip()}".strip()
     kind = "yes/no" if yes_no else "span"
     return OwnQuestion(
         q["id"], asked, () if yes_no else answers, () if yes_no else answers, passages,

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ModelUnavailable
-from ..lexical import CELLS
+from ..lexical import CELLS, split_sentences
 from ..settings import DEFAULT_MODEL, Settings
 from . import sentence_model
 from .embedding import SAMPLE, resolve_model_path
@@ -38,7 +38,7 @@ from .sentence_model import PAD_TO
 log = logging.getLogger(__name__)
 
 MAX_LEN = 192  # question and passage window, in tokens
-QUESTION_TOKENS = 48  # a longer question is cut to this many tokens
+QUESTION_TOKENS = 48  # a longer question is read as its last sentence, cut to this many
 LEAD_TOKENS = 64  # a leading sentence read with the question is cut to this many tokens
 
 
@@ -248,6 +248,22 @@ class Reader:
             end[group, :width] = e
         return start, end
 
+    def _asked(self, question: str) -> str:
+        """The question as the reader reads it: whole when it fits ``QUESTION_TOKENS``;
+        else its last sentence (cut to fit), since people set out their situation first
+        and ask last ("My nephew has lived with us for two years… How long will it be
+        before I hear back from the court?"). On ConditionalQA's train questions the last
+        sentence alone read better than the last sentences that fit (69.7% refused
+        against 80.6%; the gold held 15.5% against 7.3%): the reader learned from
+        SQuAD's one-sentence questions."""
+        if self._count(question) <= QUESTION_TOKENS:
+            return question
+        sentences = [question[s:e] for s, e in split_sentences(question)] or [question]
+        return self._cut(sentences[-1], QUESTION_TOKENS)
+
+    def _count(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
     def _cut(self, text: str, tokens: int) -> str:
         """``text`` cut to its first ``tokens`` tokens."""
         encoded = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
@@ -265,7 +281,7 @@ class Reader:
         the son of Peter Schmeichel" in front of Peter Schmeichel's passage."""
         if not passages:
             return []
-        first = self._cut(question, QUESTION_TOKENS)
+        first = self._asked(question)
         if lead:
             first = f"{first} {self._cut(lead, LEAD_TOKENS)}"
         enc = self.tokenizer(
