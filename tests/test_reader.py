@@ -99,6 +99,8 @@ def test_a_long_question_is_read_as_its_last_sentences(precision: str) -> None:
     )
     asked = f"{situation} When does the office open?"
     assert reader._asked(asked) == "When does the office open?"
+    follow_up = f"And on Sundays? When does the office open? {situation}"  # asked in context
+    assert reader._asked(follow_up).startswith("And on Sundays? When does the office open?")
     assert reader._asked("When does the office open?") == "When does the office open?"
     passage = "The office opens at nine in the morning. Backups are kept for thirty days."
     (hit,) = reader.read(asked, [passage])

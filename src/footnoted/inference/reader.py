@@ -38,7 +38,7 @@ from .sentence_model import PAD_TO
 log = logging.getLogger(__name__)
 
 MAX_LEN = 192  # question and passage window, in tokens
-QUESTION_TOKENS = 48  # a longer question is read as its last sentence, cut to this many
+QUESTION_TOKENS = 48  # a longer question is cut to this many tokens (Reader._asked)
 LEAD_TOKENS = 64  # a leading sentence read with the question is cut to this many tokens
 
 
@@ -249,17 +249,22 @@ class Reader:
         return start, end
 
     def _asked(self, question: str) -> str:
-        """The question as the reader reads it: whole when it fits ``QUESTION_TOKENS``;
-        else its last sentence (cut to fit), since people set out their situation first
-        and ask last ("My nephew has lived with us for two years… How long will it be
-        before I hear back from the court?"). On ConditionalQA's train questions the last
-        sentence alone read better than the last sentences that fit (69.7% refused
-        against 80.6%; the gold held 15.5% against 7.3%): the reader learned from
-        SQuAD's one-sentence questions."""
+        """The question as the reader reads it: whole when it fits ``QUESTION_TOKENS``.
+        A longer one that sets out a situation and asks last ("My nephew has lived with
+        us for two years… How long will it be before I hear back from the court?": only
+        its last sentence asks) is read as that last sentence, cut to fit; any other (a
+        follow-up read with the question before it, a long single question) as its first
+        ``QUESTION_TOKENS`` tokens. On ConditionalQA's train questions the last sentence
+        alone read better than the last sentences that fit (69.7% refused against 80.6%;
+        the gold held 15.5% against 7.3%): the reader learned from SQuAD's one-sentence
+        questions."""
         if self._count(question) <= QUESTION_TOKENS:
             return question
-        sentences = [question[s:e] for s, e in split_sentences(question)] or [question]
-        return self._cut(sentences[-1], QUESTION_TOKENS)
+        sentences = [question[s:e] for s, e in split_sentences(question)]
+        asks_last = len(sentences) > 1 and sentences[-1].rstrip().endswith("?")
+        if asks_last and not any("?" in s for s in sentences[:-1]):
+            return self._cut(sentences[-1], QUESTION_TOKENS)
+        return self._cut(question, QUESTION_TOKENS)
 
     def _count(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])

@@ -20,6 +20,7 @@ or is processed anew) is stopped within a quarter of a second.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import struct
@@ -198,11 +199,14 @@ class _Worker:
             return None
 
     def close(self) -> None:
+        """Kill the worker and close its pipes: what was still buffered for it is dropped
+        (closing would flush it into a pipe nobody reads: a broken pipe)."""
         self.process.kill()
         self.process.wait()
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
-                stream.close()
+                with contextlib.suppress(OSError):
+                    stream.close()
 
 
 def send(stream: IO[bytes], message: object) -> None:
