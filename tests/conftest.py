@@ -28,6 +28,7 @@ BOTH_BACKENDS = {
     "test_api_settings",
     "test_feedback",
     "test_feedback_live",
+    "test_versions_live",
     "test_llm",
     "test_llm_connection",
     "test_v1",

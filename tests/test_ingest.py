@@ -37,7 +37,9 @@ def test_reingest_is_a_no_op(service: Footnoted) -> None:
     assert {d.id: d.updated_at for d in service.store.list_documents()} == docs
 
 
-def test_changed_file_replaces_its_chunks(service: Footnoted, tmp_path: Path) -> None:
+def test_changed_file_is_the_next_version_and_replaces_its_chunks(
+    service: Footnoted, tmp_path: Path
+) -> None:
     path = write(tmp_path / "policy.txt", "Refunds take 10 days.\n\nShipping is free.")
     service.ingest([path])
     (old,) = service.store.list_documents()
@@ -46,8 +48,10 @@ def test_changed_file_replaces_its_chunks(service: Footnoted, tmp_path: Path) ->
     report = service.ingest([path])
     assert report.count("replaced") == 1
     (new,) = service.store.list_documents()
-    assert new.id != old.id and new.source == old.source
-    assert new.created_at == old.created_at
+    assert (new.id, new.source, new.version) == (old.id, old.source, 2)
+    assert new.created_at == old.created_at and new.content_hash != old.content_hash
+    kept = service.store.document_version(old.id, 1)
+    assert kept.text == "Refunds take 10 days.\n\nShipping is free." and kept.ended_by == "replaced"
     new_chunks = {c.id for c in service.store.document_chunks(new.id)}
     assert not old_chunks & new_chunks
     assert _chunk_ids(service) == new_chunks

@@ -12,6 +12,7 @@ import io
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -63,9 +64,71 @@ class Document:
     embedding_model: str | None = None
     created_at: str = ""
     updated_at: str = ""
+    version: int = 1  # moves on each time the same source brings changed content
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentVersion:
+    """One version of a document: the current one, or an earlier one kept after its file
+    changed (``replaced``) or the document was deleted (``deleted``), with the text its
+    citations' offsets point into and its chunks' places (start, end, page, section)."""
+
+    document_id: str
+    version: int
+    collection: str
+    title: str
+    source: str
+    kind: str
+    content_hash: str
+    page_count: int | None
+    created_at: str
+    ended_at: str | None = None  # when it was replaced or deleted; None: current
+    ended_by: str | None = None  # "replaced" | "deleted"; None: current
+    text: str = ""
+    layout: tuple[tuple[int, int, int | None, str | None], ...] = ()
+
+    def info(self) -> dict[str, Any]:
+        """What a list of versions shows (no text)."""
+        return {
+            "version": self.version,
+            "title": self.title,
+            "content_hash": self.content_hash,
+            "page_count": self.page_count,
+            "created_at": self.created_at,
+            "ended_at": self.ended_at,
+            "ended_by": self.ended_by,
+            "current": self.ended_at is None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SitePage:
+    """A web page a collection follows from a sitemap, with the validators its server
+    sent last (for a conditional request: ``If-None-Match``, ``If-Modified-Since``)."""
+
+    collection: str
+    url: str
+    sitemap: str
+    etag: str | None = None
+    last_modified: str | None = None
+    checked_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How many earlier versions of each document are kept (``kept``), and for how many
+    days after they ended (``days``; None: no limit)."""
+
+    kept: int = 20
+    days: float | None = None
+
+    def cutoff(self) -> str:
+        """The end time before which kept versions are dropped (ISO 8601, UTC)."""
+        ago = timedelta(days=self.days or 0)
+        return (datetime.now(UTC) - ago).isoformat(timespec="microseconds")
 
 
 Grounding = dict[str, float | str]
@@ -174,6 +237,7 @@ class RetrievedChunk:
     # cosine of the query to each sentence's in-context vector (``chunk_sentences``
     # order); empty where the chunk was stored without sentence vectors
     sentence_scores: tuple[float, ...] = ()
+    document_version: int = 1
 
     def sentence_score(self, position: int) -> float:
         """Sentence ``position``'s cosine; the chunk's where sentence vectors are missing."""
@@ -209,6 +273,7 @@ class Citation:
     score: float
     download_url: str | None = None
     added: bool | None = None  # LLM mode: cited by the support check, not by the model
+    version: int | None = None  # the document's version quoted (None: cited before versions)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

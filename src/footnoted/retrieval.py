@@ -126,6 +126,7 @@ class Retriever:
                     dense_rank=dense_rank.get(cid),
                     fused=fused[cid],
                     sentence_scores=sentence_scores,
+                    document_version=stored.document_version,
                 )
             )
         return out

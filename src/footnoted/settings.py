@@ -145,6 +145,23 @@ class Settings(BaseSettings):
         ),
     )
     collection: str = Field(default="default", description="Collection used when none is named.")
+    versions_kept: int = Field(
+        default=20,
+        ge=0,
+        description=(
+            "Earlier versions kept of each document (a changed file's previous text, a "
+            "deleted document's last), so old answers still open what they quoted; 0 keeps "
+            "none."
+        ),
+    )
+    versions_days: float | None = Field(
+        default=None,
+        gt=0,
+        description=(
+            "Days an earlier version is kept after it was replaced or deleted; unset: as "
+            "long as versions_kept allows."
+        ),
+    )
     database_url: str | None = Field(
         default=None,
         description=(

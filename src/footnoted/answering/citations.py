@@ -72,6 +72,7 @@ def make_citation(index: int, hit: RetrievedChunk) -> Citation:
         char_start=chunk.char_start,
         char_end=chunk.char_end,
         score=round(hit.score, 4),
+        version=hit.document_version,
     )
 
 

@@ -194,6 +194,10 @@ class DocumentOut(BaseModel):
     embedding_model: str | None
     created_at: str
     updated_at: str
+    version: int = Field(
+        description="1 at first; each changed file from the same source is the next version "
+        "(earlier ones kept: `GET /api/documents/{id}/versions`)."
+    )
     progress: ProgressOut | None = Field(
         default=None, description="Where the work stands while `status` is `processing`."
     )
@@ -211,6 +215,12 @@ class HeadingOut(BaseModel):
     level: int = Field(description="1 for the outermost heading, 2 below it, and so on.")
 
 
+class PlaceOut(BaseModel):
+    start: int = Field(description="Offset in the current version's `text`.")
+    end: int
+    page: int | None
+
+
 class DocumentTextOut(BaseModel):
     id: str
     title: str
@@ -219,6 +229,31 @@ class DocumentTextOut(BaseModel):
         description="The document's own headings in `text` (Markdown, Word, HTML, and PDF "
         "outline or inferred headings), in order."
     )
+    version: int = Field(description="The version this text is (a citation's `version`).")
+    current_version: int | None = Field(
+        description="The document's current version; null once it was deleted. When it is "
+        "not `version`, the document has changed since."
+    )
+    ended_by: Literal["replaced", "deleted"] | None = Field(
+        description="How this version ended: `replaced` by a changed file, or `deleted`; "
+        "null for the current version."
+    )
+    now_at: PlaceOut | None = Field(
+        default=None,
+        description="Where the passage asked about (`start`/`end`) stands in the current "
+        "version, when the document has changed and the passage is still there.",
+    )
+
+
+class VersionOut(BaseModel):
+    version: int
+    title: str
+    content_hash: str
+    page_count: int | None
+    created_at: str = Field(description="When this version was stored.")
+    ended_at: str | None = Field(description="When it was replaced or deleted; null: current.")
+    ended_by: Literal["replaced", "deleted"] | None
+    current: bool
 
 
 class ChunkOut(BaseModel):

@@ -223,11 +223,14 @@ def docs_list(
     if as_json:
         out.print_json(json.dumps([d.to_dict() for d in docs]))
         return
-    table = Table("id", "collection", "title", "kind", "status", "enabled", "chunks", "pages")
+    table = Table(
+        "id", "collection", "title", "kind", "status", "enabled", "chunks", "pages", "version"
+    )  # fmt: skip
     for d in docs:
         table.add_row(
             d.id[:12], d.collection, d.title, d.kind, d.status,
             "yes" if d.enabled else "no", str(d.chunk_count), str(d.page_count or ""),
+            str(d.version),
         )  # fmt: skip
     out.print(table)
 
@@ -259,13 +262,23 @@ def docs_disable(document_id: DocumentId) -> None:
 
 
 @docs_app.command("rm")
-def docs_rm(document_id: DocumentId) -> None:
-    """Delete a document with its chunks and vectors."""
+def docs_rm(
+    document_id: DocumentId,
+    purge: Annotated[
+        bool,
+        typer.Option(
+            "--purge",
+            help="Also remove its kept versions: answers that quoted it no longer open its text.",
+        ),
+    ] = False,
+) -> None:
+    """Delete a document with its chunks and vectors (its last version is kept for the
+    answers that quoted it, unless --purge)."""
     with service() as fn:
         full = _resolve(fn, document_id)
         title = fn.store.get_document(full).title
-        fn.delete(full)
-    out.print(f"removed {title}")
+        fn.delete(full, purge=purge)
+    out.print(f"removed {title}" + (" and its versions" if purge else ""))
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from .. import loaders
-from ..errors import FootnotedError, InvalidInput
+from ..errors import Conflict, FootnotedError, InvalidInput, NotFound
 from ..inference.embedding import Embedder, Vectors
 from ..lexical import chunk_sentences
 from ..loaders.blocks import table_headers
@@ -88,6 +88,18 @@ class _Pending:
 
 def document_id(collection: str, content_hash: str) -> str:
     return hashlib.sha256(f"{collection}\x00{content_hash}".encode()).hexdigest()[:32]
+
+
+def new_document_id(store: Store, collection: str, content_hash: str, source: str) -> str:
+    """A new document's id: from its collection and content, unless a document already
+    holds that id (one whose later versions changed its content): then from its source
+    too."""
+    plain = document_id(collection, content_hash)
+    try:
+        store.get_document(plain)
+    except NotFound:
+        return plain
+    return document_id(collection, f"{content_hash}\x00{source}")
 
 
 def check_url(url: str | None) -> str | None:
@@ -281,7 +293,12 @@ class Ingestor:
             and (title is None or existing.title == title)
         ):
             return FileResult(source, "unchanged", existing.id, existing.title, 0)
-        doc_id = document_id(collection, content_hash)
+        self._check_duplicate(collection, content_hash, source)
+        doc_id = (
+            existing.id
+            if existing is not None
+            else new_document_id(self.store, collection, content_hash, source)
+        )  # a changed file is the next version of the same document
         result = self.parser.parse(file, filename, doc_id, self.max_bytes, cancelled)
         parsed = result.document
         document = Document(
@@ -296,20 +313,13 @@ class Ingestor:
             page_count=parsed.page_count,
             embedding_model=self.embedder.name,
         )
-        self._check_duplicate(document)
         return _Pending(document, parsed.text, result.chunks, existing is not None)
 
-    def _check_duplicate(self, document: Document) -> None:
-        from ..errors import Conflict, NotFound
-
-        try:
-            other = self.store.get_document(document.id)
-        except NotFound:
-            return
-        if other.source != document.source:
+    def _check_duplicate(self, collection: str, content_hash: str, source: str) -> None:
+        other = self.store.find_content(collection, content_hash)
+        if other is not None and other.source != source:
             raise Conflict(
-                f"Same content as {other.source!r}, already in collection "
-                f"{document.collection!r}; skipped.",
+                f"Same content as {other.source!r}, already in collection {collection!r}; skipped.",
                 code="duplicate_document",
             )
 

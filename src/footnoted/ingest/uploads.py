@@ -27,7 +27,7 @@ from ..models import Document, FileBytes, Progress
 from ..records import CLI_ACTOR, Actor
 from ..settings import Settings
 from ..stores.base import Store, StoredFile
-from .ingest import FileResult, Ingestor, check_url, document_id, embed_chunks
+from .ingest import FileResult, Ingestor, check_url, embed_chunks, new_document_id
 
 DELETED = "The document was deleted while it was being processed."
 INTERRUPTED = "Processing was interrupted because the server stopped; reprocess the document."
@@ -61,18 +61,20 @@ class Uploads:
         kind = detect_file_kind(file, filename)  # UnsupportedType (415) for anything else
         coll = collection or self.settings.collection
         content_hash = file.sha256
-        doc_id = document_id(coll, content_hash)
-        try:
-            existing = self.store.get_document(doc_id)
-        except NotFound:
-            existing = None
+        existing = self.store.find_content(coll, content_hash)
         if existing is not None and existing.status != "failed":
             return existing  # the same content is already here (or on its way)
+        source = f"upload/{content_hash[:16]}/{filename}"
+        doc_id = (
+            existing.id
+            if existing is not None
+            else new_document_id(self.store, coll, content_hash, source)
+        )
         document = Document(
             id=doc_id,
             collection=coll,
             title=title or Path(filename).stem or filename,
-            source=f"upload/{content_hash[:16]}/{filename}",
+            source=source,
             kind=kind,
             content_hash=content_hash,
             size=file.size,

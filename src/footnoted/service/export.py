@@ -53,8 +53,11 @@ def quote(citation: dict[str, Any], spans: Sequence[dict[str, Any]]) -> str:
 def note(
     number: int, citation: dict[str, Any], spans: Sequence[dict[str, Any]], base: str = ""
 ) -> str:
-    """``[^N]: **Title**, page 3, section Refunds > Annual plans: "the quoted text"``."""
+    """``[^N]: **Title**, version 2, page 3, section Refunds > Annual plans: "the quoted
+    text"``: the version the answer quoted (a document's file may have changed since)."""
     parts = [f"**{escape_markdown_html(str(citation.get('document_title') or 'Untitled'))}**"]
+    if isinstance(citation.get("version"), int):
+        parts.append(f"version {citation['version']}")
     if citation.get("page") is not None:
         parts.append(f"page {citation['page']}")
     if citation.get("section"):

@@ -138,10 +138,14 @@ class Footnoted:
         ("" until it is first disabled)."""
         return self.store.secret(link_epoch_name(document_id), str)
 
-    def delete(self, document_id: str, actor: Actor = CLI_ACTOR) -> None:
+    def delete(self, document_id: str, actor: Actor = CLI_ACTOR, purge: bool = False) -> None:
+        """Delete a document. Its last version stays readable from the answers that quoted
+        it (as the retention allows); ``purge`` removes every version too. Audited."""
         doc = self.store.get_document(document_id)
-        self.store.delete_document(document_id)
-        detail = {"title": doc.title, "collection": doc.collection}
+        self.store.delete_document(document_id, purge=purge)
+        detail: dict[str, str | bool] = {"title": doc.title, "collection": doc.collection}
+        if purge:
+            detail["purged"] = True
         self.store.audit(actor, "document_deleted", f"document:{doc.id}", detail)
 
     # -- asking ------------------------------------------------------------------------

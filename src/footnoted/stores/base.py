@@ -13,7 +13,15 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..models import Chunk, Document, FileBytes, Progress
+from ..models import (
+    Chunk,
+    Document,
+    DocumentVersion,
+    FileBytes,
+    Progress,
+    Retention,
+    SitePage,
+)
 from ..records import (
     Actor,
     AuditEntry,
@@ -45,6 +53,7 @@ class StoredChunk:
     document_url: str | None
     vector: Vector
     sentences: Vector | None = None  # one row per sentence (``chunk_sentences`` order)
+    document_version: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +101,34 @@ class DocumentLibrary(Protocol):
 
     def set_enabled(self, document_id: str, enabled: bool) -> Document: ...
 
-    def delete_document(self, document_id: str) -> None: ...
+    def delete_document(self, document_id: str, purge: bool = False) -> None:
+        """Delete the document; its last version is kept for the answers that quoted it
+        (as ``retention`` allows), unless ``purge``, which drops every version too."""
+        ...
+
+    # -- versions ----------------------------------------------------------------------
+    retention: Retention
+
+    def document_versions(self, document_id: str) -> list[DocumentVersion]:
+        """Every version still kept, newest first, without text; ``NotFound`` if none."""
+        ...
+
+    def document_version(self, document_id: str, version: int) -> DocumentVersion:
+        """One version with its text and layout; ``NotFound`` (``version_not_found``)."""
+        ...
+
+    def find_content(self, collection: str, content_hash: str) -> Document | None:
+        """The collection's document whose current content has this hash, if any."""
+        ...
+
+    # -- pages followed from a sitemap -------------------------------------------------
+    def site_pages(self, collection: str, sitemap: str) -> dict[str, SitePage]:
+        """The pages ``sitemap`` listed into ``collection`` at its last sync, by URL."""
+        ...
+
+    def keep_site_page(self, page: SitePage) -> None: ...
+
+    def forget_site_page(self, collection: str, url: str) -> None: ...
 
     def document_text(self, document_id: str, start: int = 0, end: int | None = None) -> str:
         """The document's extracted text, or the piece ``[start, end)`` of it."""
@@ -280,6 +316,10 @@ class ChatStore(Protocol):
         collection: str | None = None,
     ) -> bool:
         """Store question and reply and mark the request done, atomically; False if cancelled."""
+        ...
+
+    def cites_document(self, user_id: str, document_id: str) -> bool:
+        """Whether one of the user's answers cites the document."""
         ...
 
     def chat_exchange(self, user_id: str, message_id: str) -> ChatExchange:

@@ -253,6 +253,19 @@ class ChatSQL(SQL):
         collection = None if request is None else request["collection"]
         return ChatExchange(messages["user"], messages["assistant"], collection)
 
+    def cites_document(self, user_id: str, document_id: str) -> bool:
+        """Whether one of the user's answers cites the document (its id in a citation)."""
+        if not document_id.isalnum():  # ids are hex: nothing LIKE would read as a pattern
+            return False
+        with self._reading(user_id) as db:
+            row = self._run(
+                db,
+                "SELECT 1 FROM messages WHERE user_id = ? AND role = 'assistant' "
+                "AND citations LIKE ? LIMIT 1",
+                (user_id, f'%"document_id": "{document_id}"%'),
+            ).fetchone()
+        return row is not None
+
     def delete_session(self, user_id: str, session_id: str) -> None:
         with self._writing(user_id) as db:
             if not self._owns(db, user_id, session_id):

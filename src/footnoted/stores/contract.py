@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from footnoted.errors import Cancelled, Conflict, Forbidden, NotFound
-from footnoted.models import Chunk, Document, FileBytes, Progress
+from footnoted.models import Chunk, Document, FileBytes, Progress, Retention
 from footnoted.records import (
     CLI_ACTOR,
     ORIGINS,
@@ -139,6 +139,88 @@ def test_saving_the_same_source_replaces_the_document(store: Store) -> None:
     assert store.count_chunks("default") == 2
     with pytest.raises(NotFound):
         store.get_document(old.id)
+
+
+def next_version(store: Store, of: Document, texts: list[str]) -> tuple[Document, str, list[Chunk]]:
+    """``texts`` saved as the same document (same id and source): a changed file."""
+    doc, text, chunks = document(texts, source=of.source, collection=of.collection)
+    chunks = [replace(c, document_id=of.id, id=f"{c.id}-{of.id[:4]}") for c in chunks]
+    doc = replace(doc, id=of.id)
+    store.save_document(doc, text, chunks, np.stack([unit(i + 40) for i in range(len(chunks))]))
+    return doc, text, chunks
+
+
+def test_a_changed_document_is_its_next_version_and_the_earlier_text_is_kept(
+    store: Store,
+) -> None:
+    first, first_chunks = save(store, ["Refunds take ten days.", "Plans renew yearly."])
+    assert store.get_document(first.id).version == 1
+    _, text, chunks = next_version(store, first, ["Refunds take five days."])
+    now = store.get_document(first.id)
+    assert (now.version, now.content_hash, now.chunk_count) == (2, chunks[0].id[:16], 1)
+    assert [d.id for d in store.list_documents()] == [first.id]
+    listed = store.document_versions(first.id)
+    assert [(v.version, v.ended_by) for v in listed] == [(2, None), (1, "replaced")]
+    old = store.document_version(first.id, 1)
+    assert old.text == "Refunds take ten days.\n\nPlans renew yearly."
+    assert old.layout == tuple((c.char_start, c.char_end, c.page, c.section) for c in first_chunks)
+    assert old.content_hash == first.content_hash and old.ended_at
+    assert store.document_version(first.id, 2).text == text
+    assert store.fetch_chunks([c.id for c in first_chunks]) == []
+    assert store.fetch_chunks([chunks[0].id])[0].document_version == 2
+    with pytest.raises(NotFound) as gone:
+        store.document_version(first.id, 3)
+    assert gone.value.code == "version_not_found"
+    # the same content again (re-embedded, reprocessed) is the same version
+    store.save_document(now, text, chunks, np.stack([unit(41)]))
+    assert store.get_document(first.id).version == 2
+    assert [v.version for v in store.document_versions(first.id)] == [2, 1]
+    assert store.find_content("default", now.content_hash) == store.get_document(first.id)
+    assert store.find_content("default", first.content_hash) is None
+    assert store.find_content("zeta", now.content_hash) is None
+
+
+def test_versions_are_kept_as_the_retention_says_and_outlive_deletion(store: Store) -> None:
+    store.retention = Retention(kept=2)
+    first, _ = save(store, ["Version one."])
+    for n in ("two", "three", "four"):
+        next_version(store, first, [f"Version {n}."])
+    assert [v.version for v in store.document_versions(first.id)] == [4, 3, 2]
+    store.delete_document(first.id)  # the last version is kept for the answers quoting it
+    with pytest.raises(NotFound):
+        store.get_document(first.id)
+    assert store.list_documents() == [] and store.count_chunks("default") == 0
+    kept_versions = store.document_versions(first.id)
+    assert [(v.version, v.ended_by) for v in kept_versions] == [(4, "deleted"), (3, "replaced")]
+    assert store.document_version(first.id, 4).text == "Version four."
+    next_version(store, first, ["Version four."])  # deleted, then back as it was
+    assert store.get_document(first.id).version == 4
+    assert [v.version for v in store.document_versions(first.id)] == [4, 3]
+    store.delete_document(first.id)
+    again, _ = save(store, ["Version one."])  # other content again: it goes on from 4
+    assert again.id == first.id and store.get_document(first.id).version == 5
+    store.delete_document(first.id, purge=True)
+    with pytest.raises(NotFound):
+        store.document_versions(first.id)
+    store.retention = Retention(kept=20, days=1e-7)  # 9 ms after they ended
+    other, _ = save(store, ["Other one."], source="b.md")
+    next_version(store, other, ["Other two."])
+    time.sleep(0.05)
+    save(store, ["A third document."], source="c.md")  # any save drops the aged ones
+    assert [v.version for v in store.document_versions(other.id)] == [2]
+
+
+def test_the_owner_of_an_answer_citing_a_document_is_known(store: Store) -> None:
+    alice, bob = store.create_user("alice"), store.create_user("bob")
+    doc, _ = save(store, ["Refunds take ten days."])
+    question, answer = reply()
+    cited = replace(answer, citations=[{"index": 1, "document_id": doc.id, "version": 1}])
+    claim = store.claim_chat(alice.id, "m1", "Refund?", None, "Refund?", "w:1", never_stale)
+    store.complete_chat(alice.id, "m1", claim.session_id, (question, cited), {}, None)
+    assert store.cites_document(alice.id, doc.id)
+    assert not store.cites_document(bob.id, doc.id)
+    assert not store.cites_document(alice.id, "0" * 32)
+    assert not store.cites_document(alice.id, "%")
 
 
 def test_disabled_documents_leave_retrieval_at_once(store: Store) -> None:

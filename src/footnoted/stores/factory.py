@@ -6,6 +6,7 @@ import sqlite3
 from types import ModuleType
 
 from ..errors import DatabaseUnavailable, FootnotedError
+from ..models import Retention
 from ..settings import Settings
 from .base import Store
 
@@ -27,16 +28,17 @@ def _postgres(url: str) -> ModuleType:
 
 def open_store(settings: Settings, dim: int) -> Store:
     """PostgreSQL when ``database_url`` is set, else SQLite in ``home``."""
+    store: Store
     if settings.database_url:
         postgres = _postgres(settings.database_url)
-        store: Store = postgres.PostgresStore(
-            settings.database_url, dim, settings.database_pool_size
-        )
-        return store
-    from .sqlite import SQLiteStore
+        store = postgres.PostgresStore(settings.database_url, dim, settings.database_pool_size)
+    else:
+        from .sqlite import SQLiteStore
 
-    settings.home.mkdir(parents=True, exist_ok=True)
-    return SQLiteStore(settings.home / "footnoted.db", dim)
+        settings.home.mkdir(parents=True, exist_ok=True)
+        store = SQLiteStore(settings.home / "footnoted.db", dim)
+    store.retention = Retention(settings.versions_kept, settings.versions_days)
+    return store
 
 
 def migrate_database(settings: Settings, dim: int) -> list[str]:

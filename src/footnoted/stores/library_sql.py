@@ -13,24 +13,39 @@ from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
 from ..errors import Cancelled
-from ..models import Chunk, Document, FileBytes, Progress
+from ..models import (
+    Chunk,
+    Document,
+    DocumentVersion,
+    FileBytes,
+    Progress,
+    Retention,
+    SitePage,
+)
 from .base import StoredFile, Vector
-from .encoding import now
+from .encoding import dumps, now
 from .rows import (
     PROGRESS_QUERY,
     chunk_from,
     document_from,
     no_document,
+    no_version,
     progress_by_document,
     progress_params,
     progress_upsert,
+    version_from,
 )
 from .sql import SQL, Conn
 
 DOC_COLUMNS = (
     "id, collection, title, source, kind, content_hash, size, status, enabled, error, url, "
-    "page_count, chunk_count, embedding_model, created_at, updated_at"
+    "page_count, chunk_count, embedding_model, created_at, updated_at, version"
 )
+VERSION_COLUMNS = (
+    "document_id, version, collection, title, source, kind, content_hash, page_count, "
+    "created_at, ended_at, ended_by"
+)
+SITE_PAGE_FIELDS = ("collection", "url", "sitemap", "etag", "last_modified", "checked_at")
 LIVE = "d.status = 'ready' AND d.enabled = TRUE"  # what search may return
 
 
@@ -59,6 +74,8 @@ class _Parts(io.RawIOBase):
 
 
 class LibrarySQL(SQL):
+    retention: Retention = Retention()  # how many earlier versions are kept, how long
+
     # -- the backend's part: chunks with their vectors and keyword index --------------------
     def _insert_chunks(
         self,
@@ -146,12 +163,19 @@ class LibrarySQL(SQL):
             ):
                 raise Cancelled(f"Processing {document.title} was stopped.")
             old = self._same_source(db, document)
+            if old is not None and old.id == document.id:
+                version = old.version  # the same content again (re-embedded), or a failed try
+                if old.content_hash != document.content_hash and old.status == "ready":
+                    self._keep_version(db, old, "replaced", stamp)
+                    version = old.version + 1
+            else:
+                version = self._next_version(db, document)
             if old is not None:
                 self._delete(db, old.id, keep_file=old.id == document.id)
             self._run(
                 db,
                 f"INSERT INTO documents ({DOC_COLUMNS}, text) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     document.id,
                     document.collection,
@@ -169,10 +193,168 @@ class LibrarySQL(SQL):
                     document.embedding_model,
                     old.created_at if old else stamp,
                     stamp,
+                    version,
                     text,
                 ),
             )
             self._insert_chunks(db, document, chunks, vectors, sentences)
+            self._prune_versions(db, document.id)
+
+    # -- versions --------------------------------------------------------------------------
+    def _next_version(self, db: Conn, document: Document) -> int:
+        """The version ``document`` starts as when no current one is replaced: one past
+        its newest kept version (1 when none is), so a document deleted and added again
+        goes on from where it was; or that version itself when it was deleted with this
+        very content (a file moved back, a document restored), which is current again."""
+        row = self._run(
+            db,
+            "SELECT version, content_hash, ended_by FROM document_versions "
+            "WHERE document_id = ? ORDER BY version DESC LIMIT 1",
+            (document.id,),
+        ).fetchone()
+        if row is None:
+            return 1
+        if row["ended_by"] == "deleted" and row["content_hash"] == document.content_hash:
+            self._run(
+                db,
+                "DELETE FROM document_versions WHERE document_id = ? AND version = ?",
+                (document.id, row["version"]),
+            )
+            return int(row["version"])
+        return int(row["version"]) + 1
+
+    def _keep_version(self, db: Conn, doc: Document, ended_by: str, stamp: str) -> None:
+        """Keep ``doc``'s current version (its text and its chunks' places) as it ends."""
+        rows = self._run(
+            db,
+            "SELECT char_start, char_end, page, section FROM chunks WHERE document_id = ? "
+            "ORDER BY idx",
+            (doc.id,),
+        ).fetchall()
+        layout = [[r["char_start"], r["char_end"], r["page"], r["section"]] for r in rows]
+        self._run(
+            db,
+            f"INSERT INTO document_versions ({VERSION_COLUMNS}, text, layout) "
+            "SELECT id, version, collection, title, source, kind, content_hash, page_count, "
+            "updated_at, ?, ?, text, ? FROM documents WHERE id = ? "
+            "ON CONFLICT (document_id, version) DO NOTHING",
+            (stamp, ended_by, dumps(layout), doc.id),
+        )
+
+    def _prune_versions(self, db: Conn, document_id: str) -> None:
+        """Drop what the retention no longer keeps: ``document_id``'s versions past the
+        newest ``kept``, and every kept version that ended more than ``days`` ago."""
+        kept, days = self.retention.kept, self.retention.days
+        self._run(
+            db,
+            "DELETE FROM document_versions WHERE document_id = ? AND version NOT IN "
+            "(SELECT version FROM document_versions WHERE document_id = ? "
+            "ORDER BY version DESC LIMIT ?)",
+            (document_id, document_id, kept),
+        )
+        if days is not None:
+            self._run(
+                db,
+                "DELETE FROM document_versions WHERE ended_at < ?",
+                (self.retention.cutoff(),),
+            )
+
+    def document_versions(self, document_id: str) -> list[DocumentVersion]:
+        """Every version of the document still kept, newest first (the current one first,
+        unless the document was deleted), without their text. ``NotFound`` when none is."""
+        with self._reading() as db:
+            rows = self._run(
+                db,
+                f"SELECT {VERSION_COLUMNS} FROM document_versions WHERE document_id = ? "
+                "ORDER BY version DESC",
+                (document_id,),
+            ).fetchall()
+            versions = [version_from(r) for r in rows]
+            current = self._current_version(db, document_id)
+        if current is not None:
+            versions.insert(0, current)
+        if not versions:
+            raise no_document(document_id)
+        return versions
+
+    def _current_version(self, db: Conn, document_id: str) -> DocumentVersion | None:
+        row = self._run(
+            db,
+            "SELECT id AS document_id, version, collection, title, source, kind, content_hash, "
+            "page_count, updated_at AS created_at, NULL AS ended_at, NULL AS ended_by "
+            "FROM documents WHERE id = ? AND status = 'ready'",
+            (document_id,),
+        ).fetchone()
+        return None if row is None else version_from(row)
+
+    def document_version(self, document_id: str, version: int) -> DocumentVersion:
+        """Version ``version`` of the document with its text and its chunks' places: the
+        current one or a kept earlier one (``NotFound``: ``version_not_found``)."""
+        with self._reading() as db:
+            current = self._current_version(db, document_id)
+            if current is not None and current.version == version:
+                text = self._run(
+                    db, "SELECT text FROM documents WHERE id = ?", (document_id,)
+                ).fetchone()["text"]
+                rows = self._run(
+                    db,
+                    "SELECT char_start, char_end, page, section FROM chunks "
+                    "WHERE document_id = ? ORDER BY idx",
+                    (document_id,),
+                ).fetchall()
+                layout = [[r["char_start"], r["char_end"], r["page"], r["section"]] for r in rows]
+                return version_from(current, text=text, layout=layout)
+            row = self._run(
+                db,
+                f"SELECT {VERSION_COLUMNS}, text, layout FROM document_versions "
+                "WHERE document_id = ? AND version = ?",
+                (document_id, version),
+            ).fetchone()
+        if row is None:
+            raise no_version(document_id, version)
+        return version_from(row, text=row["text"], layout=row["layout"])
+
+    # -- pages followed from a sitemap -------------------------------------------------------
+    def site_pages(self, collection: str, sitemap: str) -> dict[str, SitePage]:
+        """The pages ``sitemap`` listed into ``collection`` when last synced, by URL."""
+        with self._reading() as db:
+            rows = self._run(
+                db,
+                "SELECT collection, url, sitemap, etag, last_modified, checked_at "
+                "FROM site_pages WHERE collection = ? AND sitemap = ?",
+                (collection, sitemap),
+            ).fetchall()
+        return {r["url"]: SitePage(**{k: r[k] for k in SITE_PAGE_FIELDS}) for r in rows}
+
+    def keep_site_page(self, page: SitePage) -> None:
+        """Record a page (its sitemap and validators), replacing what was known of it."""
+        with self._writing() as db:
+            self._run(
+                db,
+                "INSERT INTO site_pages (collection, url, sitemap, etag, last_modified, "
+                "checked_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (collection, url) DO UPDATE "
+                "SET sitemap = excluded.sitemap, etag = excluded.etag, "
+                "last_modified = excluded.last_modified, checked_at = excluded.checked_at",
+                (page.collection, page.url, page.sitemap, page.etag, page.last_modified,
+                 page.checked_at or now()),
+            )  # fmt: skip
+
+    def forget_site_page(self, collection: str, url: str) -> None:
+        with self._writing() as db:
+            self._run(
+                db, "DELETE FROM site_pages WHERE collection = ? AND url = ?", (collection, url)
+            )
+
+    def find_content(self, collection: str, content_hash: str) -> Document | None:
+        """The collection's document whose current version has this content, if any."""
+        with self._reading() as db:
+            row = self._run(
+                db,
+                f"SELECT {DOC_COLUMNS} FROM documents WHERE collection = ? AND content_hash = ? "
+                "ORDER BY created_at LIMIT 1",
+                (collection, content_hash),
+            ).fetchone()
+        return None if row is None else document_from(row)
 
     def _delete(self, db: Conn, document_id: str, keep_file: bool = False) -> None:
         self._delete_chunks(db, document_id)
@@ -195,7 +377,7 @@ class LibrarySQL(SQL):
             self._run(
                 db,
                 f"INSERT INTO documents ({DOC_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, "
-                "'processing', TRUE, NULL, ?, NULL, 0, NULL, ?, ?)",
+                "'processing', TRUE, NULL, ?, NULL, 0, NULL, ?, ?, ?)",
                 (
                     document.id,
                     document.collection,
@@ -207,6 +389,7 @@ class LibrarySQL(SQL):
                     document.url,
                     stamp,
                     stamp,
+                    self._next_version(db, document),
                 ),
             )
             self._run(
@@ -296,10 +479,18 @@ class LibrarySQL(SQL):
         with self._writing() as db:
             return self._updated(db, document_id, "enabled = ?", (enabled,))
 
-    def delete_document(self, document_id: str) -> None:
+    def delete_document(self, document_id: str, purge: bool = False) -> None:
+        """Delete the document with its chunks, vectors and file. Its last version is kept
+        (as the retention allows) for the answers that quoted it; with ``purge``, that and
+        every earlier version go too."""
         with self._writing() as db:
-            self._get(db, document_id)
+            doc = self._get(db, document_id)
+            if purge:
+                self._run(db, "DELETE FROM document_versions WHERE document_id = ?", (document_id,))
+            elif doc.status == "ready":
+                self._keep_version(db, doc, "deleted", now())
             self._delete(db, document_id)
+            self._prune_versions(db, document_id)
 
     def document_text(self, document_id: str, start: int = 0, end: int | None = None) -> str:
         """The document's extracted text, or the piece ``[start, end)`` of it (offsets

@@ -456,3 +456,59 @@ def oidc_sign_in(db: sqlite3.Connection) -> None:
         );
         """,
     )
+
+
+@MIGRATIONS.step
+def document_versions(db: sqlite3.Connection) -> None:
+    """Documents have versions: a changed file from the same source is the next version
+    of the same document, and the version it replaces (or a deleted document's last one)
+    is kept with its text and its chunks' places (``layout``: JSON ``[start, end, page,
+    section]`` each), so an old answer's citation still opens the text it quoted. Kept
+    versions are pruned by the retention settings. Documents are found by content too
+    (an upload of content already here, a duplicate under another name)."""
+    run_script(
+        db,
+        """
+        ALTER TABLE documents ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+        CREATE INDEX documents_content ON documents (collection, content_hash);
+        CREATE TABLE document_versions (
+            document_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            collection TEXT NOT NULL,
+            title TEXT NOT NULL,
+            source TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            page_count INTEGER,
+            text TEXT NOT NULL,
+            layout TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            ended_at TEXT NOT NULL,
+            ended_by TEXT NOT NULL CHECK (ended_by IN ('replaced', 'deleted')),
+            PRIMARY KEY (document_id, version)
+        );
+        CREATE INDEX document_versions_ended ON document_versions (ended_at);
+        """,
+    )
+
+
+@MIGRATIONS.step
+def site_pages(db: sqlite3.Connection) -> None:
+    """The web pages a collection follows from a sitemap (``footnoted sync URL``): the
+    sitemap that listed each, and the validators its server sent (``ETag``,
+    ``Last-Modified``) for the next pass's conditional request."""
+    run_script(
+        db,
+        """
+        CREATE TABLE site_pages (
+            collection TEXT NOT NULL,
+            url TEXT NOT NULL,
+            sitemap TEXT NOT NULL,
+            etag TEXT,
+            last_modified TEXT,
+            checked_at TEXT NOT NULL,
+            PRIMARY KEY (collection, url)
+        );
+        CREATE INDEX site_pages_sitemap ON site_pages (collection, sitemap);
+        """,
+    )

@@ -127,7 +127,8 @@ class PostgresStore(
                     "SELECT c.id, c.document_id, c.idx, c.text, c.char_start, c.char_end, "
                     "c.page, c.section, c.token_count, c.header, c.embedding, "
                     "c.sentence_embeddings, "
-                    "d.title AS document_title, d.url AS document_url FROM chunks c "
+                    "d.title AS document_title, d.url AS document_url, "
+                    "d.version AS document_version FROM chunks c "
                     "JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(%s) AND {live}"
                 ).format(live=sql.SQL(LIVE)),
                 (list(chunk_ids),),

@@ -20,7 +20,7 @@ APP_TABLES = (
     "documents", "chunks", "users", "tokens", "rate_events", "sessions", "messages",
     "chat_requests", "document_files", "collection_settings", "refusals", "secrets",
     "documents_revision", "audit_log", "document_progress", "document_file_parts", "feedback",
-    "oidc_logins",
+    "oidc_logins", "document_versions", "site_pages",
 )  # fmt: skip
 USER_SETTING = "current_setting('footnoted.user_id', true)"
 MIGRATIONS = Migrations("postgres")
@@ -481,5 +481,54 @@ def oidc_sign_in(db: psycopg.Connection[Any], dim: int) -> None:
             next TEXT NOT NULL,
             created_at DOUBLE PRECISION NOT NULL
         )
+        """,
+    )
+
+
+@MIGRATIONS.step
+def document_versions(db: psycopg.Connection[Any], dim: int) -> None:
+    """Documents have versions (see SQLite's step)."""
+    run_script(
+        db,
+        """
+        ALTER TABLE documents ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+        CREATE INDEX documents_content ON documents (collection, content_hash);
+        CREATE TABLE document_versions (
+            document_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            collection TEXT NOT NULL,
+            title TEXT NOT NULL,
+            source TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            page_count INTEGER,
+            text TEXT NOT NULL,
+            layout TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            ended_at TEXT NOT NULL,
+            ended_by TEXT NOT NULL CHECK (ended_by IN ('replaced', 'deleted')),
+            PRIMARY KEY (document_id, version)
+        );
+        CREATE INDEX document_versions_ended ON document_versions (ended_at)
+        """,
+    )
+
+
+@MIGRATIONS.step
+def site_pages(db: psycopg.Connection[Any], dim: int) -> None:
+    """The web pages a collection follows from a sitemap (see SQLite's step)."""
+    run_script(
+        db,
+        """
+        CREATE TABLE site_pages (
+            collection TEXT NOT NULL,
+            url TEXT NOT NULL,
+            sitemap TEXT NOT NULL,
+            etag TEXT,
+            last_modified TEXT,
+            checked_at TEXT NOT NULL,
+            PRIMARY KEY (collection, url)
+        );
+        CREATE INDEX site_pages_sitemap ON site_pages (collection, sitemap)
         """,
     )

@@ -7,11 +7,11 @@ columns and their stored forms (text timestamps, JSON text) are the same on both
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any, Protocol
 
 from ..errors import NotFound
-from ..models import Chunk, Document, Progress
+from ..models import Chunk, Document, DocumentVersion, Progress
 from ..records import ChatSession, Feedback, Message, RefusalEntry, User
 from .base import StoredChunk, Vector
 from .encoding import loads, now, unpack_sentences
@@ -23,6 +23,12 @@ class Row(Protocol):
 
 class Cancelled(Exception):
     """The client left before the reply was stored: write nothing."""
+
+
+VERSION_FIELDS = (
+    "document_id", "version", "collection", "title", "source", "kind", "content_hash",
+    "page_count", "created_at", "ended_at", "ended_by",
+)  # fmt: skip
 
 
 def document_from(row: Row) -> Document:
@@ -93,6 +99,7 @@ def stored_chunks(
             document_url=r["document_url"],
             vector=vector,
             sentences=sentence_vectors,
+            document_version=r["document_version"],
         )
         for r, vector, sentence_vectors in zip(rows, vectors, sentences, strict=True)
     }
@@ -171,6 +178,29 @@ def refusal_from(row: Row) -> RefusalEntry:
 
 def no_document(document_id: str) -> NotFound:
     return NotFound(f"No document with id {document_id!r}.", code="document_not_found")
+
+
+def no_version(document_id: str, version: int) -> NotFound:
+    return NotFound(
+        f"Version {version} of document {document_id!r} is not kept.", code="version_not_found"
+    )
+
+
+def version_from(
+    row: Row | DocumentVersion, text: str = "", layout: str | list[list[Any]] | None = None
+) -> DocumentVersion:
+    """A version from its row (``VERSION_COLUMNS``), or a version given its text and
+    layout (a JSON string as stored, or the list)."""
+    if isinstance(row, DocumentVersion):
+        base = row
+    else:
+        base = DocumentVersion(**{f: row[f] for f in VERSION_FIELDS})
+    places = loads(layout) if isinstance(layout, str) else (layout or [])
+    return replace(
+        base,
+        text=text,
+        layout=tuple((int(a), int(b), p, s) for a, b, p, s in places),
+    )
 
 
 def no_session(session_id: str) -> NotFound:

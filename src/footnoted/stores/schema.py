@@ -34,6 +34,8 @@ STEPS = (
     "rate_limit_buckets",
     "feedback",
     "oidc_sign_in",
+    "document_versions",
+    "site_pages",
 )
 _NUMBERED = re.compile(r"^m\d{3}_")
 

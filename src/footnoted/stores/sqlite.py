@@ -176,7 +176,8 @@ class SQLiteStore(
             return []
         marks = ",".join("?" * len(chunk_ids))
         rows = self.db.execute(
-            f"SELECT c.*, d.title AS document_title, d.url AS document_url FROM chunks c "
+            "SELECT c.*, d.title AS document_title, d.url AS document_url, "
+            "d.version AS document_version FROM chunks c "
             f"JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks}) AND {LIVE}",
             list(chunk_ids),
         ).fetchall()

@@ -265,7 +265,7 @@ function documentRow(doc) {
   const error = doc.status === "failed" && doc.error ? el("div", { class: "form-error small", text: doc.error }) : null;
   const stage = stageText(doc) ? el("div", { class: "muted small stage", text: stageText(doc) }) : null;
   return el("tr", { dataset: { id: doc.id } },
-    el("td", {}, el("div", { class: "doc-title", text: doc.title }), el("div", { class: "muted small", text: `${doc.kind} · ${fileName(doc.source)}` }), error),
+    el("td", {}, el("div", { class: "doc-title", text: doc.title }), el("div", { class: "muted small", text: `${doc.kind} · ${fileName(doc.source)}${doc.version > 1 ? ` · version ${doc.version}` : ""}` }), error),
     el("td", { text: doc.collection }),
     el("td", {}, pill, stage),
     el("td", { text: String(doc.chunk_count) }),

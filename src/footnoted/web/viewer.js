@@ -9,14 +9,28 @@ const cache = new Map();
 let opener = null; // what had the focus when the viewer opened: it gets it back on close
 let shown = null; // {citation, spans, page, count, view, turn}: what the viewer shows now
 
-async function documentText(id) {
-  if (!cache.has(id)) cache.set(id, get(`/api/documents/${encodeURIComponent(id)}/text`));
+// The document's current text, or (a citation's `version`) the version it quoted, with
+// where the quoted range [start, end) stands in the current version if it has changed.
+async function documentText(id, version = null, range = null) {
+  let path = `/api/documents/${encodeURIComponent(id)}/text`;
+  if (Number.isInteger(version)) {
+    const query = new URLSearchParams({ version: String(version) });
+    if (range) { query.set("start", String(range[0])); query.set("end", String(range[1])); }
+    path += `?${query}`;
+  }
+  if (!cache.has(path)) cache.set(path, get(path));
   try {
-    return await cache.get(id);
+    return await cache.get(path);
   } catch (error) {
-    cache.delete(id);
+    cache.delete(path);
     throw error;
   }
+}
+
+// The range a citation quoted: its first quote, else its passage.
+function quotedRange(citation, spans) {
+  const first = (spans || []).find((s) => Number.isInteger(s.doc_start));
+  return first ? [first.doc_start, first.doc_end] : [citation.char_start, citation.char_end];
 }
 
 export function closeViewer() {
@@ -30,8 +44,10 @@ export function closeViewer() {
   hideCard(); // the badge's card, shown again as it got the focus back, must not stay over the answer
 }
 
-// citation: {document_id, char_start, char_end, page, section, download_url}
+// citation: {document_id, version, char_start, char_end, page, section, download_url}
 // spans: the answer's spans for this citation (doc_start/doc_end, page), exact quoted text.
+// A citation of a version the document has moved on from (or of a deleted document)
+// shows the text it quoted, marked as changed, with the way to the current version.
 export async function openViewer(citation, spans) {
   const viewer = $("#viewer");
   if (viewer.hidden) opener = document.activeElement;
@@ -39,18 +55,58 @@ export async function openViewer(citation, spans) {
   document.body.classList.add("viewer-open");
   $("#viewer-title").textContent = citation.document_title;
   $("#viewer-meta").textContent = describe(citation);
-  const paged = Number.isInteger(citation.page); // only PDFs have pages
+  const turn = (shown?.turn || 0) + 1;
+  shown = { citation, spans: spans || [], turn, view: "text" };
+  const actions = clear($("#viewer-actions"));
+  let old = null;
+  if (Number.isInteger(citation.version)) {
+    clear($("#viewer-text")).append(el("p", { class: "muted", text: "Loading the document…" }));
+    try {
+      const doc = await documentText(citation.document_id, citation.version, quotedRange(citation, spans));
+      if (doc.current_version !== doc.version) old = doc;
+    } catch (_) { /* shown by the text view below */ }
+    if (shown.turn !== turn) return;
+  }
+  const paged = !old && Number.isInteger(citation.page); // only PDFs have pages
   const first = (spans || []).find((s) => Number.isInteger(s.page));
   shown = { citation, spans: spans || [], page: first ? first.page : citation.page, count: null,
-    view: paged ? "page" : "text", turn: (shown?.turn || 0) + 1 };
-  const actions = clear($("#viewer-actions"));
+    view: paged ? "page" : "text", turn, old };
+  if (old) actions.append(changedNotice(citation, old));
   if (paged) actions.append(viewSwitch());
-  if (citation.download_url) {
+  if (citation.download_url && !old) {
     actions.append(el("a", { class: "btn btn-small", href: safeUrl(citation.download_url),
       rel: "noopener noreferrer", download: "" },
     el("span", { "aria-hidden": "true", text: "↓" }), "Download original"));
   }
   await (paged ? showPdfPage() : showText());
+}
+
+// "This document has changed since this answer", with links to the current version: at
+// the quoted passage's new place when it is still there.
+function changedNotice(citation, old) {
+  const deleted = old.current_version === null;
+  const said = deleted
+    ? `This document was deleted after this answer. Below is the text it quoted (version ${old.version}).`
+    : `This document has changed since this answer. Below is the text it quoted (version ${old.version}; now version ${old.current_version}).`;
+  const notice = el("div", { class: "viewer-changed", role: "note" }, el("p", { text: said }));
+  if (deleted) return notice;
+  const current = (place) => {
+    const at = place ? { char_start: place.start, char_end: place.end, page: place.page }
+      : { char_start: 0, char_end: 0, page: Number.isInteger(citation.page) ? 1 : null };
+    const spans = place ? [{ doc_start: place.start, doc_end: place.end, page: place.page }] : [];
+    return () => openViewer({ ...citation, ...at, version: null, download_url: null }, spans);
+  };
+  const links = el("p", { class: "viewer-changed-links" });
+  if (old.now_at) {
+    links.append(el("button", { type: "button", class: "btn btn-small", text: "Show this passage in the current version",
+      onclick: current(old.now_at) }));
+  } else {
+    links.append(el("span", { class: "muted", text: "The quoted passage is no longer in the current version. " }));
+  }
+  links.append(el("button", { type: "button", class: "btn btn-small", text: "Open the current version",
+    onclick: current(null) }));
+  notice.append(links);
+  return notice;
 }
 
 function viewSwitch() {
@@ -109,7 +165,7 @@ async function showText() {
   clear(body).append(el("p", { class: "muted", text: "Loading the document…" }));
   let doc;
   try {
-    doc = await documentText(citation.document_id);
+    doc = shown.old || await documentText(citation.document_id);
   } catch (error) {
     if (shown.turn === turn) clear(body).append(el("p", { class: "form-error", text: error.message }));
     return;

@@ -12,11 +12,11 @@ from fastapi import APIRouter, File, Form, Header, Query, UploadFile
 from starlette.responses import Response
 
 from ...errors import Forbidden
-from ...ingest.chunking import headings
 from ...loaders.sniff import display_name
 from ...models import Document, FileBytes, Progress
 from ...records import Actor, User
-from ..access import readable
+from ...service import versions
+from ...service.access import readable, readable_or_gone
 from ..auth import AdminUser, CurrentUser
 from ..errors import responses
 from ..files import FILE_RESPONSE, file_response
@@ -28,6 +28,8 @@ from ..schemas import (
     DocumentTextOut,
     HeadingOut,
     LinkOut,
+    PlaceOut,
+    VersionOut,
 )
 from ..state import AppState, State
 
@@ -147,9 +149,21 @@ def patch_document(
 
 
 @router.delete("/{document_id}", status_code=204, responses=responses(403, 404))
-def delete_document(document_id: str, user: AdminUser, state: State) -> Response:
-    """Delete the document with its chunks, vectors and file."""
-    state.service.delete(document_id, Actor.admin(user))
+def delete_document(
+    document_id: str,
+    user: AdminUser,
+    state: State,
+    purge: Annotated[
+        bool,
+        Query(
+            description="Also remove its kept versions: answers that quoted it no longer "
+            "open its text."
+        ),
+    ] = False,
+) -> Response:
+    """Delete the document with its chunks, vectors and file. Its last version is kept (as
+    the retention settings allow) for the answers that quoted it, unless `purge`."""
+    state.service.delete(document_id, Actor.admin(user), purge=purge)
     return Response(status_code=204)
 
 
@@ -180,14 +194,14 @@ async def reprocess(
 def download(document_id: str, user: CurrentUser, state: State) -> Response:
     """The original file, as an attachment (a disabled document's only to admins)."""
     service = state.service
-    return file_response(service.uploads.original(readable(service, document_id, user)))
+    return file_response(service.uploads.original(readable(service.store, document_id, user)))
 
 
 @router.get("/{document_id}/link", responses=responses(403, 404))
 def public_link(document_id: str, user: CurrentUser, state: State) -> LinkOut:
     """A signed public link to the file, when the collection's link mode is ``public``."""
     service = state.service
-    doc = readable(service, document_id, None)
+    doc = readable(service.store, document_id, None)
     if service.collection_settings(doc.collection).citation_link_mode != "public":
         raise Forbidden(
             f"Public links are turned off for collection {doc.collection!r}.",
@@ -197,22 +211,61 @@ def public_link(document_id: str, user: CurrentUser, state: State) -> LinkOut:
     return LinkOut(url=url, expires_at=expires)
 
 
-@router.get("/{document_id}/text", responses=responses(403, 404))
-def document_text(document_id: str, user: CurrentUser, state: State) -> DocumentTextOut:
-    """The extracted text that citation offsets point into."""
-    doc = readable(state.service, document_id, user)
-    found = headings(state.service.store.document_chunks(doc.id))
+@router.get("/{document_id}/text", responses=responses(403, 404, 422))
+def document_text(
+    document_id: str,
+    user: CurrentUser,
+    state: State,
+    version: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            description="A citation's `version`: that version's text, kept after the "
+            "file changed or the document was deleted. Default: the current one.",
+        ),
+    ] = None,
+    start: Annotated[
+        int | None,
+        Query(
+            ge=0,
+            description="With `end`: a passage of this version (a citation's "
+            "offsets) to find in the current version (`now_at`).",
+        ),
+    ] = None,
+    end: Annotated[int | None, Query(ge=0)] = None,
+) -> DocumentTextOut:
+    """The extracted text that citation offsets point into: the current version, or the
+    version a citation quoted. A deleted document's kept text is read by admins and by
+    the users whose answers quoted it."""
+    quoted = (start, end) if start is not None and end is not None and end > start else None
+    shown = versions.view(state.service.store, document_id, user, version, quoted)
+    kept = shown.version
+    now_at = shown.now_at
     return DocumentTextOut(
-        id=doc.id,
-        title=doc.title,
-        text=state.service.store.document_text(doc.id),
-        headings=[HeadingOut(start=h.start, end=h.end, level=h.level) for h in found],
-    )
+        id=document_id,
+        title=kept.title,
+        text=kept.text,
+        headings=[HeadingOut(start=h.start, end=h.end, level=h.level) for h in shown.headings],
+        version=kept.version,
+        current_version=shown.current,
+        ended_by=kept.ended_by,  # type: ignore[arg-type]
+        now_at=None if now_at is None else PlaceOut(
+            start=now_at.start, end=now_at.end, page=now_at.page
+        ),
+    )  # fmt: skip
+
+
+@router.get("/{document_id}/versions", responses=responses(403, 404))
+def document_versions(document_id: str, user: CurrentUser, state: State) -> list[VersionOut]:
+    """The versions of the document still kept, newest first."""
+    store = state.service.store
+    readable_or_gone(store, document_id, user)
+    return [VersionOut.model_validate(v.info()) for v in store.document_versions(document_id)]
 
 
 @router.get("/{document_id}/chunks", responses=responses(403, 404))
 def document_chunks(document_id: str, user: CurrentUser, state: State) -> list[ChunkOut]:
-    readable(state.service, document_id, user)
+    readable(state.service.store, document_id, user)
     return [
         ChunkOut(
             id=c.id, index=c.index, text=c.text, char_start=c.char_start, char_end=c.char_end,

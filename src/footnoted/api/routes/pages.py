@@ -14,8 +14,8 @@ from ...errors import InvalidInput, NotFound
 from ...models import Document
 from ...pages import page_bounds
 from ...records import User
+from ...service.access import readable
 from ...service.pdfview import MAX_WIDTH, MIN_WIDTH, passage_boxes, render_png
-from ..access import readable
 from ..auth import CurrentUser
 from ..errors import responses
 from ..schemas import BoxOut, HighlightOut, PageHighlightsOut
@@ -28,7 +28,7 @@ PageNumber = Annotated[int, Path(ge=1, le=1_000_000, description="The page, from
 
 
 def _pdf(state: AppState, document_id: str, page: int, user: User) -> tuple[Document, bytes]:
-    doc = readable(state.service, document_id, user)
+    doc = readable(state.service.store, document_id, user)
     if doc.kind != "pdf" or not doc.page_count:
         raise NotFound(f"{doc.title!r} is not a PDF: it has no pages to show.", code="no_pages")
     if page > doc.page_count:

@@ -8,7 +8,7 @@ from starlette.responses import Response
 
 from ... import __version__
 from ...errors import Forbidden, NotFound
-from ..access import readable
+from ...service.access import readable
 from ..errors import responses
 from ..files import FILE_RESPONSE, file_response
 from ..schemas import HealthOut
@@ -46,7 +46,7 @@ async def public_download(
                 "or revoking the API token that made it, revokes its links).",
                 code="invalid_link",
             )
-        doc = readable(service, document_id, None)
+        doc = readable(service.store, document_id, None)
         if service.collection_settings(doc.collection).citation_link_mode != "public":
             raise Forbidden("Public links are turned off for this collection.", code="invalid_link")
         return file_response(service.uploads.original(doc))
