@@ -29,6 +29,7 @@ BOTH_BACKENDS = {
     "test_feedback",
     "test_feedback_live",
     "test_versions_live",
+    "test_site_sync",
     "test_llm",
     "test_llm_connection",
     "test_v1",

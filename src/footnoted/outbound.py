@@ -1,4 +1,5 @@
-"""The one policy for requests footnoted makes to other servers (the LLM connection).
+"""The one policy for requests footnoted makes to other servers (the LLM connection, the
+identity provider, site sync).
 
 An operator-run server must not become a way into its own network: an admin who may set
 the LLM's URL could otherwise point it at a loopback database, a cloud metadata address
@@ -81,6 +82,12 @@ class Outbound:
         identity provider (``FOOTNOTED_OIDC_ISSUER``)."""
         operator = [settings.llm_base_url, settings.oidc_issuer or ""]
         return cls.allowing([*settings.outbound_allow.split(","), *map(host_of, operator)])
+
+    @classmethod
+    def for_sites(cls, settings: Settings) -> Outbound:
+        """What site sync may reach: only what ``FOOTNOTED_OUTBOUND_ALLOW`` names (a
+        sitemap must not lead to the LLM's or the identity provider's private host)."""
+        return cls.allowing(settings.outbound_allow.split(","))
 
     @classmethod
     def allowing(cls, entries: Iterable[str]) -> Outbound:

@@ -167,8 +167,13 @@ def reindex(collection: CollectionOpt = None) -> None:
 
 @app.command()
 def sync(
-    folder: Annotated[
-        Path, typer.Argument(metavar="DIR", help="The folder the collection follows.")
+    target: Annotated[
+        str,
+        typer.Argument(
+            metavar="DIR|URL",
+            help="The folder the collection follows, or a sitemap's URL (XML, a sitemap "
+            "index, or one URL a line).",
+        ),
     ],
     collection: CollectionOpt = None,
     watch: Annotated[
@@ -177,30 +182,51 @@ def sync(
     interval: Annotated[
         float, typer.Option(metavar="SECONDS", help="Between passes with --watch.", min=0.2)
     ] = 5.0,
+    delay: Annotated[
+        float,
+        typer.Option(
+            metavar="SECONDS",
+            help="A site: the least time between two requests to one host (robots.txt's "
+            "Crawl-delay when it asks for more).",
+            min=0.0,
+        ),
+    ] = 1.0,
 ) -> None:
-    """Keep a collection in step with a folder: add new files, re-ingest changed ones
-    (by content hash), retire the documents whose files are gone.
+    """Keep a collection in step with a folder or a website: add new files or pages,
+    re-ingest changed ones (by content hash; a site's pages by conditional request),
+    retire those that are gone.
 
+    A site is fetched politely: robots.txt obeyed, one request at a time, --delay apart.
     Prints what each pass did (with --watch, only passes that changed something); exits
-    1 when a file failed (with --watch it goes on; Ctrl-C stops it).
+    1 when a file or page failed (with --watch it goes on; Ctrl-C stops it).
     """
-    from ..service.sync import sync_folder
+    from ..service.site_sync import sync_site
+    from ..service.sync import SyncReport, sync_folder
 
     def failed(result: FileResult) -> None:
         if result.outcome == "failed":
             line = f"{result.source}: {result.error} [{result.code}]"
             err.print(f"[red]failed[/red] {escape(line)}", soft_wrap=True)
 
+    site = target.lower().startswith(("http://", "https://"))
+
+    def one_pass(fn: Footnoted) -> SyncReport:
+        if site:
+            return sync_site(fn, target, collection, failed, delay=delay)
+        return sync_folder(fn, Path(target), collection, failed)
+
     with service() as fn:
         first, failures = True, 0
         try:
             while True:
-                report = sync_folder(fn, folder, collection, failed)
+                report = one_pass(fn)
                 failures += len(report.ingest.failed)
                 if first or report.changed or report.ingest.failed:
                     for doc in report.retired:
                         out.print(f"retired {escape(doc.title)} ({escape(doc.source)})")
-                    out.print(f"{escape(report.folder)} → {escape(report.collection)}: "
+                    for url in report.blocked:
+                        out.print(f"skipped {escape(url)} (robots.txt)")
+                    out.print(f"{escape(report.target)} → {escape(report.collection)}: "
                               f"{report.summary()}")  # fmt: skip
                 first = False
                 if not watch:

@@ -24,10 +24,11 @@ from .facade import Footnoted
 
 @dataclass(slots=True)
 class SyncReport:
-    folder: str
+    target: str  # the folder, or the sitemap's URL
     collection: str
     ingest: IngestReport = field(default_factory=IngestReport)
     retired: list[Document] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)  # pages robots.txt keeps footnoted from
     seconds: float = 0.0
 
     @property
@@ -41,7 +42,8 @@ class SyncReport:
         return (
             f"{r.count('added')} added, {r.count('replaced')} changed, "
             f"{r.count('unchanged')} unchanged, {len(self.retired)} retired, "
-            f"{len(r.failed)} failed; {r.chunks} chunk{'' if r.chunks == 1 else 's'} embedded "
+            + (f"{len(self.blocked)} blocked by robots.txt, " if self.blocked else "")
+            + f"{len(r.failed)} failed; {r.chunks} chunk{'' if r.chunks == 1 else 's'} embedded "
             f"in {self.seconds:.1f} s"
         )
 
