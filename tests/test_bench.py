@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from footnoted.loaders.ocr import engine
 from pghelpers import Postgres
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -54,6 +55,18 @@ def test_bench_ingest(tmp_path: Path) -> None:
     assert [r["corpus"] for r in rows] == ["SciFact abstracts", "PDFs"]
     for row in rows:
         assert row["chunks"] > 0 and row["chunks_per_s"] > 0 and row["peak_rss_mb"] > 0
+
+
+def test_bench_ocr(tmp_path: Path) -> None:
+    found = {e: engine(e) for e in ("tesseract", "rapidocr")}
+    engines = [e for e, got in found.items() if got is not None and got[0] == e]
+    if not engines:
+        pytest.skip("no OCR engine is installed")
+    data = bench("ocr", tmp_path, *[a for e in engines for a in ("--engine", e)])
+    assert data["pages"] == ["haystack__sample_pdf_1.pdf:1", "haystack__sample_pdf_2.pdf:1"]
+    assert [r["engine"] for r in data["rows"]] == engines
+    for row in data["rows"]:  # a real scan read: most of its words come back
+        assert row["pages"] == 2 and row["words_right"] > 0.6 and row["median_s"] > 0
 
 
 PEER = Path(__file__).resolve().parents[1] / ".venv-peer" / "bin" / "python"

@@ -136,6 +136,13 @@ class Settings(BaseSettings):
     max_file_mb: float = Field(
         default=50.0, gt=0, description="Largest file accepted for ingestion, in megabytes."
     )
+    ocr_engine: Literal["auto", "tesseract", "rapidocr", "off"] = Field(
+        default="auto",
+        description=(
+            "What reads scanned PDF pages: auto (Tesseract where installed, else RapidOCR "
+            "from the ocr extra), tesseract, rapidocr, or off."
+        ),
+    )
     max_document_chunks: int = Field(
         default=20_000,
         ge=1,

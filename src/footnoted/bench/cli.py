@@ -321,3 +321,34 @@ def ingest(
     load = {p: result["model_load_s"] for p, result in results.items()}
     numbers = {"model": model, "model_load_s": load, "rows": rows}
     report.finish("ingest", started, numbers, json_path)
+
+
+@bench_app.command("ocr")
+def ocr_engines(
+    pages: Annotated[int, typer.Option(min=1, help="Pages of each shared PDF.")] = 2,
+    engine: Annotated[
+        list[str] | None,
+        typer.Option(help="Engines to compare (tesseract, rapidocr); default both."),
+    ] = None,
+    data: DataOpt = DATA,
+    small: SmallOpt = False,
+    json_path: JsonOpt = None,
+) -> None:
+    """OCR engines side by side on pages of the shared PDFs turned into scans: words and
+    characters right against each page's text layer, and seconds a page."""
+    from .ocr import run_ocr
+
+    started = time.perf_counter()
+    try:
+        with progress_bar() as progress:
+            result = run_ocr(data, 1 if small else pages, engine or ["tesseract", "rapidocr"],
+                             progress, pdfs=2 if small else 0)  # fmt: skip
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    columns = {"engine": "engine", "pages": "pages", "words_right": "words right",
+               "chars_right": "chars right", "median_s": "median s/page"}  # fmt: skip
+    title = (
+        f"footnoted bench ocr ({len(result['pages'])} pages scanned at {result['scan_dpi']} dpi)"
+    )
+    report.show(title, result["rows"], columns)
+    report.finish("ocr", started, result, json_path)

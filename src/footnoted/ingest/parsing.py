@@ -82,10 +82,13 @@ WATCH_S = 0.25  # how often a parse checks whether it is still wanted
 class Parser:
     """Parses and chunks files in worker processes, under a time and a memory limit."""
 
-    def __init__(self, spec: ChunkSpec, *, timeout_s: float, memory_mb: int) -> None:
+    def __init__(
+        self, spec: ChunkSpec, *, timeout_s: float, memory_mb: int, ocr_engine: str = "auto"
+    ) -> None:
         self.spec = spec
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
+        self.ocr_engine = ocr_engine  # what reads scanned pages in the workers
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
 
@@ -152,7 +155,7 @@ class Parser:
                 worker = self._idle.pop()
                 if worker.alive():
                     return worker
-        return _Worker(self.spec, self.memory_mb)
+        return _Worker(self.spec, self.memory_mb, self.ocr_engine)
 
     def _give(self, worker: _Worker) -> None:
         with self._lock:
@@ -171,8 +174,11 @@ class Parser:
 class _Worker:
     """One worker process (``python -c 'footnoted.ingest.parsing.serve()'``) and its pipes."""
 
-    def __init__(self, spec: ChunkSpec, memory_mb: int) -> None:
-        env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
+    def __init__(self, spec: ChunkSpec, memory_mb: int, ocr_engine: str = "auto") -> None:
+        env = {
+            **os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1",
+            "FOOTNOTED_OCR_ENGINE": ocr_engine,  # read by ``loaders.ocr``
+        }  # fmt: skip
         self.process = subprocess.Popen(
             [sys.executable, "-c", "from footnoted.ingest.parsing import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

@@ -88,10 +88,11 @@ def load_path(path: Path, *, max_bytes: int | None = None) -> ParsedDocument:
 
 
 def _no_text_message(name: str, kind: str) -> str:
-    if kind == "pdf" and ocr.tesseract() is None:
+    if kind == "pdf" and ocr.engine() is None:
+        how = "turn OCR on (FOOTNOTED_OCR_ENGINE=auto)" if ocr.turned_off() else ocr.INSTALL_HINT
         return (
             f"{name} has no extractable text; it may be a scanned document without a text "
-            f"layer: {ocr.INSTALL_HINT}, or run OCR on it first."
+            f"layer: {how}, or run OCR on it first."
         )
     if kind == "pdf":
         return f"{name} has no extractable text, and OCR found none on its pages either."

@@ -71,9 +71,9 @@ def _read_pdf(data: bytes, name: str) -> _RawPdf:
             raise DocumentError(f"{name} has {count:,} pages; the limit is {max_pages:,}.")
         pages: list[list[Line]] = []
         total = 0
-        program = ocr.tesseract()
+        reader = ocr.engine()
         for index in range(count):
-            pages.append(_read_page(pdf, index, program))
+            pages.append(_read_page(pdf, index, None if reader is None else reader[1]))
             total += sum(len(line.text) for line in pages[-1])
             if total > max_chars:
                 raise DocumentError(
@@ -86,9 +86,9 @@ def _read_pdf(data: bytes, name: str) -> _RawPdf:
         pdf.close()
 
 
-def _read_page(pdf: Any, index: int, ocr_program: str | None) -> list[Line]:
+def _read_page(pdf: Any, index: int, read_scan: ocr.Reader | None) -> list[Line]:
     """The page's lines; a page without text that shows an image is read by OCR where
-    Tesseract is installed (:mod:`.ocr`)."""
+    an engine is installed (:mod:`.ocr`)."""
     page = pdf[index]
     try:
         textpage = page.get_textpage()
@@ -96,8 +96,8 @@ def _read_page(pdf: Any, index: int, ocr_program: str | None) -> list[Line]:
             lines = _page_lines(_Page(textpage, int(page.get_rotation()) % 360))
         finally:
             textpage.close()
-        if not lines and ocr_program and ocr.scanned(page):
-            lines = ocr.read_page(page, ocr_program)
+        if not lines and read_scan is not None and ocr.scanned(page):
+            lines = read_scan(page)
         return lines
     finally:
         page.close()

@@ -76,6 +76,7 @@ class Footnoted:
                 ChunkSpec.for_model(self.embedder.path, limit, self.settings.max_document_chunks),
                 timeout_s=self.settings.parse_timeout_s,
                 memory_mb=self.settings.parse_memory_mb,
+                ocr_engine=self.settings.ocr_engine,
             )
             max_bytes = int(self.settings.max_file_mb * 1024 * 1024)
             self._ingestor = Ingestor(self.store, self.embedder, parser, max_bytes)
