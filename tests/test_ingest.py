@@ -66,14 +66,14 @@ def test_bad_files_fail_one_line_each_and_the_rest_continue(
     write(docs / "good.md", "# Good\n\nThis file is fine and has text.")
     write(docs / "empty.txt", "")
     (docs / "corrupt.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage")
-    (docs / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    (docs / "image.gif").write_bytes(b"GIF89a" + bytes(range(256)) * 4)
     write(docs / "also-good.txt", "Another fine file.")
     report = service.ingest([docs])
     assert report.count("added") == 2
     failed = {Path(r.source).name: r for r in report.failed}
-    assert set(failed) == {"empty.txt", "corrupt.pdf", "image.png"}
+    assert set(failed) == {"empty.txt", "corrupt.pdf", "image.gif"}
     assert all(r.error and r.code for r in failed.values())
-    assert failed["image.png"].code == "unsupported_type"
+    assert failed["image.gif"].code == "unsupported_type"
     assert failed["empty.txt"].code == "document_unreadable"
     titles = sorted(d.title for d in service.store.list_documents())
     assert titles == ["Good", "also-good"]

@@ -417,12 +417,14 @@ def test_detect_kind_docx_by_content() -> None:
 
 
 def test_detect_kind_refuses_other_binaries() -> None:
-    with pytest.raises(UnsupportedType, match=r"photo\.pdf looks like a JPEG image"):
-        detect_kind(b"\xff\xd8\xff\xe0" + bytes(32), "uploads/photo.pdf")
+    with pytest.raises(UnsupportedType, match=r"photo\.pdf looks like a GIF image"):
+        detect_kind(b"GIF89a" + bytes(32), "uploads/photo.pdf")
+    assert detect_kind(b"\xff\xd8\xff\xe0" + bytes(32), "photo.pdf") == "jpeg"  # by content
 
 
 def test_every_kind_has_a_loader_a_media_type_and_suffixes_that_hint_at_it() -> None:
-    kinds = {"pdf", "docx", "xlsx", "pptx", "csv", "eml", "mbox", "html", "markdown", "text"}
+    kinds = {"pdf", "docx", "xlsx", "pptx", "csv", "eml", "mbox", "html", "markdown", "text",
+             "png", "jpeg", "tiff"}  # fmt: skip
     assert set(LOADERS) == set(KINDS) == kinds
     for kind in KINDS.values():
         assert media_type(kind.name) == kind.media_type and "/" in kind.media_type
@@ -434,10 +436,10 @@ def test_every_kind_has_a_loader_a_media_type_and_suffixes_that_hint_at_it() -> 
     assert detect_kind(b"<p>Hello</p>\n", "page.htm") == "html"
     listed = (
         "supported are PDF, Word (.docx), Excel (.xlsx), PowerPoint (.pptx), CSV, email (.eml), "
-        "mailboxes (.mbox), HTML, Markdown and plain text."
+        "mailboxes (.mbox), HTML, Markdown, plain text, PNG, JPEG and TIFF (images read by OCR)."
     )
     with pytest.raises(UnsupportedType, match=re.escape(listed)):
-        detect_kind(b"\xff\xd8\xff\xe0" + bytes(32), "photo.jpg")
+        detect_kind(b"GIF87a" + bytes(32), "photo.gif")
 
 
 # ---- bad input ------------------------------------------------------------------------
@@ -477,7 +479,7 @@ def blank_pdf() -> bytes:
         (b"%PDF-1.4 garbage", "broken.pdf", DocumentError, "not a readable PDF"),
         (encrypted_pdf(), "locked.pdf", DocumentError, "encrypted"),
         (blank_pdf(), "scan.pdf", DocumentError, "no extractable text"),
-        (b"\x89PNG\r\n\x1a\n" + bytes(64), "x.pdf", UnsupportedType, "x.pdf looks like a PNG"),
+        (b"GIF89a" + bytes(64), "x.pdf", UnsupportedType, "x.pdf looks like a GIF"),
         (os.urandom(4096), "noise.bin", UnsupportedType, "noise.bin is not a supported"),
         (b"text\x00with\x00nuls", "nul.txt", UnsupportedType, "binary data"),
         ("caf\u00e9".encode("latin-1"), "latin.txt", UnsupportedType, "UTF-8"),

@@ -6,10 +6,12 @@ an engine a PDF of scans only says how to get OCR."""
 from __future__ import annotations
 
 import io
+import zlib
 from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
+from PIL import Image
 
 from conftest import shared
 from footnoted.errors import DocumentError
@@ -84,3 +86,49 @@ def test_the_setting_reaches_the_parse_workers(settings: Settings, tmp_path: Pat
     with Footnoted(settings.model_copy(update={"ocr_engine": "off"})) as fn:
         (failed,) = fn.ingest([scan]).failed
     assert "turn OCR on (FOOTNOTED_OCR_ENGINE=auto)" in str(failed.error)
+
+
+def page_image(pdf: str, number: int, dpi: int = 200) -> Image.Image:
+    """A page of a shared PDF as a greyscale image, as a scanner or a camera makes it."""
+    page = pdfium.PdfDocument(shared("pdfs", pdf))[number - 1]
+    return page.render(scale=dpi / 72, grayscale=True).to_pil()
+
+
+def saved(image: Image.Image, kind: str, **options: object) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, kind, dpi=(200, 200), **options)
+    return buffer.getvalue()
+
+
+def test_images_are_documents_read_by_ocr(service: Footnoted, tmp_path: Path) -> None:
+    if engine() is None:
+        pytest.skip("no OCR engine is installed")
+    wiki = page_image("haystack__sample_pdf_2.pdf", 4)
+    png = load_bytes(saved(wiki, "PNG"), "scan.png")
+    assert (png.kind, png.page_count) == ("png", 1) and "backlink" in png.text
+    first = page_image("haystack__sample_pdf_1.pdf", 1)
+    pages = saved(first, "TIFF", save_all=True, append_images=[wiki.copy()])  # a fresh copy:
+    tiff = load_bytes(pages, "scan.tif")  # saving as PNG left Pillow's encoder settings on it
+    assert (tiff.kind, tiff.page_count) == ("tiff", 2)
+    assert page_in_text(tiff.text, tiff.text.find("backlink")) == 2
+    assert page_in_text(tiff.text, tiff.text.find("standardization")) == 1
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(saved(first.convert("RGB"), "JPEG", quality=85))
+    (added,) = service.ingest([photo]).results
+    assert added.outcome == "added", added.error
+    result = service.answer("When did Adobe make the PDF specification available free of charge?")
+    assert result.answer is not None and "1993" in result.answer.text
+    assert result.answer.citations[0].document_title == added.title
+
+
+def test_a_broken_or_oversized_image_is_refused_before_it_is_read() -> None:
+    if engine() is None:
+        pytest.skip("no OCR engine is installed")
+    with pytest.raises(DocumentError, match="not a readable image"):
+        load_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, "broken.png")
+    header = saved(Image.new("L", (8, 8)), "PNG")
+    for side, said in ((10_000, "the limit is 60,000,000 pixels"), (100_000, "larger than")):
+        ihdr = side.to_bytes(4, "big") * 2 + header[24:29]  # width, height, the rest
+        huge = header[:16] + ihdr + zlib.crc32(b"IHDR" + ihdr).to_bytes(4, "big") + header[33:]
+        with pytest.raises(DocumentError, match=said):
+            load_bytes(huge, "huge.png")

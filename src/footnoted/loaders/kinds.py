@@ -58,6 +58,9 @@ KINDS: dict[str, Kind] = {
             "text/markdown; charset=utf-8",
         ),
         Kind("text", "plain text", "plain text", (".txt", ".text"), "text/plain; charset=utf-8"),
+        Kind("png", "a PNG image", "PNG", (".png",), "image/png"),
+        Kind("jpeg", "a JPEG image", "JPEG", (".jpg", ".jpeg"), "image/jpeg"),
+        Kind("tiff", "a TIFF image", "TIFF (images read by OCR)", (".tif", ".tiff"), "image/tiff"),
     )
 }
 _LISTED = [k.listed for k in KINDS.values()]

@@ -14,6 +14,7 @@ from . import ocr
 from .blocks import clean, describe
 from .docx import load_docx
 from .html import load_html
+from .image import load_image
 from .kinds import KINDS
 from .mail import load_eml, load_mbox
 from .markdown import load_markdown
@@ -35,6 +36,9 @@ LOADERS: dict[str, Callable[[bytes, str | None, str], ParsedDocument]] = {  # on
     "html": load_html,
     "markdown": load_markdown,
     "text": load_text,
+    "png": load_image,
+    "jpeg": load_image,
+    "tiff": load_image,
 }
 
 

@@ -18,13 +18,15 @@ from .kinds import SUPPORTED_LIST, hinted
 
 ZIP_ERRORS = (zipfile.BadZipFile, OSError, ValueError)  # what opening a bad archive raises
 
+_IMAGES: tuple[tuple[bytes, str], ...] = (  # read by OCR
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"\xff\xd8\xff", "jpeg"),
+    (b"II*\x00", "tiff"),
+    (b"MM\x00*", "tiff"),
+)
 _BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
-    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
     (b"GIF87a", "a GIF image"),
     (b"GIF89a", "a GIF image"),
-    (b"II*\x00", "a TIFF image"),
-    (b"MM\x00*", "a TIFF image"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "a legacy Microsoft Office file (.doc, .xls, .ppt)"),
     (b"\x1f\x8b", "a gzip archive"),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
@@ -48,8 +50,8 @@ _HTML_START = re.compile(
 
 
 def detect_kind(data: bytes, filename: str) -> str:
-    """Return "pdf", "docx", "xlsx", "pptx", "eml", "mbox", "html", "csv", "markdown" or
-    "text", judged by content first.
+    """Return "pdf", "docx", "xlsx", "pptx", "eml", "mbox", "html", "csv", "markdown",
+    "text", "png", "jpeg" or "tiff", judged by content first.
 
     The extension only tells CSV and Markdown from plain text (and lets an ``.html``
     fragment count as HTML). Raises :class:`UnsupportedType` for any other binary data.
@@ -99,7 +101,7 @@ def sniff(data: bytes, filename: str) -> tuple[str, str | None]:
 
 
 def _binary_kind(head: bytes, filename: str, names: Callable[[], set[str]]) -> str | None:
-    """ "pdf", an Office kind or a mail kind, by the file's first bytes (and an archive's
+    """ "pdf", an Office, mail or image kind, by the file's first bytes (and an archive's
     member ``names``); None for what may be text; ``UnsupportedType`` for other binary
     data."""
     name = display_name(filename)
@@ -110,6 +112,9 @@ def _binary_kind(head: bytes, filename: str, names: Callable[[], set[str]]) -> s
         return mail
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return _sniff_zip(names, name, PurePath(filename).suffix.lower())
+    for signature, kind in _IMAGES:
+        if head.startswith(signature):
+            return kind
     for signature, what in _BINARY_SIGNATURES:
         if head.startswith(signature):
             raise UnsupportedType(
