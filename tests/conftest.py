@@ -30,6 +30,7 @@ BOTH_BACKENDS = {
     "test_feedback_live",
     "test_versions_live",
     "test_site_sync",
+    "test_folder_sync_api",
     "test_llm",
     "test_llm_connection",
     "test_v1",

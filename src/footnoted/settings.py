@@ -152,6 +152,14 @@ class Settings(BaseSettings):
         ),
     )
     collection: str = Field(default="default", description="Collection used when none is named.")
+    sync_roots: str = Field(
+        default="",
+        description=(
+            "Folders on the server (comma-separated) that admins may keep a collection in "
+            "step with from the admin page or POST /api/admin/sync: the folder they name "
+            "must be inside one. Unset: that is off (footnoted sync DIR works as ever)."
+        ),
+    )
     versions_kept: int = Field(
         default=20,
         ge=0,

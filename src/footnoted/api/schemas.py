@@ -484,3 +484,41 @@ class LLMTestOut(BaseModel):
     latency_ms: int
     reply: str | None = Field(description="What the model wrote (at most 200 characters).")
     detail: str | None = Field(description="The server's own error message, when it gave one.")
+
+
+class FolderSyncIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    folder: str = Field(
+        min_length=1, max_length=1000,
+        description="The folder's full path on the server, inside one of FOOTNOTED_SYNC_ROOTS.",
+    )  # fmt: skip
+    collection: str | None = Field(
+        default=None, min_length=1, max_length=200, description="Default: the default one."
+    )
+
+
+class SyncFailureOut(BaseModel):
+    source: str
+    error: str | None
+    code: str | None
+
+
+class FolderSyncOut(BaseModel):
+    folder: str
+    collection: str
+    status: Literal["done", "running"] = Field(
+        description="`running`: still going after 20 s; it finishes on the server, and its "
+        "report is in the audit log (`folder_synced`)."
+    )
+    summary: str | None = None
+    added: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    retired: list[str] = Field(default_factory=list, description="Titles of retired documents.")
+    failed: list[SyncFailureOut] = Field(default_factory=list)
+    seconds: float = 0.0
+
+
+class SyncRootsOut(BaseModel):
+    roots: list[str] = Field(description="Folders admins may sync (empty: folder sync is off).")

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InvalidInput
+from ..errors import Forbidden, InvalidInput
 from ..ingest.ingest import IngestReport, ProgressFn, walk
 from ..models import Document
 from ..records import CLI_ACTOR, Actor
@@ -54,22 +54,55 @@ def sync_folder(
     collection: str | None = None,
     progress: ProgressFn | None = None,
     actor: Actor = CLI_ACTOR,
+    confine: bool = False,
 ) -> SyncReport:
-    """One pass over ``folder`` into ``collection`` (the default one when None)."""
+    """One pass over ``folder`` into ``collection`` (the default one when None). With
+    ``confine`` (a folder an admin named from the web), only files that are really
+    inside it are read: a link to a file or folder elsewhere is left out."""
     root = folder.resolve()
     if not root.is_dir():
         raise InvalidInput(f"{folder} is not a folder.", code="not_a_folder")
     started = time.perf_counter()
     name = collection or fn.settings.collection
     report = SyncReport(str(root), name)
-    present = {str(p.resolve()) for p in walk([root])}
+    files = [p for p in walk([root]) if not confine or p.resolve().is_relative_to(root)]
+    present = {str(p.resolve()) for p in files}
     for doc in fn.store.list_documents(name):
         if _under(Path(doc.source), root) and doc.source not in present:
             fn.delete(doc.id, actor)  # first: a file moved here is then no duplicate
             report.retired.append(doc)
-    report.ingest = fn.ingest([root], name, progress)
+    report.ingest = fn.ingest(files, name, progress)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def allowed_folder(roots: str, folder: str) -> Path:
+    """``folder`` resolved, if it is inside one of ``roots`` (``FOOTNOTED_SYNC_ROOTS``):
+    the folders on the server that admins may sync from the web. Else 403 (none set:
+    ``folder_sync_off``; outside them: ``folder_not_allowed``) or 422."""
+    allowed = [Path(r.strip()).expanduser().resolve() for r in roots.split(",") if r.strip()]
+    if not allowed:
+        raise Forbidden(
+            "Syncing a folder on the server from here is off: the server's operator names "
+            "the folders admins may sync in FOOTNOTED_SYNC_ROOTS.",
+            code="folder_sync_off",
+        )
+    path = Path(folder.strip()).expanduser()
+    if not path.is_absolute():
+        raise InvalidInput(
+            f"Give the folder's full path on the server (inside {allowed[0]}).",
+            code="invalid_folder",
+        )
+    resolved = path.resolve()
+    if not any(resolved.is_relative_to(root) for root in allowed):
+        raise Forbidden(
+            f"{folder} is not inside a folder this server syncs from "
+            f"({', '.join(map(str, allowed))}).",
+            code="folder_not_allowed",
+        )
+    if not resolved.is_dir():
+        raise InvalidInput(f"{folder} is not a folder on the server.", code="not_a_folder")
+    return resolved
 
 
 def _under(source: Path, root: Path) -> bool:

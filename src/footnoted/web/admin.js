@@ -37,6 +37,8 @@ export function initAdmin(collections) {
   for (const id of ["#feedback-status", "#feedback-kind", "#feedback-collection"]) {
     $(id).addEventListener("change", refreshFeedback);
   }
+  $("#folder-sync").addEventListener("submit", syncFolder);
+  showFolderSync();
   fillCollections(collections);
 }
 
@@ -180,6 +182,45 @@ const SORTS = {
   chunk_count: (d) => d.chunk_count,
   created_at: (d) => d.created_at,
 };
+
+// The folder sync form, where the server's operator allows it (FOOTNOTED_SYNC_ROOTS).
+async function showFolderSync() {
+  let roots = [];
+  try { ({ roots } = await get("/api/admin/sync")); } catch (_) { return; }
+  if (!roots.length) return;
+  clear($("#sync-roots")).append(...roots.map((root) => el("option", { value: root })));
+  $("#sync-folder").placeholder = roots[0];
+  $("#folder-sync").hidden = false;
+}
+
+async function syncFolder(event) {
+  event.preventDefault();
+  const form = $("#folder-sync");
+  const button = form.querySelector("button[type=submit]");
+  const result = $("#sync-result");
+  const body = { folder: $("#sync-folder").value.trim(), collection: $("#sync-collection").value.trim() || null };
+  button.disabled = true;
+  result.className = "small";
+  result.textContent = "Syncing…";
+  try {
+    const report = await post("/api/admin/sync", body);
+    if (report.status === "running") {
+      result.textContent = "Still syncing: it goes on on the server; the audit log will say what it did.";
+    } else {
+      const failed = report.failed.map((f) => `${f.source}: ${f.error}`);
+      const retired = report.retired.length ? ` Retired: ${report.retired.join(", ")}.` : "";
+      result.textContent = `${report.folder} → ${report.collection}: ${report.summary}.${retired}` +
+        (failed.length ? ` Failed: ${failed.join("; ")}` : "");
+      if (failed.length) result.className = "small form-error";
+    }
+  } catch (error) {
+    result.className = "small form-error";
+    result.textContent = error.message;
+  } finally {
+    button.disabled = false;
+    refreshDocuments();
+  }
+}
 
 export async function refreshDocuments() {
   const filter = $("#doc-filter").value;
