@@ -6,12 +6,16 @@ from __future__ import annotations
 from email.message import EmailMessage
 from pathlib import Path
 
+from apihelpers import api
 from conftest import shared
 from footnoted import Footnoted
 from footnoted.lexical import CELLS
 from footnoted.loaders import detect_kind, load_bytes, load_path
 from footnoted.models import ParsedDocument
+from footnoted.service.sync import sync_folder
 
+PDF = shared("pdfs", "haystack__sample_pdf_1.pdf")
+DOCX = shared("docs-more", "openchain__Introductory-Merger-and-Acquisition-Checklist.docx")
 COMMITTERS = "[esl-dev] Committer vote for Chuwei Huang has concluded successfully"
 
 
@@ -59,8 +63,10 @@ def test_quoted_lines_read_as_sentences_apart_from_the_reply() -> None:
 def test_a_message_keeps_its_envelope_body_and_text_attachments() -> None:
     m = message()
     m.add_attachment("Region,2025\nNorth,1200\n", subtype="csv", filename="regions.csv")
-    m.add_attachment(b"%PDF-1.4 not read", maintype="application", subtype="pdf",
+    m.add_attachment(PDF.read_bytes(), maintype="application", subtype="pdf",
                      filename="deck.pdf")  # fmt: skip
+    m.add_attachment(b"\x89PNG\r\n\x1a\n" + bytes(64), maintype="image", subtype="png",
+                     filename="logo.png")  # fmt: skip
     doc = load_bytes(m.as_bytes(), "numbers.eml")
     assert doc.kind == "eml" and doc.title == "Quarterly numbers"
     assert blocks(doc) == [
@@ -70,8 +76,61 @@ def test_a_message_keeps_its_envelope_body_and_text_attachments() -> None:
         ("Margins held at 40 percent.", ("Quarterly numbers",)),  # the signature left out
         (f"Region{CELLS}2025", ("Quarterly numbers", "Attachment: regions.csv")),
         (f"North{CELLS}1200", ("Quarterly numbers", "Attachment: regions.csv")),
-        ("Attachment (not read): deck.pdf, application/pdf", ("Quarterly numbers",)),
+        ("Attachment: deck.pdf (read as a document of its own)", ("Quarterly numbers",)),
+        ("Attachment (not read): logo.png, image/png", ("Quarterly numbers",)),
     ]  # fmt: skip
+    (deck,) = doc.attachments
+    assert (deck.filename, deck.message, deck.data) == (
+        "deck.pdf",
+        "Quarterly numbers",
+        PDF.read_bytes(),
+    )
+
+
+def with_attachments(*names: str, subject: str = "Quarterly numbers") -> bytes:
+    m = message(subject=subject)
+    for name in names:
+        data = {"deck.pdf": PDF, "checklist.docx": DOCX}[name].read_bytes()
+        m.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
+    return m.as_bytes()
+
+
+def test_attachments_are_documents_linked_to_their_message_and_kept_in_step(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    mail = folder / "numbers.eml"
+    mail.write_bytes(with_attachments("deck.pdf", "checklist.docx"))
+    first = sync_folder(service, folder)
+    assert (first.ingest.count("added"), first.ingest.failed) == (3, [])
+    docs = {d.source: d for d in service.store.list_documents()}
+    deck = docs[f"{mail}#attachment/1/deck.pdf"]
+    assert deck.title == "deck.pdf (attached to “Quarterly numbers”)" and deck.kind == "pdf"
+    assert docs[f"{mail}#attachment/2/checklist.docx"].kind == "docx"
+    result = service.answer("When did Adobe make the PDF specification available free of charge?")
+    assert result.answer is not None and "1993" in result.answer.text
+    assert result.answer.citations[0].document_id == deck.id
+    again = sync_folder(service, folder)
+    assert (again.changed, again.ingest.count("unchanged")) == (False, 1)
+    mail.write_bytes(with_attachments("deck.pdf", subject="Quarterly numbers, revised"))
+    revised = sync_folder(service, folder)
+    assert [d.title for d in revised.retired] == []  # the message is its next version
+    titles = sorted(d.title for d in service.store.list_documents())
+    assert titles == ["Quarterly numbers, revised",
+                      "deck.pdf (attached to “Quarterly numbers, revised”)"]  # fmt: skip
+    mail.unlink()
+    gone = sync_folder(service, folder)
+    assert len(gone.retired) == 2 and service.store.list_documents() == []
+
+
+def test_deleting_a_message_deletes_its_attachments(service: Footnoted, tmp_path: Path) -> None:
+    mail = tmp_path / "numbers.eml"
+    mail.write_bytes(with_attachments("deck.pdf"))
+    service.ingest([mail])
+    (message_doc,) = [d for d in service.store.list_documents() if d.kind == "eml"]
+    service.delete(message_doc.id)
+    assert service.store.list_documents() == []
 
 
 def test_an_html_only_message_is_read_as_its_text() -> None:
@@ -110,3 +169,18 @@ def test_a_damaged_message_is_read_as_far_as_it_goes(tmp_path: Path) -> None:
     path.write_bytes(raw)
     doc = load_path(path)
     assert "Revenue grew 12 percent." in doc.text
+
+
+def test_an_uploaded_message_brings_its_attachments(tmp_path: Path) -> None:
+    with api(tmp_path / "home", ingest=False) as a:
+        sent = a.client.post(
+            "/api/documents",
+            files={"file": ("numbers.eml", with_attachments("deck.pdf"))},
+            headers=a.admin,
+        )
+        assert sent.status_code == 201 and sent.json()["status"] == "ready", sent.text
+        docs = a.client.get("/api/documents", headers=a.admin).json()
+        assert sorted(d["title"] for d in docs) == [
+            "Quarterly numbers", "deck.pdf (attached to “Quarterly numbers”)"
+        ]  # fmt: skip
+        assert all(d["status"] == "ready" for d in docs)

@@ -36,14 +36,34 @@ class Segment:
 
 
 @dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file attached to a message, read as a document of its own linked to it."""
+
+    filename: str
+    data: bytes
+    message: str  # the subject of the message it came with
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedDocument:
-    """A loader's output: canonical extracted text plus where each part came from."""
+    """A loader's output: canonical extracted text plus where each part came from (and
+    an email's attachments that are documents of their own)."""
 
     text: str
     kind: str
     title: str | None = None
     segments: tuple[Segment, ...] = ()
     page_count: int | None = None
+    attachments: tuple[Attachment, ...] = ()
+
+
+ATTACHMENT_MARK = "#attachment/"  # a source "<message's source>#attachment/<n>/<file name>"
+
+
+def attached_to(source: str) -> str | None:
+    """The source of the message a document was attached to, or None."""
+    parent, mark, _ = source.rpartition(ATTACHMENT_MARK)
+    return parent if mark else None
 
 
 @dataclass(frozen=True, slots=True)

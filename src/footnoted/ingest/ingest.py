@@ -25,7 +25,15 @@ from ..errors import Conflict, FootnotedError, InvalidInput, NotFound
 from ..inference.embedding import Embedder, Vectors
 from ..lexical import chunk_sentences
 from ..loaders.blocks import table_headers
-from ..models import SECTION_JOIN, Chunk, Document, FileBytes
+from ..models import (
+    ATTACHMENT_MARK,
+    SECTION_JOIN,
+    Attachment,
+    Chunk,
+    Document,
+    FileBytes,
+    attached_to,
+)
 from ..stores.base import Store
 from .parsing import Parser
 
@@ -80,10 +88,14 @@ class _Pending:
     text: str
     chunks: list[Chunk]
     replaces: bool
+    attachments: tuple[Attachment, ...] = ()
 
     @property
     def parts(self) -> Parts:
         return Parts(self.document.title, self.text, self.chunks)
+
+
+MAX_ATTACHMENT_DEPTH = 2  # attachments of attachments are read; deeper ones are not
 
 
 def document_id(collection: str, content_hash: str) -> str:
@@ -313,7 +325,9 @@ class Ingestor:
             page_count=parsed.page_count,
             embedding_model=self.embedder.name,
         )
-        return _Pending(document, parsed.text, result.chunks, existing is not None)
+        return _Pending(
+            document, parsed.text, result.chunks, existing is not None, parsed.attachments
+        )
 
     def _check_duplicate(self, collection: str, content_hash: str, source: str) -> None:
         other = self.store.find_content(collection, content_hash)
@@ -336,6 +350,41 @@ class Ingestor:
             offset += n
             outcome: Outcome = "replaced" if item.replaces else "added"
             done(FileResult(doc.source, outcome, doc.id, doc.title, n))
+            self.attach(doc, item.attachments, done)
+
+    def attach(
+        self, message: Document, attachments: Sequence[Attachment], done: ProgressFn
+    ) -> None:
+        """Store a message's attachments as documents of their own, linked to it by their
+        source (``<its source>#attachment/<n>/<file name>``), and retire those it no
+        longer has. One that fails is reported and leaves the message as it is; one
+        whose content is already a document of the collection is that document."""
+        if message.source.count(ATTACHMENT_MARK) >= MAX_ATTACHMENT_DEPTH:
+            attachments = ()  # a message attached to a message attached to a message…
+        wanted: set[str] = set()
+        for n, attachment in enumerate(attachments, 1):
+            source = f"{message.source}{ATTACHMENT_MARK}{n}/{attachment.filename}"
+            wanted.add(source)
+            title = f"{attachment.filename} (attached to “{attachment.message}”)"
+            file = FileBytes.of_bytes(attachment.data)
+            known = self.store.find_content(message.collection, file.sha256)
+            if known is not None and known.source != source:
+                done(FileResult(source, "unchanged", known.id, known.title))
+                continue
+            try:
+                item = self.prepare(
+                    file, attachment.filename, source, message.collection, title=title
+                )
+            except FootnotedError as exc:
+                done(FileResult(source, "failed", error=exc.message, code=exc.code))
+                continue
+            if isinstance(item, FileResult):
+                done(item)
+            else:
+                self._flush([item], done)
+        for doc in self.store.list_documents(message.collection):
+            if attached_to(doc.source) == message.source and doc.source not in wanted:
+                self.store.delete_document(doc.id)
 
     def reembed(self, document: Document) -> int:
         """Re-embed a stored document's chunks with the current model (no re-parsing)."""

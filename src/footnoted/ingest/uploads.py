@@ -168,6 +168,7 @@ class Uploads:
         self.store.save_document(
             ready, item.text, item.chunks, embedded.vectors, embedded.sentences, job=job
         )
+        self.ingestor().attach(ready, item.attachments, lambda result: None)
         return self.store.get_document(ready.id)
 
     def _gone(self, document: Document) -> Document:

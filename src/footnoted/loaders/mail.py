@@ -4,45 +4,56 @@ Each message is a section named by its subject. It opens with who sent it, to wh
 when ("From: … · To: … · Date: … · Subject: …"), then its text: the plain-text body (quoted lines
 read as the sentences they are, the signature left out), or the HTML body's text where
 there is no plain one. A text attachment (plain, Markdown, CSV, HTML) is read as a
-section of its own under the message ("Attachment: notes.txt"); any other attachment is
-named under the message. An EML's title is its subject; an MBOX's is its mailing list's
+section of its own under the message ("Attachment: notes.txt"); an attached document of
+another kind footnoted reads (PDF, Word, Excel, PowerPoint, a forwarded message…) is read
+as a document of its own, linked to the message (``ParsedDocument.attachments``; the
+ingestor stores it); any other attachment (an image, an archive) is named under the
+message. An EML's title is its subject; an MBOX's is its mailing list's
 name, or else its first message's subject.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from email import policy
 from email.message import EmailMessage, MIMEPart
 from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
 
-from footnoted.models import ParsedDocument
+from footnoted.errors import FootnotedError
+from footnoted.models import Attachment, ParsedDocument
 
 from .blocks import Block, assemble, clean, clean_title
 from .html import html_fragment_blocks
 from .sheets import load_csv
+from .sniff import detect_kind
 
 # a mailbox's messages each start with a "From " line at the start of the file or after
 # a blank line; a body line starting "From " is written ">From "
 _FROM_LINE = re.compile(rb"(?:\A|\n\n|\r\n\r\n)(From [^\r\n]*\r?\n)")
 _TEXT_ATTACHMENTS = ("text/plain", "text/markdown", "text/csv", "text/html")
+_IMAGE_KINDS = ("png", "jpeg", "tiff")
+MAX_ATTACHMENTS = 100  # read as documents of their own, per file
 _QUOTED = re.compile(r"(?:[ \t]*>)+[ \t]?")
 _LIST_NAME = re.compile(r"^\s*(.*?)\s*<[^>]*>\s*$")
 
 
 def load_eml(data: bytes, _text: str | None, name: str) -> ParsedDocument:
     message = _parse(data)
-    blocks = _message_blocks(message)
-    return assemble(blocks, kind="eml", title=clean_title(_subject(message)))
+    attached: list[Attachment] = []
+    blocks = _message_blocks(message, attached)
+    parsed = assemble(blocks, kind="eml", title=clean_title(_subject(message)))
+    return replace(parsed, attachments=tuple(attached))
 
 
 def load_mbox(data: bytes, _text: str | None, name: str) -> ParsedDocument:
     messages = [_parse(part) for part in mbox_messages(data)]
-    blocks = [block for message in messages for block in _message_blocks(message)]
+    attached: list[Attachment] = []
+    blocks = [block for message in messages for block in _message_blocks(message, attached)]
     first = messages[0] if messages else None
     title = None if first is None else clean_title(_list_name(first) or _subject(first))
-    return assemble(blocks, kind="mbox", title=title)
+    return replace(assemble(blocks, kind="mbox", title=title), attachments=tuple(attached))
 
 
 def mbox_messages(data: bytes) -> list[bytes]:
@@ -71,7 +82,9 @@ def _list_name(message: EmailMessage) -> str | None:
     return found.group(1) if found and found.group(1) else None
 
 
-def _message_blocks(message: EmailMessage) -> list[Block]:
+def _message_blocks(message: EmailMessage, attached: list[Attachment]) -> list[Block]:
+    """The message's blocks; its attachments that are documents of a kind footnoted
+    reads (and not text, which is read under the message) are added to ``attached``."""
     section = (_subject(message),)
     blocks = [Block(_envelope(message), section)]
     body = message.get_body(preferencelist=("plain", "html"))
@@ -82,10 +95,26 @@ def _message_blocks(message: EmailMessage) -> list[Block]:
         if part.get_content_type() in _TEXT_ATTACHMENTS:
             inner = (*section, f"Attachment: {filename}")
             blocks += [Block(t, inner) for t in _texts(part)]
+            continue
+        payload = part.get_payload(decode=True)
+        kind = _document_kind(payload, filename) if isinstance(payload, bytes) else None
+        if kind is not None and len(attached) < MAX_ATTACHMENTS:
+            attached.append(Attachment(filename, payload, section[0]))  # type: ignore[arg-type]
+            blocks.append(Block(f"Attachment: {filename} (read as a document of its own)", section))
         else:
-            kind = part.get_content_type()
-            blocks.append(Block(f"Attachment (not read): {filename}, {kind}", section))
+            what = part.get_content_type()
+            blocks.append(Block(f"Attachment (not read): {filename}, {what}", section))
     return blocks
+
+
+def _document_kind(payload: bytes, filename: str) -> str | None:
+    """The kind of an attached file if it is a document footnoted reads on its own: not
+    an image (a logo or a signature's picture far more often than a scan)."""
+    try:
+        kind = detect_kind(payload, filename)
+    except FootnotedError:
+        return None
+    return None if kind in _IMAGE_KINDS or not payload.strip() else kind
 
 
 def _envelope(message: EmailMessage) -> str:

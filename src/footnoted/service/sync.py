@@ -11,13 +11,14 @@ run again; running it twice changes nothing the second time.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import Forbidden, InvalidInput
+from ..errors import Forbidden, InvalidInput, NotFound
 from ..ingest.ingest import IngestReport, ProgressFn, walk
-from ..models import Document
+from ..models import Document, attached_to
 from ..records import CLI_ACTOR, Actor
 from .facade import Footnoted
 
@@ -68,8 +69,10 @@ def sync_folder(
     files = [p for p in walk([root]) if not confine or p.resolve().is_relative_to(root)]
     present = {str(p.resolve()) for p in files}
     for doc in fn.store.list_documents(name):
-        if _under(Path(doc.source), root) and doc.source not in present:
-            fn.delete(doc.id, actor)  # first: a file moved here is then no duplicate
+        source = attached_to(doc.source) or doc.source  # an attachment goes with its message
+        if _under(Path(source), root) and source not in present:
+            with contextlib.suppress(NotFound):  # an attachment its message took with it
+                fn.delete(doc.id, actor)  # first: a file moved here is then no duplicate
             report.retired.append(doc)
     report.ingest = fn.ingest(files, name, progress)
     report.seconds = time.perf_counter() - started
