@@ -31,6 +31,7 @@ BOTH_BACKENDS = {
     "test_versions_live",
     "test_site_sync",
     "test_folder_sync_api",
+    "test_formats_live",
     "test_llm",
     "test_llm_connection",
     "test_v1",

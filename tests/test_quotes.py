@@ -116,3 +116,15 @@ def test_a_count_of_what_is_asked_for_is_not_its_answer() -> None:
     assert marked(quote(read_at(text, "three"), None, how_many)) == "three"
     since = "Since when do new employees complete steps?"
     assert marked(quote(read_at(text, "2019"), None, since)) == "2019"
+
+
+def test_a_table_header_row_is_never_the_row_asked_about() -> None:
+    sheet = "Region | Revenue 2025 (USD) | Staff\n\nNorth | 1200 | 40\n\nWest | 1710 | 52"
+    for reader_on in ("Revenue 2025", "North"):  # the reader on the header, or another row
+        q = quote(read_at(sheet, reader_on), None, "Which region had 1710 in revenue in 2025?")
+        assert q.text == "West | 1710 | 52" and q.row
+        assert q.header is not None and q.header.text.startswith("Region | Revenue 2025")
+    # off the header only to a row the question names by a value or by two of its words
+    statement = "Years ended | 2022 | 2021\n\nNon-cash items | 4,426 | 7,851\n\nTotal | 9 | 8"
+    q = quote(read_at(statement, "2022"), None, "How much cash did Boeing have in 2022?")
+    assert q.text.startswith("Years ended")

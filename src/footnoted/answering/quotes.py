@@ -103,7 +103,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     span = read.reading
     line_start = text.rfind("\n", 0, span.start) + 1
     line_end = _end_of_line(text, span.start)
-    asked = _asked_row(text, question, (line_start, line_end))
+    asked = _asked_row(text, question, (line_start, line_end), chunk.header)
     if asked is not None:
         return _row(read, *asked, context, question)
     start, end = _sentences(text, span.start, span.end)
@@ -323,21 +323,38 @@ _NUMERIC = re.compile(r"\bhow (?:many|much|long|old)\b|\bpercent|\bwhat (?:share
 # -- table rows ----------------------------------------------------------------------------
 
 
-def _asked_row(text: str, question: str, line: tuple[int, int]) -> tuple[int, int] | None:
+def _asked_row(
+    text: str, question: str, line: tuple[int, int], header: str | None = None
+) -> tuple[int, int] | None:
     """The table row of the passage the question asks about, where the reader's span is
     in a row or a label line (not a sentence): the reader's own row when it names the
     question's words as well as any other row does, else the row that names the most
-    of them (a state, a payee, a line item: "diluted loss per share"), if one row names
-    more than every other; None where the passage holds no row the question points to."""
+    of them (a state, a payee, a line item: "diluted loss per share", or a value the
+    question gives: "1710"), if one row names more than every other; None where the
+    passage holds no row the question points to. A table's header row (printed in the
+    passage, or ``header``, kept for it) names its columns, not a row: it is never the
+    row asked about when the passage holds others."""
     terms = bag(question)
     rows = [(a, b) for a, b in _lines_of(text, 0, len(text)) if CELLS in text[a:b]]
+    heads = _header_rows(text, rows, header)
+    on_header = line in heads
+    rows = [row for row in rows if row not in heads] or rows
     reader_line = text[line[0] : line[1]].strip()
     in_prose = CELLS not in reader_line and (
         reader_line[-1:] in ".?!" or len(reader_line.split()) > HEADING_WORDS
     )
     if not rows or not terms or in_prose:
         return None
-    named = {row: len(terms & bag(label_words(text[row[0] : row[1]]))) for row in rows}
+    values = {n.replace(",", "") for n in _GIVEN_NUMBER.findall(question)} - set(
+        YEARS.findall(question)
+    )  # a year names a column, not a row
+    words_named = {row: len(terms & bag(label_words(text[a:b]))) for row in rows for a, b in [row]}
+    values_named = {
+        row: len(values & {c.strip().replace(",", "") for c in text[a:b].split(CELLS)})
+        for row in rows
+        for a, b in [row]
+    }
+    named = {row: words_named[row] + values_named[row] for row in rows}
     best = max(named.values())
     own = named.get(line)
     if own is not None and own >= best:
@@ -345,7 +362,30 @@ def _asked_row(text: str, question: str, line: tuple[int, int]) -> tuple[int, in
     leaders = [row for row, n in named.items() if n == best]
     if best == 0 or len(leaders) > 1:
         return line if own is not None else None
-    return leaders[0]
+    row = leaders[0]
+    if on_header and not (values_named[row] or words_named[row] >= 2):
+        return None  # off the header only to a row named by a value asked or two words
+    return row
+
+
+def _header_rows(
+    text: str, rows: list[tuple[int, int]], header: str | None
+) -> set[tuple[int, int]]:
+    """The passage's rows that head its table: the header row kept for the table the
+    passage starts among (``header``) where the passage prints it, or, in a passage that
+    starts with a table (none kept), its first row when rows follow it (a sheet's
+    header row)."""
+    if len(rows) < 2:
+        return set()
+    if header:
+        return {row for row in rows if text[row[0] : row[1]].strip(PAGE_BREAK).strip() == header}
+    first = rows[0]
+    starts_with_it = header == "" and not text[: first[0]].strip(PAGE_BREAK).strip()
+    return {first} if starts_with_it else set()
+
+
+YEARS = re.compile(r"\b(?:19|20)\d\d\b")
+_GIVEN_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")  # "1710", "1,710.5"
 
 
 def label_words(row: str) -> str:
