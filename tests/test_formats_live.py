@@ -19,6 +19,15 @@ import pytest
 from apihelpers import Server, bearer, cli, mid, start_server
 from conftest import shared
 from footnoted.loaders.ocr import engine
+from webhelpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ask,
+    last_answer,
+    require_browser,
+    screenshot,
+    sign_in,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +37,7 @@ def workbook() -> bytes:
     sheet = book.active
     assert sheet is not None
     sheet.title = "Regions"
-    for row in (("Region", "Revenue 2025 (USD)", "Staff"), ("North", 1200, 40),
+    for row in (("Region", "Revenue 2025 (USD)", "Staff"), ("North", 1200, 40), (),
                 ("South", 950, 31), ("West", 1710, 52)):  # fmt: skip
         sheet.append(row)
     book.create_sheet("Notes").append(("Figures are unaudited and rounded to thousands.",))
@@ -86,24 +95,27 @@ def asked(api: httpx.Client, question: str) -> tuple[str, dict[str, Any]]:
     return reply["answer"], cited[0]
 
 
-CASES = [
+CASES = [  # West is the sheet's row 5: its header is row 1, and the empty row 3 counts
     ("regions.xlsx", workbook, "Which region had 1710 in revenue in 2025?", "West",
-     "xlsx", None, "Regions"),
+     "xlsx", None, "Regions", 5),
     ("constituents.csv", lambda: shared("docs-more", "sp500__constituents-financials.csv")
-     .read_bytes(), "Which sector is A. O. Smith in?", "Building Products", "csv", None, None),
+     .read_bytes(), "Which sector is A. O. Smith in?", "Building Products", "csv", None, None,
+     3),
     ("top10.pptx", lambda: shared("docs-more", "owasp-top10__OWASP_Top_10_-_2013_Final_-_"
      "English.pptx").read_bytes(), "Since when has Aspect Security led the OWASP Top 10?",
-     "2003", "pptx", 3, "Introduction"),
+     "2003", "pptx", 3, "Introduction", None),
     ("esl.mbox", lambda: shared("docs-more", "perceval__mbox_multipart.mbox").read_bytes(),
      "Which project is Chuwei Huang becoming a committer on?", "technology.esl", "mbox", None,
-     "[esl-dev] Committer vote for Chuwei Huang has concluded successfully"),
+     "[esl-dev] Committer vote for Chuwei Huang has concluded successfully", None),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("name", "make", "question", "expected", "kind", "page", "section"), CASES)
+@pytest.mark.parametrize(
+    ("name", "make", "question", "expected", "kind", "page", "section", "row"), CASES
+)
 def test_each_kind_is_uploaded_answered_and_cited_where_it_is(
     site: tuple[Server, str], name: str, make: Any, question: str, expected: str, kind: str,
-    page: int | None, section: str | None,
+    page: int | None, section: str | None, row: int | None,
 ) -> None:  # fmt: skip
     server, admin = site
     with httpx.Client(base_url=server.url, headers=bearer(admin), timeout=120) as api:
@@ -112,7 +124,7 @@ def test_each_kind_is_uploaded_answered_and_cited_where_it_is(
         answer, cited = asked(api, question)
     assert expected in answer
     assert cited["document_id"] == doc["id"]
-    assert (cited["page"], cited["section"]) == (page, section)
+    assert (cited["page"], cited["section"], cited["row"]) == (page, section, row)
 
 
 def test_a_message_brings_its_attachment_and_a_scan_is_read(site: tuple[Server, str]) -> None:
@@ -147,3 +159,39 @@ def test_an_uploaded_workbook_is_kept_for_download(site: tuple[Server, str]) -> 
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
     )
     assert openpyxl.load_workbook(io.BytesIO(got.content)).sheetnames == ["Regions", "Notes"]
+
+
+def test_a_cited_row_opens_in_its_table(site: tuple[Server, str], backend: str) -> None:
+    sync_api = require_browser()
+    server, admin = site
+    with httpx.Client(base_url=server.url, headers=bearer(admin), timeout=120) as api:
+        upload(api, "regions.xlsx", workbook())
+        doc_id = asked(api, "Which region had 1710 in revenue in 2025?")[1]["document_id"]
+        at = api.get(f"/api/documents/{doc_id}/text").json()["text"].index("West")
+        table = api.get(f"/api/documents/{doc_id}/table", params={"at": at}).json()
+        assert (table["sheet"], table["cited"], table["header"]["number"]) == ("Regions", 5, 1)
+        assert [r["number"] for r in table["rows"]] == [2, 4, 5]  # row 3 is empty
+        assert table["rows"][-1]["cells"] == ["West", "1710", "52"]
+        prose = upload(api, "memo.md", b"# Memo\n\nThe office closes at six.\n")
+        missing = api.get(f"/api/documents/{prose['id']}/table", params={"at": 3})
+        assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_a_sheet"
+    pw = sync_api.sync_playwright().start()
+    try:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_context(base_url=server.url).new_page()
+        page.goto("/")
+        sign_in(page, admin)
+        ask(page, "Which region had 1710 in revenue in 2025?")
+        answer = last_answer(page)
+        answer.locator(".badge").first.click()
+        cited = page.locator("#viewer .sheet-table tr.cited")
+        cited.wait_for()
+        assert cited.inner_text().split() == ["5", "West", "1710", "52"]
+        assert "Regions · row 5" in page.inner_text("#viewer-meta")
+        assert (
+            page.locator("#viewer .sheet-table caption").inner_text().startswith("Regions, row 5")
+        )
+        screenshot(page, f"40-a-cited-row-in-its-table-{backend}")
+        page.context.close()
+    finally:
+        pw.stop()

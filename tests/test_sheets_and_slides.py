@@ -60,6 +60,7 @@ def test_a_workbook_reads_each_sheet_as_a_section_with_its_header_row() -> None:
     ]
     europe = doc.text.index("Europe")
     assert table_headers(doc.text, [europe]) == ["Region | 2021 | 2022"]
+    assert [s.row for s in doc.segments] == [1, 2, 4, 1]  # numbered as the sheet numbers them
 
 
 def test_a_formula_is_read_as_its_last_calculated_value(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ class Segment:
     end: int
     page: int | None = None
     section: tuple[str, ...] = ()
+    row: int | None = None  # a spreadsheet row's number in its sheet (1: the sheet's first)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +242,9 @@ class Chunk:
     # the header row of the table the chunk starts among (``blocks.table_headers``): ""
     # when it starts among none; None for chunks stored before headers were kept
     header: str | None = None
+    # a spreadsheet's rows in the chunk: (document offset where each starts, its number
+    # in the sheet); empty for other kinds
+    rows: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,9 +298,12 @@ class Citation:
     download_url: str | None = None
     added: bool | None = None  # LLM mode: cited by the support check, not by the model
     version: int | None = None  # the document's version quoted (None: cited before versions)
+    row: int | None = None  # a spreadsheet's row quoted (its number in the sheet)
+    rows: tuple[tuple[int, int], ...] = ()  # the passage's rows (``Chunk.rows``); not sent
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        del data["rows"]
         if self.added is None:
             del data["added"]
         return data
@@ -327,6 +334,7 @@ class Span:
     exact_doc_start: int | None = None
     exact_doc_end: int | None = None
     page: int | None = None
+    row: int | None = None  # a spreadsheet's row the quote is, by its number in the sheet
 
     def to_dict(self) -> dict[str, Any]:
         """The contract's fields (``page`` null where the document has no pages) and

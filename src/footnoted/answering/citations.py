@@ -73,26 +73,61 @@ def make_citation(index: int, hit: RetrievedChunk) -> Citation:
         char_end=chunk.char_end,
         score=round(hit.score, 4),
         version=hit.document_version,
+        row=chunk.rows[0][1] if chunk.rows else None,
+        rows=chunk.rows,
     )
 
 
 def pin_pages(answer: Answer) -> Answer:
-    """Each span's page is the page its quoted text starts on, and each quoted citation's
-    page the page of its first quote: a sentence on page 39 of a chunk that starts on
-    page 38 is cited "Page 39". Citations nothing quotes keep their chunk's first page."""
+    """Each span's page is the page its quoted text starts on (and in a spreadsheet its
+    row, the row it quotes), and each quoted citation's page and row those of its first
+    quote: a sentence on page 39 of a chunk that starts on page 38 is cited "Page 39", a
+    row 212 of a passage from row 205 "row 212". Citations nothing quotes keep their
+    chunk's first page and row."""
     by_index = {c.index: c for c in answer.citations}
     spans = tuple(
-        replace(s, page=page_at(by_index[s.index], s.doc_start)) if s.index in by_index else s
+        replace(
+            s,
+            page=page_at(by_index[s.index], s.doc_start),
+            row=row_at(by_index[s.index].rows, s.doc_start),
+        )
+        if s.index in by_index
+        else s
         for s in answer.spans
     )
-    first: dict[int, int] = {}
+    first: dict[int, Span] = {}
     for span in spans:
-        if span.page is not None:
-            first.setdefault(span.index, span.page)
+        first.setdefault(span.index, span)
+    row = {c.index: quoted_row(c.index, spans) for c in answer.citations}
     citations = tuple(
-        replace(c, page=first[c.index]) if c.index in first else c for c in answer.citations
+        replace(
+            c,
+            page=c.page if first[c.index].page is None else first[c.index].page,
+            row=c.row if row[c.index] is None else row[c.index],
+        )
+        if c.index in first
+        else c
+        for c in answer.citations
     )
     return replace(answer, citations=citations, spans=spans)
+
+
+def quoted_row(index: int, spans: Sequence[Span]) -> int | None:
+    """The spreadsheet row citation ``index`` quotes: the one holding the exact answer,
+    else the last one (a row is quoted under its header row, which comes first)."""
+    rows = [s for s in spans if s.index == index and s.row is not None]
+    exact = [s.row for s in rows if s.exact_doc_start is not None]
+    return exact[0] if exact else max((s.row for s in rows if s.row is not None), default=None)
+
+
+def row_at(rows: Sequence[tuple[int, int]], offset: int) -> int | None:
+    """The number of the spreadsheet row at document ``offset`` (None: not a sheet)."""
+    found = None
+    for start, number in rows:
+        if start > offset:
+            break
+        found = number
+    return found
 
 
 def referenced_indices(text: str) -> list[int]:
@@ -110,6 +145,8 @@ def location(citation: Citation) -> str:
         parts.append(f"Page {citation.page}")
     if citation.section:
         parts.append(f"Section {citation.section}")
+    if citation.row is not None:
+        parts.append(f"Row {citation.row}")
     return ", ".join(parts)
 
 

@@ -464,7 +464,19 @@ def _printed(document_id: str, before: int, header: str, context: Context) -> in
 def _cell(read: Read, body: Piece, header: Piece | None, question: str) -> tuple[int, int] | None:
     """The document offsets of the cell to mark: under the header cell the question
     names (its year, else the most of its words), else the reader's span where it lies
-    in one cell of the row."""
+    in one cell of the row; never a cell holding a value the question gives (it named
+    the row: "Which region had 1710?")."""
+    found = _named_cell(read, body, header, question)
+    if found is None:
+        return None
+    given = {n.replace(",", "") for n in _GIVEN_NUMBER.findall(question)}
+    text = body.text[found[0] - body.start : found[1] - body.start].strip().replace(",", "")
+    return None if text in given else found
+
+
+def _named_cell(
+    read: Read, body: Piece, header: Piece | None, question: str
+) -> tuple[int, int] | None:
     cells = _cells(body)
     if header is not None:
         names = [c.strip() for c in header.text.split(CELLS)]

@@ -522,3 +522,17 @@ class FolderSyncOut(BaseModel):
 
 class SyncRootsOut(BaseModel):
     roots: list[str] = Field(description="Folders admins may sync (empty: folder sync is off).")
+
+
+class SheetRowOut(BaseModel):
+    number: int = Field(description="The row's number in its sheet, as the spreadsheet shows it.")
+    cells: list[str]
+    start: int = Field(description="Offsets of the row in the document's `text`.")
+    end: int
+
+
+class SheetOut(BaseModel):
+    sheet: str | None = Field(description="The sheet's name (null: a CSV file).")
+    header: SheetRowOut = Field(description="The sheet's first row: its column names.")
+    rows: list[SheetRowOut] = Field(description="The cited row and up to 10 either side.")
+    cited: int = Field(description="The cited row's number.")

@@ -83,6 +83,7 @@ class Chunker:
                     section=SECTION_JOIN.join(last.section) or None,
                     token_count=sum(p.tokens for p in group),
                     header=header or "",
+                    rows=_rows(group, segments, start),
                 )
             )
         return chunks
@@ -215,6 +216,16 @@ def headings(chunks: Sequence[Chunk]) -> list[Heading]:
             start = chunk.char_start + match.start()
             found[start] = Heading(start, start + len(match.group()), depth)
     return sorted(found.values(), key=lambda heading: heading.start)
+
+
+def _rows(
+    group: Sequence[Piece], segments: Sequence[Segment], start: int
+) -> tuple[tuple[int, int], ...]:
+    """The spreadsheet rows a chunk holds: where each starts and its number in the sheet."""
+    seen = dict.fromkeys(piece.segment for piece in group)
+    return tuple(
+        (max(segments[i].start, start), row) for i in seen if (row := segments[i].row) is not None
+    )
 
 
 def chunk_id(document_id: str, index: int, text: str) -> str:

@@ -32,6 +32,7 @@ class Block:
     section: tuple[str, ...] = ()
     page: int | None = None
     continues: bool = False  # the rest of the previous block's paragraph, on a later page
+    row: int | None = None  # a spreadsheet row's number in its sheet
 
 
 class Sections:
@@ -178,9 +179,13 @@ def assemble(
         offset += len(parts[-1]) if parts else 0
         if turns:
             last = segments.pop()
-            segments.append(Segment(last.start, offset + len(text), last.page, last.section))
+            segments.append(
+                Segment(last.start, offset + len(text), last.page, last.section, last.row)
+            )
         else:
-            segments.append(Segment(offset, offset + len(text), block.page, block.section))
+            segments.append(
+                Segment(offset, offset + len(text), block.page, block.section, block.row)
+            )
         parts.append(text)
         offset += len(text)
         previous = block.page

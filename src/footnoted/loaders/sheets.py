@@ -1,7 +1,8 @@
 """Spreadsheets: Excel workbooks (.xlsx) and CSV files, a sheet at a time.
 
 Each sheet is a section named after it; each row is a block of its cells joined by
-``CELLS``, the sheet's first row (its header) first, so a row's column names are the
+``CELLS`` that knows its number in the sheet (a citation names it: "row 12"), the
+sheet's first row (its header) first, so a row's column names are the
 table header every reader of tables already finds (``blocks.table_headers``): chunks
 are embedded with it and quotes of a row are shown under it. Empty rows and trailing
 empty cells are dropped; a workbook's cells are read as last calculated (a formula's
@@ -88,18 +89,19 @@ class _Budget:
 
 def _sheet(title: str, rows: Iterable[Sequence[Cell]], budget: _Budget) -> list[Block]:
     section = (title,) if title else ()
-    return [Block(CELLS.join(cells), section) for cells in _rows(rows, budget)]
+    return [Block(CELLS.join(cells), section, row=n) for n, cells in _rows(rows, budget)]
 
 
-def _rows(rows: Iterable[Sequence[Cell]], budget: _Budget) -> Iterator[list[str]]:
-    """Each non-empty row's cells as text, trailing empty cells dropped."""
-    for row in rows:
+def _rows(rows: Iterable[Sequence[Cell]], budget: _Budget) -> Iterator[tuple[int, list[str]]]:
+    """Each non-empty row's number in the sheet (counting the empty ones, as the
+    spreadsheet numbers them) and its cells as text, trailing empty cells dropped."""
+    for n, row in enumerate(rows, 1):
         cells = [_text(value) for value in row]
         budget.spend(len(cells), sum(map(len, cells)))
         while cells and not cells[-1]:
             cells.pop()
         if any(cells):
-            yield [cell or "-" for cell in cells]  # an empty cell keeps its column
+            yield n, [cell or "-" for cell in cells]  # an empty cell keeps its column
 
 
 def _text(value: Cell) -> str:

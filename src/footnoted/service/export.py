@@ -62,6 +62,8 @@ def note(
         parts.append(f"page {citation['page']}")
     if citation.get("section"):
         parts.append(f"section {escape_markdown_html(str(citation['section']))}")
+    if isinstance(citation.get("row"), int):
+        parts.append(f"row {citation['row']}")
     link = citation.get("url") or citation.get("download_url")
     link = urljoin(base, str(link)) if link else None
     where = ", ".join(parts) + (f" (<{link}>)" if link else "")

@@ -512,3 +512,10 @@ def site_pages(db: sqlite3.Connection) -> None:
         CREATE INDEX site_pages_sitemap ON site_pages (collection, sitemap);
         """,
     )
+
+
+@MIGRATIONS.step
+def chunk_rows(db: sqlite3.Connection) -> None:
+    """A spreadsheet chunk's rows: JSON ``[[offset, number in the sheet], …]``, so a
+    citation names the row it quotes. Chunks stored before have none (NULL)."""
+    db.execute("ALTER TABLE chunks ADD COLUMN rows TEXT")

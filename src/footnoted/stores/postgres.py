@@ -24,7 +24,7 @@ from .keywords import plan
 from .library_sql import LIVE, LibrarySQL
 from .postgres_base import Connection, PostgresBase
 from .postgres_search import dense_search, keyword_search, term_rows
-from .rows import keyword_context, stored_chunks
+from .rows import keyword_context, rows_json, stored_chunks
 from .settings_sql import SettingsSQL
 from .signin_sql import SignInSQL
 
@@ -74,7 +74,7 @@ class PostgresStore(
                 "id": c.id, "document_id": c.document_id, "collection": document.collection,
                 "idx": c.index, "text": c.text, "char_start": c.char_start,
                 "char_end": c.char_end, "page": c.page, "section": c.section,
-                "context": keyword_context(c), "header": c.header,
+                "context": keyword_context(c), "header": c.header, "rows": rows_json(c),
                 "token_count": c.token_count, "title": document.title,
                 "embedding": np.asarray(v, dtype=np.float32), "sentence_embeddings": p,
             }
@@ -84,9 +84,10 @@ class PostgresStore(
             cur.executemany(
                 "INSERT INTO chunks (id, document_id, collection, idx, text, char_start, "
                 "char_end, page, section, token_count, embedding, sentence_embeddings, header, "
-                "terms) VALUES (%(id)s, %(document_id)s, %(collection)s, %(idx)s, %(text)s, "
-                "%(char_start)s, %(char_end)s, %(page)s, %(section)s, %(token_count)s, "
-                f"%(embedding)s, %(sentence_embeddings)s, %(header)s, {TERMS})",
+                "rows, terms) VALUES (%(id)s, %(document_id)s, %(collection)s, %(idx)s, "
+                "%(text)s, %(char_start)s, %(char_end)s, %(page)s, %(section)s, "
+                "%(token_count)s, %(embedding)s, %(sentence_embeddings)s, %(header)s, "
+                f"%(rows)s, {TERMS})",
                 rows,
             )
 
@@ -125,7 +126,7 @@ class PostgresStore(
             rows = db.execute(
                 sql.SQL(
                     "SELECT c.id, c.document_id, c.idx, c.text, c.char_start, c.char_end, "
-                    "c.page, c.section, c.token_count, c.header, c.embedding, "
+                    "c.page, c.section, c.token_count, c.header, c.rows, c.embedding, "
                     "c.sentence_embeddings, "
                     "d.title AS document_title, d.url AS document_url, "
                     "d.version AS document_version FROM chunks c "

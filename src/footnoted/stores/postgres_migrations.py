@@ -532,3 +532,9 @@ def site_pages(db: psycopg.Connection[Any], dim: int) -> None:
         CREATE INDEX site_pages_sitemap ON site_pages (collection, sitemap)
         """,
     )
+
+
+@MIGRATIONS.step
+def chunk_rows(db: psycopg.Connection[Any], dim: int) -> None:
+    """A spreadsheet chunk's rows (see SQLite's step)."""
+    db.execute("ALTER TABLE chunks ADD COLUMN rows TEXT")

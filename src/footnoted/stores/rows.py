@@ -14,7 +14,7 @@ from ..errors import NotFound
 from ..models import Chunk, Document, DocumentVersion, Progress
 from ..records import ChatSession, Feedback, Message, RefusalEntry, User
 from .base import StoredChunk, Vector
-from .encoding import loads, now, unpack_sentences
+from .encoding import dumps, loads, now, unpack_sentences
 
 
 class Row(Protocol):
@@ -76,7 +76,13 @@ def chunk_from(row: Row) -> Chunk:
         section=row["section"],
         token_count=row["token_count"],
         header=row["header"],
+        rows=tuple((int(a), int(n)) for a, n in loads(row["rows"]) or ()),
     )
+
+
+def rows_json(chunk: Chunk) -> str | None:
+    """A chunk's spreadsheet rows as stored (None: not a sheet's)."""
+    return dumps([list(r) for r in chunk.rows]) if chunk.rows else None
 
 
 def keyword_context(chunk: Chunk) -> str:

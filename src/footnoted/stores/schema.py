@@ -36,6 +36,7 @@ STEPS = (
     "oidc_sign_in",
     "document_versions",
     "site_pages",
+    "chunk_rows",
 )
 _NUMBERED = re.compile(r"^m\d{3}_")
 

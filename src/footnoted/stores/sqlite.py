@@ -23,7 +23,7 @@ from .feedback_sql import FeedbackSQL
 from .keywords import fts5_match, phrase, plan
 from .library_sql import LIVE, LibrarySQL
 from .migrations import migrate
-from .rows import keyword_context, stored_chunks
+from .rows import keyword_context, rows_json, stored_chunks
 from .settings_sql import SettingsSQL
 from .signin_sql import SignInSQL
 from .sqlite_base import SQLiteBase
@@ -54,13 +54,13 @@ class SQLiteStore(
         for chunk, vector, sentence_vectors in zip(chunks, vectors, packed, strict=True):
             cur = db.execute(
                 "INSERT INTO chunks (id, document_id, collection, idx, text, char_start, "
-                "char_end, page, section, token_count, embedding, sentence_embeddings, header) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "char_end, page, section, token_count, embedding, sentence_embeddings, header, "
+                "rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     chunk.id, chunk.document_id, document.collection, chunk.index, chunk.text,
                     chunk.char_start, chunk.char_end, chunk.page, chunk.section,
                     chunk.token_count, np.asarray(vector, dtype=np.float32).tobytes(),
-                    sentence_vectors, chunk.header,
+                    sentence_vectors, chunk.header, rows_json(chunk),
                 ),
             )  # fmt: skip
             db.execute(  # a table's header is searched as its rows' section is

@@ -32,6 +32,7 @@ export function describe(citation) {
   const parts = [];
   if (citation.page !== null && citation.page !== undefined) parts.push(`Page ${citation.page}`);
   if (citation.section) parts.push(citation.section);
+  if (Number.isInteger(citation.row)) parts.push(`row ${citation.row}`); // a spreadsheet's
   return parts.join(" · ");
 }
 

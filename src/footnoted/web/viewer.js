@@ -172,6 +172,9 @@ async function showText() {
   }
   if (shown.turn !== turn) return;
   clear(body);
+  const table = Number.isInteger(citation.row) && !shown.old ? await sheetTable(citation, spans) : null;
+  if (shown.turn !== turn) return;
+  if (table) body.append(table);
   const at = unitOffsets(doc.text);
   const ranges = spans.map((s) => [at(s.doc_start), at(s.doc_end)]);
   const answers = spans.filter((s) => Number.isInteger(s.exact_doc_start))
@@ -179,11 +182,37 @@ async function showText() {
   const headings = (doc.headings || []).map((h) => [at(h.start), at(h.end), h.level]);
   body.append(...highlighted(doc.text, [at(citation.char_start), at(citation.char_end)], ranges,
     answers, headings));
-  const target = body.querySelector("mark.exact") || body.querySelector(".passage");
+  const target = body.querySelector(".sheet-table tr.cited") || body.querySelector("mark.exact")
+    || body.querySelector(".passage");
   if (target) {
     target.scrollIntoView({ block: "center" });
     body.focus({ preventScroll: true });
   }
+}
+
+// A spreadsheet's cited row in its table: the sheet's header row, the rows around it,
+// each with its number in the sheet, the cited one marked. Null when it cannot be had
+// (the text below shows the row regardless).
+async function sheetTable(citation, spans) {
+  const quoted = (spans || []).find((s) => s.row === citation.row); // not its header's span
+  const at = quoted ? quoted.doc_start : quotedRange(citation, spans)[0];
+  let sheet;
+  try {
+    sheet = await get(`/api/documents/${encodeURIComponent(citation.document_id)}/table?at=${at}`);
+  } catch (_) {
+    return null;
+  }
+  const width = Math.max(sheet.header.cells.length, ...sheet.rows.map((r) => r.cells.length));
+  const cells = (row, tag) => Array.from({ length: width }, (_, i) => el(tag, { text: row.cells[i] ?? "" }));
+  const line = (row, cited) => el("tr", { class: cited ? "cited" : null, "aria-current": cited ? "true" : null },
+    el("th", { scope: "row", class: "row-number", text: String(row.number) }), ...cells(row, "td"));
+  const name = sheet.sheet ? `${sheet.sheet}, row ${sheet.cited}` : `Row ${sheet.cited}`;
+  return el("div", { class: "sheet-wrap" },
+    el("table", { class: "sheet-table" },
+      el("caption", { text: `${name}, in its table` }),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "row-number", text: String(sheet.header.number) }),
+        ...cells(sheet.header, "th"))),
+      el("tbody", {}, ...sheet.rows.map((row) => line(row, row.number === sheet.cited)))));
 }
 
 // Only same-origin paths or http(s) links become hrefs; anything else (javascript:) is dropped.

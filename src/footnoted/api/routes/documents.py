@@ -15,7 +15,7 @@ from ...errors import Forbidden
 from ...loaders.sniff import display_name
 from ...models import Document, FileBytes, Progress
 from ...records import Actor, User
-from ...service import versions
+from ...service import sheets, versions
 from ...service.access import readable, readable_or_gone
 from ..auth import AdminUser, CurrentUser
 from ..errors import responses
@@ -29,6 +29,7 @@ from ..schemas import (
     HeadingOut,
     LinkOut,
     PlaceOut,
+    SheetOut,
     VersionOut,
 )
 from ..state import AppState, State
@@ -253,6 +254,20 @@ def document_text(
             start=now_at.start, end=now_at.end, page=now_at.page
         ),
     )  # fmt: skip
+
+
+@router.get("/{document_id}/table", responses=responses(403, 404, 422))
+def document_table(
+    document_id: str,
+    user: CurrentUser,
+    state: State,
+    at: Annotated[int, Query(ge=0, description="A document offset in the row (a citation's).")],
+) -> SheetOut:
+    """A spreadsheet's row at offset `at` in its table: the sheet's header row and the
+    rows around it, each with its number in the sheet (`404 not_a_sheet` elsewhere)."""
+    readable(state.service.store, document_id, user)
+    window = sheets.rows_around(state.service.store, document_id, at)
+    return SheetOut.model_validate(asdict(window))
 
 
 @router.get("/{document_id}/versions", responses=responses(403, 404))

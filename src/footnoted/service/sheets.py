@@ -1,0 +1,69 @@
+"""A spreadsheet's rows around a cited one, for the viewer: the row in its table.
+
+A workbook or CSV file is stored as text, a row a block, each chunk knowing where its
+rows start and their numbers in the sheet (``Chunk.rows``). The viewer shows a cited
+row as the sheet shows it: under the sheet's header row (its first), with the rows
+around it, each with its number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import NotFound
+from ..lexical import CELLS
+from ..stores.base import Store
+
+AROUND = 10  # rows shown before and after the cited one
+
+
+@dataclass(frozen=True, slots=True)
+class SheetRow:
+    number: int  # in the sheet, as the spreadsheet numbers it
+    cells: list[str]
+    start: int  # document offsets of the row's text
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class SheetWindow:
+    sheet: str | None  # the sheet's name (None: a CSV file)
+    header: SheetRow
+    rows: list[SheetRow]  # the cited row and those around it, the header left out
+    cited: int  # the cited row's number
+
+
+def rows_around(store: Store, document_id: str, at: int) -> SheetWindow:
+    """The sheet rows around the one at document offset ``at`` (``NotFound``:
+    ``not_a_sheet`` where the document has no rows there)."""
+    places: dict[int, tuple[int, str | None]] = {}  # row start -> (number, sheet)
+    for chunk in store.document_chunks(document_id):
+        for start, number in chunk.rows:
+            places.setdefault(start, (number, chunk.section))
+    starts = sorted(places)
+    before = [s for s in starts if s <= at]
+    if not before:
+        raise NotFound("The document has no spreadsheet row there.", code="not_a_sheet")
+    cited_start = before[-1]
+    cited, sheet = places[cited_start]
+    same = [s for s in starts if places[s][1] == sheet]
+    text = store.document_text(document_id, same[0], _end_of(store, document_id, same[-1]))
+    rows = [_row(text, same[0], start, places[start][0]) for start in same]
+    header, body = rows[0], rows[1:]
+    where = next((i for i, r in enumerate(body) if r.start == cited_start), 0)
+    window = body[max(where - AROUND, 0) : where + AROUND + 1]
+    return SheetWindow(sheet, header, window, cited)
+
+
+def _end_of(store: Store, document_id: str, start: int) -> int:
+    """Where the block starting at ``start`` ends (a row is one line)."""
+    line = store.document_text(document_id, start, start + 100_000)
+    cut = line.find("\n")
+    return start + (len(line) if cut < 0 else cut)
+
+
+def _row(text: str, base: int, start: int, number: int) -> SheetRow:
+    at = start - base
+    cut = text.find("\n", at)
+    end = len(text) if cut < 0 else cut
+    return SheetRow(number, text[at:end].split(CELLS), start, base + end)
