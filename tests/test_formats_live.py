@@ -125,6 +125,8 @@ def test_each_kind_is_uploaded_answered_and_cited_where_it_is(
     assert expected in answer
     assert cited["document_id"] == doc["id"]
     assert (cited["page"], cited["section"], cited["row"]) == (page, section, row)
+    if kind == "csv":  # the exact answer's cell: the Sector column of A. O. Smith's row
+        assert cited["cell"] == "C3"
 
 
 def test_a_message_brings_its_attachment_and_a_scan_is_read(site: tuple[Server, str]) -> None:

@@ -3,14 +3,16 @@ cell marked; an empty cell is not an answer. Real ingest, real reader, real stor
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from conftest import shared, write
 from footnoted import Footnoted
-from footnoted.answering.citations import Answer
+from footnoted.answering.citations import Answer, exact_cell
 from footnoted.lexical import CELLS
+from footnoted.models import Citation, Span
 
 
 def exact(answer: Answer) -> str | None:
@@ -66,3 +68,19 @@ def test_a_year_column_of_a_real_annual_report(service: Footnoted) -> None:
     assert "Net loss attributable to Boeing Shareholders" in result.answer.text
     assert "| 2022 | 2021 |" in result.answer.text
     assert exact(result.answer) == "($4,202)"
+
+
+def test_a_sheet_cell_is_named_as_the_sheet_names_it() -> None:
+    row = " | ".join(f"v{i}" for i in range(1, 30))  # 29 cells: A … AC
+    text = f"{row}\n\n{row}"
+    second = len(row) + 2
+    citation = Citation(
+        index=1, chunk_id="c", document_id="d", document_title="Sheet", chunk_index=0,
+        page=None, section="Data", url=None, excerpt="", text=text, char_start=100,
+        char_end=100 + len(text), score=0.5, rows=((100, 7), (100 + second, 9)),
+    )  # fmt: skip
+    for cell, name in (("v1", "A9"), ("v26", "Z9"), ("v28", "AB9")):
+        at = 100 + second + text[second:].index(f"{cell} ")
+        span = Span(0, 2, 1, at, at + 2, exact_doc_start=at, exact_doc_end=at + 2)
+        assert exact_cell(citation, span) == name
+    assert exact_cell(citation, replace(span, exact_doc_start=None)) is None

@@ -299,6 +299,7 @@ class Citation:
     added: bool | None = None  # LLM mode: cited by the support check, not by the model
     version: int | None = None  # the document's version quoted (None: cited before versions)
     row: int | None = None  # a spreadsheet's row quoted (its number in the sheet)
+    cell: str | None = None  # and the cell holding the exact answer, as the sheet names it
     rows: tuple[tuple[int, int], ...] = ()  # the passage's rows (``Chunk.rows``); not sent
 
     def to_dict(self) -> dict[str, Any]:
@@ -335,6 +336,7 @@ class Span:
     exact_doc_end: int | None = None
     page: int | None = None
     row: int | None = None  # a spreadsheet's row the quote is, by its number in the sheet
+    cell: str | None = None  # the exact answer's cell there ("C3")
 
     def to_dict(self) -> dict[str, Any]:
         """The contract's fields (``page`` null where the document has no pages) and

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..lexical import MARKER
+from ..lexical import CELLS, MARKER
 from ..models import SECTION_JOIN, Citation, Grounding, RetrievedChunk, Span
 from ..pages import page_at
 
@@ -90,6 +90,7 @@ def pin_pages(answer: Answer) -> Answer:
             s,
             page=page_at(by_index[s.index], s.doc_start),
             row=row_at(by_index[s.index].rows, s.doc_start),
+            cell=exact_cell(by_index[s.index], s),
         )
         if s.index in by_index
         else s
@@ -104,6 +105,7 @@ def pin_pages(answer: Answer) -> Answer:
             c,
             page=c.page if first[c.index].page is None else first[c.index].page,
             row=c.row if row[c.index] is None else row[c.index],
+            cell=next((s.cell for s in spans if s.index == c.index and s.cell), None),
         )
         if c.index in first
         else c
@@ -118,6 +120,25 @@ def quoted_row(index: int, spans: Sequence[Span]) -> int | None:
     rows = [s for s in spans if s.index == index and s.row is not None]
     exact = [s.row for s in rows if s.exact_doc_start is not None]
     return exact[0] if exact else max((s.row for s in rows if s.row is not None), default=None)
+
+
+def exact_cell(citation: Citation, span: Span) -> str | None:
+    """The cell of a spreadsheet row that holds the span's exact answer, as the sheet
+    names it ("C3": its column letters, then its row number); None elsewhere."""
+    if span.exact_doc_start is None or not citation.rows:
+        return None
+    starts = [(start, n) for start, n in citation.rows if start <= span.exact_doc_start]
+    if not starts:
+        return None
+    start, number = starts[-1]
+    before = citation.text[start - citation.char_start : span.exact_doc_start - citation.char_start]
+    if "\n" in before:
+        return None
+    column, letters = before.count(CELLS) + 1, ""
+    while column:
+        column, rest = divmod(column - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return f"{letters}{number}"
 
 
 def row_at(rows: Sequence[tuple[int, int]], offset: int) -> int | None:
@@ -147,6 +168,8 @@ def location(citation: Citation) -> str:
         parts.append(f"Section {citation.section}")
     if citation.row is not None:
         parts.append(f"Row {citation.row}")
+    if citation.cell:
+        parts.append(f"Cell {citation.cell}")
     return ", ".join(parts)
 
 

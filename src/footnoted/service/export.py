@@ -64,6 +64,8 @@ def note(
         parts.append(f"section {escape_markdown_html(str(citation['section']))}")
     if isinstance(citation.get("row"), int):
         parts.append(f"row {citation['row']}")
+    if citation.get("cell"):
+        parts.append(f"cell {escape_markdown_html(str(citation['cell']))}")
     link = citation.get("url") or citation.get("download_url")
     link = urljoin(base, str(link)) if link else None
     where = ", ".join(parts) + (f" (<{link}>)" if link else "")

@@ -33,6 +33,7 @@ export function describe(citation) {
   if (citation.page !== null && citation.page !== undefined) parts.push(`Page ${citation.page}`);
   if (citation.section) parts.push(citation.section);
   if (Number.isInteger(citation.row)) parts.push(`row ${citation.row}`); // a spreadsheet's
+  if (citation.cell) parts.push(`cell ${citation.cell}`); // and the answer's cell there
   return parts.join(" · ");
 }
 
