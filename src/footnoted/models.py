@@ -59,6 +59,7 @@ class ParsedDocument:
 
 
 ATTACHMENT_MARK = "#attachment/"  # a source "<message's source>#attachment/<n>/<file name>"
+MAIL_KINDS = frozenset({"eml", "mbox"})  # the kinds whose documents bring attachments
 
 
 def attached_to(source: str) -> str | None:

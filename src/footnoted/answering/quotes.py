@@ -348,11 +348,10 @@ def _asked_row(
     values = {n.replace(",", "") for n in _GIVEN_NUMBER.findall(question)} - set(
         YEARS.findall(question)
     )  # a year names a column, not a row
-    words_named = {row: len(terms & bag(label_words(text[a:b]))) for row in rows for a, b in [row]}
+    words_named = {row: len(terms & bag(label_words(text[row[0] : row[1]]))) for row in rows}
     values_named = {
-        row: len(values & {c.strip().replace(",", "") for c in text[a:b].split(CELLS)})
+        row: len(values & {c.strip().replace(",", "") for c in text[row[0] : row[1]].split(CELLS)})
         for row in rows
-        for a, b in [row]
     }
     named = {row: words_named[row] + values_named[row] for row in rows}
     best = max(named.values())

@@ -27,6 +27,7 @@ from ..lexical import chunk_sentences
 from ..loaders.blocks import table_headers
 from ..models import (
     ATTACHMENT_MARK,
+    MAIL_KINDS,
     SECTION_JOIN,
     Attachment,
     Chunk,
@@ -359,6 +360,8 @@ class Ingestor:
         source (``<its source>#attachment/<n>/<file name>``), and retire those it no
         longer has. One that fails is reported and leaves the message as it is; one
         whose content is already a document of the collection is that document."""
+        if message.kind not in MAIL_KINDS:
+            return  # nothing to attach or retire: no listing of the collection per file
         if message.source.count(ATTACHMENT_MARK) >= MAX_ATTACHMENT_DEPTH:
             attachments = ()  # a message attached to a message attached to a message…
         wanted: set[str] = set()

@@ -19,7 +19,7 @@ from ..inference.runtime import limit_blas_threads
 from ..ingest.ingest import FileResult, Ingestor, IngestReport, ProgressFn
 from ..ingest.parsing import ChunkSpec, Parser
 from ..ingest.uploads import Uploads
-from ..models import Document, Event, Evidence, Refusal, Started, attached_to
+from ..models import MAIL_KINDS, Document, Event, Evidence, Refusal, Started, attached_to
 from ..records import CLI_ACTOR, Actor, RefusalEntry
 from ..retrieval import Retrieval, Retriever
 from ..settings import CollectionSettings, Settings
@@ -148,6 +148,8 @@ class Footnoted:
         if purge:
             detail["purged"] = True
         self.store.audit(actor, "document_deleted", f"document:{doc.id}", detail)
+        if doc.kind not in MAIL_KINDS:
+            return
         for attachment in self.store.list_documents(doc.collection):
             if attached_to(attachment.source) == doc.source:  # it came with this message
                 self.delete(attachment.id, actor, purge)

@@ -193,7 +193,8 @@ def sync_site(
         polite = Polite(client, delay, sleep)
         urls = sitemap_urls(polite, sitemap)
         known = fn.store.site_pages(name, sitemap)
-        for url in [u for u in known if u not in set(urls)]:
+        listed = set(urls)
+        for url in [u for u in known if u not in listed]:
             _retire(fn, report, name, url, actor)
         for url in urls:
             if not polite.allowed(url):
