@@ -268,6 +268,50 @@ def test_html_drops_chrome_and_keeps_headings() -> None:
     assert section_of(doc, "Mail us.") == ("Contact",)
 
 
+SEC_FILING = """<html><body>
+<table><tr><td>Item 6.</td><td>[Reserved]</td><td>32</td></tr>
+<tr><td>Item 7.</td><td>Management's Discussion and Analysis</td><td>33</td></tr></table>
+<div><span style="font-family:Arial;font-weight:700">PART II</span></div>
+<div><span style="font-weight:700">Item 6. [Reserved]</span></div>
+<div><span style="font-weight:bold">Item 7. Management&#8217;s Discussion and Analysis of Financial
+Condition and Results of Operations</span></div>
+<div><span style="font-weight:700">Consolidated Results of Operations</span></div>
+<div><span style="font-weight:400">Revenue was $33,386 million in 2022, up from $28,813
+million in 2021, <b>primarily</b> due to higher commercial deliveries.</span></div>
+<p><b>We expect the supply chain to remain constrained for all of 2023, and our plans
+assume it: deliveries are paced by the slowest supplier and by the inspections.</b></p>
+<div><span style="font-weight:700">Item 7A. Quantitative and Qualitative Disclosures About
+Market Risk</span></div>
+<p>Interest rate risk arises from our fixed-rate debt.</p>
+</body></html>"""
+
+
+def test_html_without_heading_elements_takes_its_bold_paragraphs_as_headings() -> None:
+    """An SEC filing has no <h1>..<h6>: its part, item and subject headings are short
+    paragraphs set in bold, and they give the section path (Item 7, not Item 6)."""
+    doc = load_bytes(SEC_FILING.encode(), "10-k.htm")
+    assert_well_formed(doc)
+    item7 = (
+        "Item 7. Management\u2019s Discussion and Analysis of Financial Condition and Results "
+        "of Operations"
+    )
+    revenue = next(b for b in blocks(doc) if b.startswith("Revenue was"))
+    assert section_of(doc, revenue) == ("PART II", item7, "Consolidated Results of Operations")
+    # a long bold paragraph is emphasis: running text under the heading before it
+    emphasis = next(b for b in blocks(doc) if b.startswith("We expect"))
+    assert section_of(doc, emphasis) == ("PART II", item7, "Consolidated Results of Operations")
+    market = "Item 7A. Quantitative and Qualitative Disclosures About Market Risk"
+    assert section_of(doc, "Interest rate risk arises from our fixed-rate debt.") == (
+        "PART II",
+        market,
+    )
+    # the table of contents' rows are rows, not headings
+    assert section_of(doc, "Item 6. | [Reserved] | 32") == ()
+    # where the page has heading elements, bold paragraphs stay text
+    marked = load_bytes(b"<h1>Guide</h1><p><b>Install</b></p><p>Run it.</p>", "g.html")
+    assert section_of(marked, "Run it.") == ("Guide",)
+
+
 def test_html_title_falls_back_to_first_h1() -> None:
     doc = load_bytes(b"<html><body><h1>Only heading</h1><p>Body.</p></body></html>", "a.htm")
     assert doc.title == "Only heading"

@@ -51,13 +51,17 @@ class Measure:
     furniture: int  # header/footer/TOC lines left in the text
 
 
+_FILING_ITEM = re.compile(r"Item \d{1,2}[A-C]?\. [A-Z]")
+
+
 def sensible_heading(title: str) -> bool:
-    """A section name a reader would accept: short, no sentence punctuation, not a
-    cover-page connective, with a few letters."""
+    """A section name a reader would accept: short (a filing's item as long as its title
+    runs), no sentence punctuation, not a cover-page connective, with a few letters."""
     words = title.split()
+    item = bool(_FILING_ITEM.match(title))
     return (
-        1 <= len(words) <= 14
-        and len(title) <= 110
+        1 <= len(words) <= (20 if item else 14)
+        and len(title) <= (200 if item else 110)
         and sum(ch.isalpha() for ch in title) >= 3
         and not _BAD_HEADING.search(title)
         and not title[0].islower()
@@ -198,6 +202,33 @@ def test_clean_title(raw: str, title: str | None) -> None:
 def test_slug_titles() -> None:
     assert slug_title("sample_pdf_with_headers") and slug_title("graphrag")
     assert not slug_title("Graph RAG") and not slug_title("NICS")
+
+
+def test_a_filings_parts_and_items_are_its_sections() -> None:
+    """A 10-K sets "PART II" and "Item 7. Management's Discussion …" in the body's type:
+    they still head what follows, so a page of Item 7 is labelled Item 7 (not the Item 6
+    printed above it on the page before), and the filing's other headings sit under them."""
+    path = DATA / "docs-more" / "financebench__BOEING_2022_10K.pdf"
+    if not path.is_file():
+        pytest.skip(f"shared PDF not found at {path}")
+    doc = load_path(path)
+    item7 = (
+        "Item 7. Management’s Discussion and Analysis of Financial Condition and Results "
+        "of Operations"
+    )
+    by_page: dict[int, set[tuple[str, ...]]] = {}
+    for seg in doc.segments:
+        by_page.setdefault(seg.page or 0, set()).add(seg.section[:2])
+    for page in (22, 30, 45):
+        assert by_page[page] == {("PART II", item7)}
+    assert ("PART II", "Item 6. [Reserved]") in by_page[21]
+    assert ("PART I", "Item 1A. Risk Factors") in by_page[10]
+    assert all(
+        section[:2] == ("PART II", "Item 8. Financial Statements and Supplementary Data")
+        for section in by_page[100]
+    )
+    names = {seg.section[-1] for seg in doc.segments if seg.section}
+    assert "Page" not in names  # a contents table's column label is no heading
 
 
 def test_letter_spaced_title_is_joined() -> None:

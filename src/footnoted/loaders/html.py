@@ -1,5 +1,9 @@
 """HTML: the main content's text, without navigation, scripts or hidden elements;
-``<h1>``..``<h6>`` give the section path and table rows become " | "-joined lines."""
+``<h1>``..``<h6>`` give the section path and table rows become " | "-joined lines.
+
+A page without heading elements (an SEC filing, a page exported from a word processor)
+shows its headings as short paragraphs set wholly in bold: those are its headings there,
+"PART II" above "Item 7. Management's Discussion and Analysis" above any other."""
 
 from __future__ import annotations
 
@@ -35,16 +39,23 @@ _HTML_FLAT = _words(
 )
 _HTML_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^<>]*)>")
 _HTML_HEADINGS = {f"h{level}": level for level in range(1, 7)}
+_HEADING_SELECTOR = ", ".join(_HTML_HEADINGS)
 # what a data table's row does not hold: its cells are parts of a page, not values
 _LAYOUT_INSIDE = "table, h1, h2, h3, h4, h5, h6, br + br"
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_BOLD_STYLE = re.compile(r"font-weight\s*:\s*(?:bold(?:er)?|[6-9]00)\b", re.IGNORECASE)
+_BOLD_TAGS = frozenset({"b", "strong"})
+_SHOWN_HEADING_CHARS = 120  # a bold paragraph longer than this is emphasis, not a heading
+_PART = re.compile(r"part\s+[ivx]+\b", re.IGNORECASE)
+_ITEM = re.compile(r"item\s+\d+[a-z]?\b", re.IGNORECASE)
+_SENTENCE_INSIDE = re.compile(r"[.!?]\s+[a-z]")  # a full stop inside: running text
 
 
 def load_html(_data: bytes, text: str | None, name: str) -> ParsedDocument:
     tree = _parse_html(text or "", name)
     walker = _HtmlBlocks()
     for root in _html_roots(tree):
-        walker = _HtmlBlocks()
+        walker = _HtmlBlocks(shown_headings=root.css_first(_HEADING_SELECTOR) is None)
         walker.walk(root)
         if walker.blocks:
             break
@@ -70,13 +81,17 @@ class _End:
     heading: int = 0
     cell: bool = False
     row: bool = False
+    bold: bool = False  # only ends bold type; the element's own end follows
 
 
 class _HtmlBlocks:
     """Iterative DOM walk (no recursion limit on deep markup) producing blocks."""
 
-    def __init__(self) -> None:
+    def __init__(self, shown_headings: bool = False) -> None:
         self.blocks: list[Block] = []
+        self._shown_headings = shown_headings  # bold paragraphs are the headings
+        self._bold = 0  # bold elements open around the walk's place
+        self._bold_chars = self._plain_chars = 0  # of the buffered text
         self.first_h1: str | None = None
         self._sections = Sections()
         self._buffer: list[str] = []
@@ -98,6 +113,10 @@ class _HtmlBlocks:
         if node.is_text_node:
             text = node.text_content or ""
             self._buffer.append(text)
+            if self._bold:
+                self._bold_chars += len(text.strip())
+            else:
+                self._plain_chars += len(text.strip())
             self._after_br = self._after_br and not text.strip()
             return []
         tag = node.tag or ""
@@ -111,6 +130,9 @@ class _HtmlBlocks:
                 self._after_br = True
             return []
         children: list[LexborNode | _End] = list(node.iter(include_text=True))
+        if self._shown_headings and _bold(node, tag):
+            self._bold += 1
+            children.append(_End(bold=True))
         if tag in _HTML_INLINE:
             return children
         if self._cells is not None or self._in_heading:
@@ -135,12 +157,16 @@ class _HtmlBlocks:
         return children
 
     def _close(self, end: _End) -> None:
-        if end.cell and self._cells is not None:
+        if end.bold:
+            self._bold -= 1
+        elif end.cell and self._cells is not None:
             self._cells.append(clean("".join(self._buffer)))
             self._buffer.clear()
+            self._bold_chars = self._plain_chars = 0
         elif end.row:
             cells, self._cells = self._cells or [], None
             self._buffer.clear()
+            self._bold_chars = self._plain_chars = 0
             self._add(CELLS.join(cell for cell in cells if cell), 0)
         else:
             self._flush(end.heading)
@@ -148,7 +174,10 @@ class _HtmlBlocks:
 
     def _flush(self, heading: int = 0) -> None:
         text = clean("".join(self._buffer))
+        if not heading and self._shown_headings and self._bold_chars and not self._plain_chars:
+            heading = _shown_heading(text)
         self._buffer.clear()
+        self._bold_chars = self._plain_chars = 0
         self._after_br = False
         self._add(text, heading)
 
@@ -158,6 +187,22 @@ class _HtmlBlocks:
         if heading == 1 and self.first_h1 is None:
             self.first_h1 = text
         self.blocks.append(Block(text, self._sections.place(heading, text)))
+
+
+def _bold(node: LexborNode, tag: str) -> bool:
+    return tag in _BOLD_TAGS or bool(_BOLD_STYLE.search(node.attributes.get("style") or ""))
+
+
+def _shown_heading(text: str) -> int:
+    """The level of a paragraph set wholly in bold, as a page without heading elements
+    shows its headings (0: not a heading): a part of a filing, an item of it, any other."""
+    if len(text) > _SHOWN_HEADING_CHARS or _SENTENCE_INSIDE.search(text):
+        return 0
+    if not any(c.isalpha() for c in text) or text.endswith((",", ";")):
+        return 0
+    if _PART.match(text):
+        return 1
+    return 2 if _ITEM.match(text) else 3
 
 
 def _html_hidden(node: LexborNode) -> bool:

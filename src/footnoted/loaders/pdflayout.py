@@ -24,7 +24,12 @@ _SOFT_HYPHEN = re.compile("[\ufffe\x02][ \t\r\n]*")
 _COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*(?:\[\d+\])*\s*$")
 _NOT_HEADING = re.compile(r"[☐☒□■✓✔]|__|\.\.|[a-z]{2}[.!?]\s+\S|^[(\[\"“'‘*•]|https?:|@|\|")
+# a filing's parts and items ("PART II", "Item 7. Management's Discussion and Analysis of
+# Financial Condition and Results of Operations"): headings at any style, at levels 1 and 2
+_FILING_PART = re.compile(r"PART\s+[IVX]{1,4}")
+_FILING_ITEM = re.compile(r"Item\s+\d{1,2}[A-C]?\.\s+[A-Z\[]")
 _LABELLED = re.compile(r"^(?:item|part|section|article|chapter|note)\s+\w{1,4}\.", re.IGNORECASE)
+_COLUMN_LABELS = frozenset({"page", "pages"})  # a contents table's column, set in bold
 _DANGLING = frozenset(
     {"a", "an", "and", "are", "as", "at", "by", "for", "from", "in", "into", "is", "of", "on"}
     | {"or", "our", "that", "the", "their", "this", "to", "was", "we", "were", "which", "with"}
@@ -228,12 +233,30 @@ def _section_depth(text: str) -> int:
     return match[1].count(".") + 1 if match else 0
 
 
+def _filing_label(lines: list[Line], index: int, ratio: float) -> int:
+    """1 for a filing's part ("PART II"), 2 for its item ("Item 7. Management's
+    Discussion ..."), each printed on a line of its own that opens a block; else 0. Filings
+    set them in the body's type, so their style cannot tell them."""
+    line = lines[index]
+    text = line.text.strip()
+    level = 1 if _FILING_PART.fullmatch(text) else 2 if _FILING_ITEM.match(text) else 0
+    if not level or line.row or len(text) > 200 or _NOT_HEADING.search(text):
+        return 0
+    prev = lines[index - 1] if index else None
+    nxt = lines[index + 1] if index + 1 < len(lines) else None
+    if prev is not None and not _apart(prev, line, ratio):
+        return 0
+    if nxt is not None and _runs_on(text, nxt.text):
+        return 0  # "Item 8. Financial Statements and" going on below: a sentence's words
+    return level
+
+
 def _heading_depth(lines: list[Line], index: int, body: float, ratio: float) -> int | None:
     """Numbering depth (0 when unnumbered) if the line looks like a heading, else None:
     short, no sentence punctuation, larger or bold, on a line of its own."""
     line = lines[index]
     text = line.text.strip()
-    if line.row or not _heading_text(text):
+    if line.row or not _heading_text(text) or text.lower() in _COLUMN_LABELS:
         return None
     depth = _section_depth(text)
     if line.size < body * 1.15 and not (line.bold and line.size >= body * 0.95):
@@ -294,9 +317,17 @@ def _detect_headings(pages: list[list[Line]], body: float, ratio: float) -> None
     A style used for headings on the first page only (a cover) ranks below every other,
     so the first heading of the body closes it."""
     found: list[tuple[Line, int, int]] = []
+    labels = 0
     for number, lines in enumerate(pages):
         index = 0
         while index < len(lines):
+            label = _filing_label(lines, index, ratio)
+            if label:
+                lines[index].heading = True
+                lines[index].starts.append((label, None))
+                labels += 1
+                index += 1
+                continue
             depth = _heading_depth(lines, index, body, ratio)
             if depth is not None:
                 lines[index].heading = True
@@ -312,11 +343,12 @@ def _detect_headings(pages: list[list[Line]], body: float, ratio: float) -> None
             numbered[_style(line)] = min(depth, numbered.get(_style(line), depth))
     later = {_style(line) for line, _, number in found if number > 0}
     sizes = sorted({_style(line)[0] for line, depth, _ in found if not depth}, reverse=True)
+    below = 2 if labels else 0  # a filing's other headings sit under its parts and items
     for line, depth, number in found:
         level = depth or numbered.get(_style(line)) or sizes.index(_style(line)[0]) + 1
         if number == 0 and later and _style(line) not in later:
             level = len(sizes) + 10  # a cover page's heading
-        line.starts.append((level, None))
+        line.starts.append((level + below, None))
 
 
 def _column_right(line: Line, ends: dict[int, float]) -> float:
