@@ -1,0 +1,92 @@
+"""The reader's table-and-text training pairs (scripts/train_reader.py): TAT-QA pages cut
+as the product cuts them, answers at their offsets, unanswerable pairs that are."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from conftest import shared, write
+from footnoted import Footnoted
+from footnoted.evaluation.tatqa import page_markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = 6
+
+
+@pytest.fixture(scope="module")
+def train_reader() -> ModuleType:
+    script = ROOT / "scripts" / "train_reader.py"
+    spec = importlib.util.spec_from_file_location("train_reader", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["train_reader"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def pages() -> list[dict[str, Any]]:
+    gold = shared("tatqa", "dataset_raw", "tatqa_dataset_test_gold.json")
+    return list(json.loads(gold.read_text())[:PAGES])
+
+
+def test_pages_are_chunked_as_the_product_chunks_them(
+    train_reader: ModuleType, pages: list[dict[str, Any]], service: Footnoted, tmp_path: Path
+) -> None:
+    """The reader trains on the passages it will read: the same texts an ingested page
+    is cut into."""
+    trained = train_reader.page_chunks(pages)
+    for i, page in enumerate(pages):
+        write(tmp_path / "docs" / f"page-{i}.md", page_markdown(i + 1, page))
+    report = service.ingest([tmp_path / "docs"])
+    assert not report.failed, report.failed
+    documents = {Path(d.source).name: d for d in service.store.list_documents()}
+    for i in range(len(pages)):
+        stored = service.store.document_chunks(documents[f"page-{i}.md"].id)
+        assert trained[i] == [c.text for c in stored]
+
+
+def test_pairs_hold_their_answers_and_the_unanswerable_do_not(
+    train_reader: ModuleType, pages: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    path = tmp_path / "gold.json"
+    path.write_text(json.dumps(pages))
+    pairs = train_reader.tatqa_pairs(path, random.Random(13), tmp_path / "cache")
+    asked = {
+        q["question"]: q
+        for page in pages
+        for q in page["questions"]
+        if q["answer_type"] in ("span", "multi-span")
+    }
+    answered = [p for p in pairs if p.answer_start >= 0]
+    unanswerable = [p for p in pairs if p.answer_start < 0]
+    assert len(answered) >= 0.9 * len(asked)  # nearly every question finds its chunk
+    assert len(unanswerable) >= len(answered)
+    for pair in answered:
+        golds = [str(a).strip() for a in asked[pair.question]["answer"]]
+        at, text = pair.answer_start, pair.answer_text
+        assert pair.context[at : at + len(text)] == text
+        assert golds[0] in text or all(g in text for g in golds)
+        assert len(text) <= 200 or text == golds[0]
+    swapped = 0
+    for pair in unanswerable:
+        if pair.question in asked:  # the question against a passage without its answer
+            golds = [str(a).strip() for a in asked[pair.question]["answer"]]
+            assert not train_reader.holds(golds, pair.context)
+        else:  # the question with its year changed, against the passage that answered it
+            swapped += 1
+            shape = train_reader.YEAR.sub("", pair.question)
+            original = next(q for q in asked if train_reader.YEAR.sub("", q) == shape)
+            changed = set(train_reader.YEAR.findall(pair.question)) - set(
+                train_reader.YEAR.findall(original)
+            )
+            assert changed and not any(year in pair.context for year in changed)
+    assert swapped > 0
