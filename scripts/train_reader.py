@@ -284,26 +284,16 @@ def page_chunks(pages: list[dict[str, Any]]) -> list[list[str]]:
     under its header row, then its paragraphs; ``footnoted eval tatqa`` asks of the same
     text), parsed by the Markdown loader and cut by the product's chunker at its default
     size, so the reader trains on the passages it will read."""
-    from tokenizers import Tokenizer
-
     from footnoted.evaluation.tatqa import page_markdown
-    from footnoted.ingest.chunking import Chunker
+    from footnoted.inference.sentence_model import ModelConfig
+    from footnoted.ingest.parsing import ChunkSpec, make_chunker
     from footnoted.loaders import load_bytes
-    from footnoted.service.facade import TITLE_TOKENS
+    from footnoted.service.facade import chunk_limit
     from footnoted.settings import Settings
 
-    tok = Tokenizer.from_file(str(Path(resolve_model_path(DEFAULT_MODEL)) / "tokenizer.json"))
-    tok.no_truncation()
-    tok.no_padding()
-
-    def count(texts: Any) -> list[int]:
-        return [len(e.ids) for e in tok.encode_batch(list(texts), add_special_tokens=False)]
-
-    def offsets(text: str) -> list[tuple[int, int]]:
-        return [(int(a), int(b)) for a, b in tok.encode(text, add_special_tokens=False).offsets]
-
-    limit = min(Settings().chunk_tokens, 256 - TITLE_TOKENS)
-    chunker = Chunker(count, offsets, max_tokens=limit)
+    settings, model = Settings(), resolve_model_path(DEFAULT_MODEL)
+    limit = chunk_limit(settings, ModelConfig.read(Path(model)).max_tokens)
+    chunker = make_chunker(ChunkSpec.for_model(model, limit, settings.max_document_chunks))
     out = []
     for i, page in enumerate(pages):
         text = page_markdown(i + 1, page)

@@ -267,7 +267,7 @@ def serve() -> None:
         return
     spec, memory_mb = setup
     limit_memory(memory_mb)
-    chunker = _chunker(spec)
+    chunker = make_chunker(spec)
     while (job := receive(channel_in)) is not None:
         data = _receive_file(channel_in)
         if data is None:
@@ -308,7 +308,8 @@ def _work(job: _Job, data: bytes, chunker: Chunker, max_chunks: int) -> tuple[st
         return "error", DocumentError(f"Could not process {job.filename}: {exc}")
 
 
-def _chunker(spec: ChunkSpec) -> Chunker:
+def make_chunker(spec: ChunkSpec) -> Chunker:
+    """The chunker a parse worker cuts with: the model's tokenizer, the spec's limits."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(spec.tokenizer)

@@ -152,7 +152,7 @@ class _HtmlBlocks:
         """Inside a table row or a heading, block elements only separate words."""
         self._buffer.append(" ")
         if self._cells is not None and tag in ("td", "th"):
-            self._buffer.clear()
+            self._take()
             return [*children, _End(cell=True)]
         return children
 
@@ -160,24 +160,27 @@ class _HtmlBlocks:
         if end.bold:
             self._bold -= 1
         elif end.cell and self._cells is not None:
-            self._cells.append(clean("".join(self._buffer)))
-            self._buffer.clear()
-            self._bold_chars = self._plain_chars = 0
+            self._cells.append(self._take())
         elif end.row:
             cells, self._cells = self._cells or [], None
-            self._buffer.clear()
-            self._bold_chars = self._plain_chars = 0
+            self._take()
             self._add(CELLS.join(cell for cell in cells if cell), 0)
         else:
             self._flush(end.heading)
             self._in_heading = False
 
-    def _flush(self, heading: int = 0) -> None:
+    def _take(self) -> str:
+        """The buffered text, cleaned; the buffer and its bold count start again."""
         text = clean("".join(self._buffer))
-        if not heading and self._shown_headings and self._bold_chars and not self._plain_chars:
-            heading = _shown_heading(text)
         self._buffer.clear()
         self._bold_chars = self._plain_chars = 0
+        return text
+
+    def _flush(self, heading: int = 0) -> None:
+        wholly_bold = self._shown_headings and self._bold_chars and not self._plain_chars
+        text = self._take()
+        if not heading and wholly_bold:
+            heading = _shown_heading(text)
         self._after_br = False
         self._add(text, heading)
 

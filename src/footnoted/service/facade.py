@@ -35,6 +35,12 @@ TITLE_TOKENS = 16  # room kept for the title and section embedded with each chun
 ELSEWHERE_CHECKED = 8  # other collections a refusal looks into for the answer
 
 
+def chunk_limit(settings: Settings, model_tokens: int) -> int:
+    """The largest chunk in tokens: the setting, within what the model reads with the
+    title and section embedded beside each chunk."""
+    return min(settings.chunk_tokens, model_tokens - TITLE_TOKENS)
+
+
 class Footnoted:
     def __init__(self, settings: Settings | None = None, store: Store | None = None) -> None:
         self.settings = settings or Settings()
@@ -71,7 +77,7 @@ class Footnoted:
     @property
     def ingestor(self) -> Ingestor:
         if self._ingestor is None:
-            limit = min(self.settings.chunk_tokens, self.embedder.max_tokens - TITLE_TOKENS)
+            limit = chunk_limit(self.settings, self.embedder.max_tokens)
             parser = Parser(
                 ChunkSpec.for_model(self.embedder.path, limit, self.settings.max_document_chunks),
                 timeout_s=self.settings.parse_timeout_s,
