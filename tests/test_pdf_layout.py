@@ -23,7 +23,14 @@ from footnoted.ingest.chunking import Chunker
 from footnoted.ingest.parsing import Parser
 from footnoted.lexical import CELLS, split_sentences
 from footnoted.loaders import load_bytes, load_path
-from footnoted.loaders.blocks import assemble, clean_title, slug_title, table_headers
+from footnoted.loaders.blocks import (
+    HEADER_CHARS,
+    assemble,
+    clean_title,
+    cut_row,
+    slug_title,
+    table_headers,
+)
 from footnoted.loaders.pdflayout import Line, lay_out
 from footnoted.models import Chunk, FileBytes, ParsedDocument
 from footnoted.pages import PAGE_BREAK, page_at, page_in_text, page_range
@@ -204,14 +211,19 @@ def test_slug_titles() -> None:
     assert not slug_title("Graph RAG") and not slug_title("NICS")
 
 
-def test_a_filings_parts_and_items_are_its_sections() -> None:
-    """A 10-K sets "PART II" and "Item 7. Management's Discussion …" in the body's type:
-    they still head what follows, so a page of Item 7 is labelled Item 7 (not the Item 6
-    printed above it on the page before), and the filing's other headings sit under them."""
+@pytest.fixture(scope="module")
+def boeing() -> ParsedDocument:
     path = DATA / "docs-more" / "financebench__BOEING_2022_10K.pdf"
     if not path.is_file():
         pytest.skip(f"shared PDF not found at {path}")
-    doc = load_path(path)
+    return load_path(path)
+
+
+def test_a_filings_parts_and_items_are_its_sections(boeing: ParsedDocument) -> None:
+    """A 10-K sets "PART II" and "Item 7. Management's Discussion …" in the body's type:
+    they still head what follows, so a page of Item 7 is labelled Item 7 (not the Item 6
+    printed above it on the page before), and the filing's other headings sit under them."""
+    doc = boeing
     item7 = (
         "Item 7. Management’s Discussion and Analysis of Financial Condition and Results "
         "of Operations"
@@ -274,9 +286,26 @@ def test_table_rows_stay_rows(more: dict[str, ParsedDocument]) -> None:
     nics = texts(more["pdfplumber__nics-background-checks-2015-11.pdf"])
     assert any(block.startswith("Alabama | 18,870 | 23,022 | 22,650 |") for block in nics)
     assert all(block.count("Alaska") <= 1 for block in nics)  # one row, not all of them
+    rows = {block.split(" | ")[0]: block.split(" | ") for block in nics if " | " in block}
+    # numbers set close together ran into one cell; cut, the row has the table's columns
+    assert rows["Texas"][1:7] == ["21,550", "56,941", "51,670", "2,532", "3,048", "0"]
+    assert len(rows["Texas"]) == len(rows["Kentucky"]) == len(rows["Alabama"]) == 23
+    assert rows["Kentucky"][1] == "264,140"
+    assert "98 452" in rows["California"]  # thousands spaced, in their own cells: kept
+    assert "0 00 0 0" in rows["Hawaii"]  # cut at its spaces it would not fit: left as it is
     senate = texts(more["pdfplumber__senate-expenditures.pdf"])  # a page printed sideways
     row = next(block for block in senate if block.startswith("DHAW20190001 |"))
     assert row.endswith("920.68 AIRFARE FOR E JOHNSON KANSAS CITY TO WASHINGTON DC AND RETURN")
+
+
+def test_a_label_below_a_row_of_amounts_is_not_its_cell(boeing: ParsedDocument) -> None:
+    """The statement of cash flows sets its next label ("Adjustments to reconcile…:")
+    under the row above at the labels' left edge: a row ending in an amount does not
+    wrap into words, so the label is its own block and the header row stays a row."""
+    blocks = texts(boeing)
+    assert "Net loss | ($5,053) | ($4,290) | ($11,941)" in blocks
+    assert "Years ended December 31, | 2022 | 2021 | 2020" in blocks
+    assert "Adjustments to reconcile net loss to net cash used by operating activities:" in blocks
 
 
 def test_a_bulleted_list_set_as_one_text_object_is_not_a_table(
@@ -304,7 +333,9 @@ def test_a_table_header_is_found_for_the_rows_below_it(more: dict[str, ParsedDoc
     nics = more["pdfplumber__nics-background-checks-2015-11.pdf"]
     (found,) = table_headers(nics.text, [nics.text.index("Alaska | 209 |")])
     assert found is not None and found.startswith("State / Territory | Permit | Handgun |")
-    assert found.endswith(" …") and len(found) < 250  # a long header is cut between cells
+    assert found.endswith("| Totals")  # a long header is kept whole for its rows' answers
+    assert cut_row(found, HEADER_CHARS).endswith(" …")  # and cut between cells for context
+    assert len(cut_row(found, HEADER_CHARS)) < HEADER_CHARS + 10
 
 
 def test_table_headers_part_tables_and_skip_rows_of_amounts() -> None:

@@ -84,3 +84,102 @@ def test_a_sheet_cell_is_named_as_the_sheet_names_it() -> None:
         span = Span(0, 2, 1, at, at + 2, exact_doc_start=at, exact_doc_end=at + 2)
         assert exact_cell(citation, span) == name
     assert exact_cell(citation, replace(span, exact_doc_start=None)) is None
+
+
+def test_a_state_of_a_wide_pdf_table_is_answered_under_its_whole_header(
+    service: Footnoted,
+) -> None:
+    """The NICS report's header row runs past what a chunk embeds as context; its rows
+    are still answered under it whole, and a state whose numbers ran together in the
+    PDF reads cell by cell. The year asked (the report's month) names no column of a
+    header without years."""
+    report = service.ingest([shared("pdfs-more", "pdfplumber__nics-background-checks-2015-11.pdf")])
+    assert not report.failed, report.failed
+    result = service.answer("How many permit checks did Kentucky run in November 2015?")
+    assert result.answer is not None, result.refusal
+    lines = result.answer.text.split("\n")
+    assert lines[0].startswith("| State / Territory | Permit | Handgun |")
+    assert lines[0].endswith("| Totals |")
+    assert lines[2].startswith("| Kentucky | 264,140 | 12,155 |")  # the label under the label
+    assert "Alabama" not in result.answer.text
+    assert exact(result.answer) == "264,140"  # "permit" names its column
+
+
+def test_words_of_the_tables_caption_name_no_row(service: Footnoted, tmp_path: Path) -> None:
+    """Asked how much stock-based compensation is in research and development, the row
+    is "Research and development", not "Total stock-based compensation expense": the
+    caption says what the whole table is about."""
+    text = "\n".join([
+        "# Annual Report 2021", "",
+        "The Company recorded stock-based compensation expense on the consolidated "
+        "statements of operations for the periods indicated as follows:", "",
+        "| | 2021 | 2020 |", "| --- | --- | --- |",
+        "| Cost of revenue | 64,032 | 42,110 |",
+        "| Research and development | 414,324 | 325,624 |",
+        "| Sales and marketing | 38,243 | 23,385 |",
+        "| Total stock-based compensation expense | 724,560 | 565,807 |", "",
+    ])  # fmt: skip
+    report = service.ingest([write(tmp_path / "docs" / "compensation.md", text)])
+    assert not report.failed, report.failed
+    question = "How much stock-based compensation expense was in research and development in 2021?"
+    result = service.answer(question)
+    assert result.answer is not None, result.refusal
+    assert "| Research and development | 414,324 | 325,624 |" in result.answer.text
+    assert "Total stock-based" not in result.answer.text
+    assert exact(result.answer) == "414,324"
+
+
+def test_an_abbreviation_names_the_column_it_abbreviates(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    rows = ["Symbol,Name,Price,Price/Earnings,Earnings/Share,Dividend Yield"]
+    rows += [f"X{i},Filler Company {i},{10 + i},{12 + i % 7},{1 + i % 3},0.0{i % 9}"
+             for i in range(40)]  # fmt: skip
+    rows += ["AAPL,Apple Inc.,309.35,35.475918,8.72,0.0035"]
+    report = service.ingest([write(tmp_path / "docs" / "quotes.csv", "\n".join(rows) + "\n")])
+    assert not report.failed, report.failed
+    result = service.answer("What is Apple's P/E ratio?")
+    assert result.answer is not None, result.refusal
+    assert "| AAPL | Apple Inc. |" in result.answer.text
+    assert exact(result.answer) == "35.475918"
+
+
+def test_a_row_of_percentages_answers_only_a_question_asking_for_one(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A report states its net loss twice: in dollars, and as a share of revenue."""
+    text = "\n".join([
+        "# Results of Operations", "",
+        "The following table sets forth our results as a percentage of revenue:", "",
+        "| | 2021 | 2020 |", "| --- | --- | --- |",
+        "| Revenue | 100.0 % | 100.0 % |", "| Net loss | (31.5)% | (74.1)% |", "",
+        "The following table summarizes our consolidated statements of operations:", "",
+        "| | 2021 | 2020 |", "| --- | --- | --- |",
+        "| Revenue | 3,208,323 | 2,364,681 |", "| Net loss | (1,009,359) | (1,752,857) |", "",
+    ])  # fmt: skip
+    report = service.ingest([write(tmp_path / "docs" / "results.md", text)])
+    assert not report.failed, report.failed
+    for question, value in (("What was the net loss in 2020?", "(1,752,857)"),
+                            ("What was the net loss margin in 2020?", "(74.1)%")):  # fmt: skip
+        result = service.answer(question)
+        assert result.answer is not None, (question, result.refusal)
+        assert exact(result.answer) == value, (question, result.answer.text)
+
+
+def test_a_table_named_by_its_caption_answers_with_its_total(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    text = "\n".join([
+        "# Annual Report", "",
+        "Research and development expense by segment was as follows:", "",
+        "| Years ended December 31, | 2022 | 2021 |", "| --- | --- | --- |",
+        "| Commercial Airplanes | $1,707 | $1,400 |", "| Defense, Space & Security | 867 | 665 |",
+        "| Other | 278 | 184 |", "| Total | $2,852 | $2,249 |", "",
+        "Deliveries grew in every quarter of the year as production stabilised.", "",
+    ])  # fmt: skip
+    report = service.ingest([write(tmp_path / "docs" / "expenses.md", text)])
+    assert not report.failed, report.failed
+    result = service.answer("How much did the company spend on research and development in 2022?")
+    assert result.answer is not None, result.refusal
+    assert "| Total | $2,852 | $2,249 |" in result.answer.text
+    assert exact(result.answer) == "$2,852"

@@ -82,11 +82,16 @@ class Quote:
             return self.body.text, [(0, self.body)]
         assert self.header is not None
         width = max(_width(self.header), _width(self.body))
+        from_first = column_offset(self.body.text, self.header.text) == 0
         out, pieces = "", []
         for piece in (self.header, self.body):
-            lead = "| " + "| " * (width - _width(piece))
+            missing = width - _width(piece)
+            if from_first:  # lined up from their labels: a short one's last cells empty
+                lead, trail = "| ", " |" * missing
+            else:  # a row of amounts under its header's last columns
+                lead, trail = "| " + "| " * missing, ""
             pieces.append((len(out) + len(lead), piece))
-            out += f"{lead}{piece.text} |\n"
+            out += f"{lead}{piece.text} |{trail}\n"
             if piece is self.header:
                 out += "| " + " | ".join(["---"] * width) + " |\n"
         return out.rstrip("\n"), pieces
@@ -96,6 +101,37 @@ def _width(piece: Piece) -> int:
     return piece.text.count(CELLS) + 1
 
 
+def _labelled(row: str) -> bool:
+    """Does the row start with a label (words, not an amount) that cells follow?"""
+    first, cells, _ = row.partition(CELLS)
+    return bool(cells) and not re.fullmatch(r"[\s$€£%().,\-–\d]*", first)
+
+
+def column_offset(row: str, header: str) -> int:
+    """How far right of its header cell a row's cell is: a row and header that both
+    start with a label line up from their first cells (a short row's missing cells are
+    its last); otherwise they line up at their last cells (a row's label has no header
+    cell above it, a row of amounts sits under the header's last columns)."""
+    if _labelled(row) and _labelled(header):
+        return 0
+    return row.count(CELLS) - header.count(CELLS)
+
+
+def asked_terms(question: str) -> frozenset[str]:
+    """What names a column in the question: its words (``bag``) and abbreviations
+    ("P/E", "EPS", "R&D"), as ``column_terms`` writes a name's initials."""
+    acronyms = _ACRONYM.findall(question)
+    return bag(question) | {"§" + re.sub("[/&]", "", a).lower() for a in acronyms}
+
+
+def column_terms(name: str) -> frozenset[str]:
+    """A column name's words and initials ("Price/Earnings": "§pe", "Earnings per
+    share": "§eps"), so that a question's abbreviation names it."""
+    words = [w for w in re.findall(r"[^\W\d_]+", name) if w.lower() not in _LINKS]
+    initials = {"§" + "".join(w[0] for w in words).lower()} if len(words) > 1 else set()
+    return bag(name) | initials
+
+
 def quote(read: Read, context: Context | None = None, question: str = "") -> Quote:
     """The passage's quote: see the module."""
     chunk = read.hit.chunk
@@ -103,7 +139,8 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     span = read.reading
     line_start = text.rfind("\n", 0, span.start) + 1
     line_end = _end_of_line(text, span.start)
-    asked = _asked_row(text, question, (line_start, line_end), chunk.header)
+    line = (line_start, line_end)
+    asked = line if read.named else _asked_row(text, question, line, chunk.header, chunk.section)
     if asked is not None:
         return _row(read, *asked, context, question)
     start, end = _sentences(text, span.start, span.end)
@@ -324,13 +361,18 @@ _NUMERIC = re.compile(r"\bhow (?:many|much|long|old)\b|\bpercent|\bwhat (?:share
 
 
 def _asked_row(
-    text: str, question: str, line: tuple[int, int], header: str | None = None
+    text: str,
+    question: str,
+    line: tuple[int, int],
+    header: str | None = None,
+    section: str | None = None,
 ) -> tuple[int, int] | None:
     """The table row of the passage the question asks about, where the reader's span is
     in a row or a label line (not a sentence): the reader's own row when it names the
     question's words as well as any other row does, else the row that names the most
     of them (a state, a payee, a line item: "diluted loss per share", or a value the
-    question gives: "1710"), if one row names more than every other; None where the
+    question gives: "1710"; first the words the table's caption lacks, ``table_words``),
+    if one row names more than every other; None where the
     passage holds no row the question points to. A table's header row (printed in the
     passage, or ``header``, kept for it) names its columns, not a row: it is never the
     row asked about when the passage holds others."""
@@ -348,23 +390,35 @@ def _asked_row(
     values = {n.replace(",", "") for n in _GIVEN_NUMBER.findall(question)} - set(
         YEARS.findall(question)
     )  # a year names a column, not a row
-    words_named = {row: len(terms & bag(label_words(text[row[0] : row[1]]))) for row in rows}
+    labels = {row: terms & bag(label_words(text[row[0] : row[1]])) for row in rows}
+    words_named = {row: len(label) for row, label in labels.items()}
     values_named = {
         row: len(values & {c.strip().replace(",", "") for c in text[row[0] : row[1]].split(CELLS)})
         for row in rows
     }
-    named = {row: words_named[row] + values_named[row] for row in rows}
+    table = table_words(text, section)
+    named = {
+        row: (len(labels[row] - table) + values_named[row], words_named[row] + values_named[row])
+        for row in rows
+    }
     best = max(named.values())
     own = named.get(line)
     if own is not None and own >= best:
         return line
     leaders = [row for row, n in named.items() if n == best]
-    if best == 0 or len(leaders) > 1:
+    if best[1] == 0 or len(leaders) > 1:
         return line if own is not None else None
     row = leaders[0]
     if on_header and not (values_named[row] or words_named[row] >= 2):
         return None  # off the header only to a row named by a value asked or two words
     return row
+
+
+def table_words(text: str, section: str | None) -> frozenset[str]:
+    """The words a passage's prose and section path say: they name its table (its
+    caption: "stock-based compensation expense"), not one of its rows."""
+    prose = [line for line in text.split("\n") if CELLS not in line]
+    return bag(" ".join([*prose, section or ""]))
 
 
 def _header_rows(
@@ -384,6 +438,8 @@ def _header_rows(
 
 
 YEARS = re.compile(r"\b(?:19|20)\d\d\b")
+_ACRONYM = re.compile(r"\b[A-Z](?:[/&]?[A-Z]){1,4}\b")  # "P/E", "EPS", "R&D"
+_LINKS = frozenset({"and", "of", "the"})  # words an abbreviation leaves out
 _GIVEN_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")  # "1710", "1,710.5"
 
 
@@ -479,11 +535,12 @@ def _named_cell(
     cells = _cells(body)
     if header is not None:
         names = [c.strip() for c in header.text.split(CELLS)]
-        offset = len(cells) - len(names)  # the row's label has no header cell
+        offset = column_offset(body.text, header.text)
         years = set(_YEAR.findall(question))
-        terms = bag(question)
+        terms = asked_terms(question)
         scores = [
-            (bool(years & set(_YEAR.findall(name))), len(terms & bag(name))) for name in names
+            (bool(years & set(_YEAR.findall(name))), len(terms & column_terms(name)))
+            for name in names
         ]
         best = max(scores)
         if best > (False, 0) and scores.count(best) == 1:

@@ -3,16 +3,20 @@
 The reader learned to answer from sentences; asked "Tesla 52-week high?" or "How much
 did Boeing spend on research and development in 2022?", it prefers a sentence about
 the metric to the row that holds the value, or believes nothing in a row of numbers. A
-table answers such a question when one of its rows is named by the question (its label
-cells hold the question's words, but the document title's: "Tesla", "Research and
-development") and one of its
-columns is too (the header names the year or the words asked: "2022", "52 Week High").
-That row, among the passages read, leads the answer: it is quoted under its header with
-the named cell marked (``quotes``), and the answer's trust says how far a row like it
-is right (``trust``). Rows named equally well by the question in different passages
-lead by retrieval order; a question naming no column, or two rows of one passage alike,
-is left to the reader. A named row whose named cell is empty answers nothing: the
-table does not hold the value.
+table answers such a question when one of its rows is named by the question and one of
+its columns is too. A row is named by its label cells ("Tesla", "Research and
+development"), less the words of the document's title and of the table's caption (the
+passage's prose and section: "stock-based compensation expense" names the table, not
+its total row); a table's "Total" row is named by a caption that holds two of the
+question's words. A column is named by the year asked, in a header of years, else by
+the header's words or their initials ("P/E": "Price/Earnings"). Between rows named as
+well, one of percentages answers a question asking for a percentage, margin or rate,
+and one of amounts any other. That row, among the passages read, leads the answer: it
+is quoted under its header with the named cell marked (``quotes``), and the answer's
+trust says how far a row like it is right (``trust``). Rows named equally well in
+different passages lead by retrieval order; a question naming no column, or two rows of
+one passage alike, is left to the reader. A named row whose named cell is empty answers
+nothing: the table does not hold the value.
 """
 
 from __future__ import annotations
@@ -24,10 +28,21 @@ from dataclasses import dataclass, replace
 from ..inference.reader import Reading
 from ..lexical import CELLS, bag
 from .evidence import Read
-from .quotes import Context, header_of, header_row, label_words
+from .quotes import (
+    Context,
+    asked_terms,
+    column_offset,
+    column_terms,
+    header_of,
+    header_row,
+    label_words,
+    table_words,
+)
 
 YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _VALUE = re.compile(r"[\s$€£%().,\-–\d]*\d[\s$€£%().,\-–\d]*")
+_TOTAL = re.compile(r"\s*totals?:?\s*", re.IGNORECASE)  # a table's total row
+_PERCENT = re.compile(r"%|\bpercent|\bmargin|\brate\b|\bratio\b|\bshare of\b|\bproportion")
 _NOT_A_VALUE = re.compile(  # questions that ask for a reason, a way or a meaning
     r"^\s*(?:why|how (?:do|does|did|can|could|should|to)\b)|\bmean\b|\bdefin"
     r"|\b(?:drove|drive[sn]?|caused?|led to|reasons?|explains?)\b"
@@ -49,25 +64,29 @@ def named_row(question: str, read: Sequence[Read], context: Context | None) -> N
     q = question.lower()
     if _NOT_A_VALUE.search(q):
         return None
-    terms = bag(question)
+    terms = asked_terms(question)
     years = set(YEAR.findall(question))
-    best: tuple[tuple[int, int, int], Named] | None = None
+    percent = bool(_PERCENT.search(q))
+    best: tuple[tuple[int, int, int, bool, int], Named] | None = None
     for r in read:
-        found = _row_in(r, terms, years, context)
+        found = _row_in(r, terms, years, percent, context)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
     return None if best is None else best[1]
 
 
 def _row_in(
-    r: Read, terms: frozenset[str], years: set[str], context: Context | None
-) -> tuple[tuple[int, int, int], Named] | None:
-    """The row of ``r``'s passage the question names best, with how well it is named
-    (label words, column words; a filled cell first), when exactly one row is named best
-    and a column too."""
+    r: Read, terms: frozenset[str], years: set[str], percent: bool, context: Context | None
+) -> tuple[tuple[int, int, int, bool, int], Named] | None:
+    """The row of ``r``'s passage the question names best (by its label; a total row
+    also by its table: its caption names two of the question's words), with how well
+    it is named (label words the table's caption lacks, label words, column words,
+    amounts in the unit asked: percentages where ``percent``, else not; a filled cell
+    first), when exactly one row is named best and a column too."""
     text = r.hit.chunk.text
     terms = terms - bag(r.hit.document_title)  # "Boeing" of Boeing's report names no row
-    scored: list[tuple[tuple[int, int, int], int, int]] = []
+    table = table_words(text, r.hit.chunk.section)
+    scored: list[tuple[tuple[int, int, int, bool, int], int, int]] = []
     at = 0
     for line in text.split("\n"):
         start, end = at, at + len(line)
@@ -75,9 +94,9 @@ def _row_in(
         cells = line.split(CELLS)
         if len(cells) < 2 or not any(_VALUE.fullmatch(c) for c in cells[1:]):
             continue  # a row of values
-        named = len(terms & bag(label_words(line)))
-        if not named:
-            continue
+        label = terms & bag(label_words(line))
+        if not label and not (_TOTAL.fullmatch(cells[0]) and len(terms & table) >= 2):
+            continue  # named by neither its label nor, for a total, its table's caption
         row = r.hit.chunk.char_start + start
         header = header_row(r, row) if r.hit.chunk.header is not None else None
         if header is None:
@@ -87,7 +106,9 @@ def _row_in(
             continue
         column, index = _column(header, terms, years)
         if column:
-            scored.append(((named, column, _filled(cells, header, index)), start, end))
+            unit = ("%" in CELLS.join(cells[1:])) == percent
+            named = (len(label - table), len(label), column, unit, _filled(cells, header, index))
+            scored.append((named, start, end))
     if not scored:
         return None
     top = max(s for s, _, _ in scored)
@@ -98,27 +119,28 @@ def _row_in(
     while start < end and not text[start].strip():
         start += 1
     reading = Reading(r.reading.score, start, end)
-    return top, Named(replace(r, reading=reading, named=True), bool(top[2]))
+    return top, Named(replace(r, reading=reading, named=True), bool(top[4]))
 
 
 def _column(header: str, terms: frozenset[str], years: set[str]) -> tuple[int, int | None]:
     """How well the question names a column of ``header`` (2 by a year it asks about, 1
-    by its words, 0 not at all: a year asked and not in the header is 0), and which
+    by its words, 0 not at all: a year asked and not in a header of years is 0; in a
+    header without years, the year asked is the whole table's, and words name the
+    column, by its words or their initials: "P/E" names "Price/Earnings"), and which
     column, when one is named alone."""
     names = header.split(CELLS)
-    if years:
+    if years and YEAR.search(header):  # a header without years: the year is the table's
         named = [i for i, n in enumerate(names) if years & set(YEAR.findall(n))]
         return (2 if named else 0), (named[0] if len(named) == 1 else None)
-    counts = [len(terms & bag(n)) for n in names]
+    counts = [len(terms & column_terms(n)) for n in names]
     best = max(counts, default=0)
     return (1 if best else 0), (counts.index(best) if best and counts.count(best) == 1 else None)
 
 
 def _filled(cells: list[str], header: str, index: int | None) -> bool:
     """Whether the row has a value under the named column (an empty cell, read ``-``,
-    says the table does not hold it). A row with a label cell more than the header has
-    cells reads one column to the right."""
+    says the table does not hold it), read as ``column_offset`` lines the row up."""
     if index is None:
         return True
-    at = index + max(len(cells) - len(header.split(CELLS)), 0)
+    at = index + column_offset(CELLS.join(cells), header)
     return at < len(cells) and cells[at].strip() not in ("", "-")

@@ -24,7 +24,7 @@ from .. import loaders
 from ..errors import Conflict, FootnotedError, InvalidInput, NotFound
 from ..inference.embedding import Embedder, Vectors
 from ..lexical import chunk_sentences
-from ..loaders.blocks import table_headers
+from ..loaders.blocks import HEADER_CHARS, cut_row, table_headers
 from ..models import (
     ATTACHMENT_MARK,
     MAIL_KINDS,
@@ -153,7 +153,7 @@ class Parts:
 def embedding_texts(parts: Parts) -> list[str]:
     """What gets embedded for each chunk: the document title and section path give it
     its context, and a chunk that starts among a table's rows gets the table's first row
-    (its header); the chunk's own text comes last."""
+    (its header, cut to ``HEADER_CHARS``); the chunk's own text comes last."""
     headers: Sequence[str | None] = [c.header for c in parts.chunks]
     if None in headers:  # chunks stored before their headers were kept
         headers = table_headers(parts.text, [c.char_start for c in parts.chunks])
@@ -161,7 +161,8 @@ def embedding_texts(parts: Parts) -> list[str]:
     for chunk, header in zip(parts.chunks, headers, strict=True):
         title, section = parts.title, chunk.section
         heading = title if not section or section == title else SECTION_JOIN.join((title, section))
-        texts.append("\n".join(filter(None, (heading, header, chunk.text))))
+        context = header and cut_row(header, HEADER_CHARS)
+        texts.append("\n".join(filter(None, (heading, context, chunk.text))))
     return texts
 
 

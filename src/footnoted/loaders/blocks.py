@@ -20,10 +20,12 @@ from footnoted.lexical import CELLS
 from footnoted.models import ParsedDocument, Segment
 from footnoted.pages import PAGE_BREAK, separator
 
-HEADER_CHARS = 240  # a table header row given as context is cut to about this length
+HEADER_CHARS = 240  # a table header row embedded as a chunk's context is cut to about this
+HEADER_KEPT = 4000  # a header row kept for its table's rows is cut to about this length
 LABEL_WORDS = 12  # a longer block between rows ends the table
 _AMOUNT = re.compile(r"^[-–—$€£¥%().,\d\s]*\d[-–—$€£¥%().,\d\s]*$")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
+_CURRENCY = frozenset({"$", "€", "£", "¥"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +134,12 @@ class _Table:
                 self.header = None
             self.label = True
             return self.header
-        cells = block.split(CELLS)
+        # a currency sign set in a cell of its own belongs to the amount after it
+        cells = [cell for cell in block.split(CELLS) if cell.strip() not in _CURRENCY]
         if self.header is None or (self.label and self.data and len(cells) != self.cells):
             # a row of amounts is data: its table's header was not printed as a row
             named = not any(_AMOUNT.match(cell) and not _YEAR.match(cell) for cell in cells)
-            self.header = (start, _cut_row(block)) if named else (start, "")
+            self.header = (start, cut_row(block, HEADER_KEPT)) if named else (start, "")
             self.data = False
         else:
             self.data = True
@@ -144,11 +147,12 @@ class _Table:
         return self.header
 
 
-def _cut_row(row: str) -> str:
-    if len(row) <= HEADER_CHARS:
+def cut_row(row: str, limit: int) -> str:
+    """``row`` cut between cells to about ``limit`` characters, marked " …" when cut."""
+    if len(row) <= limit:
         return row
-    cut = row.rfind(CELLS, 0, HEADER_CHARS)
-    return row[: cut if cut > 0 else HEADER_CHARS] + " …"
+    cut = row.rfind(CELLS, 0, limit)
+    return row[: cut if cut > 0 else limit] + " …"
 
 
 def _turns(block: Block, previous: int | None) -> int:

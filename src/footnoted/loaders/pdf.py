@@ -3,6 +3,7 @@ into blocks by :mod:`.pdflayout`. The bookmarks (outline) become section paths."
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import itertools
 import re
@@ -30,6 +31,8 @@ _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[•◦▪▫●○■□‣⁃∙\-–—*]|\(?[0-9a-zA-Z]{1,3}[.)])$")
 _JOINED = re.compile("\ufffe(?=.)")  # a line-end hyphen inside a word: PDFium joined the lines
 _RULE = re.compile(r"[_\u2014\u2015\u2500]{5,}")  # ________ or ————————
+_NUMBER = r"\(?[-–]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?"
+_NUMBERS = re.compile(rf"{_NUMBER}(?:\s+{_NUMBER})+")  # numbers run together in one cell
 Box = tuple[float, float, float, float]  # left, bottom, right, top (as displayed)
 
 
@@ -153,7 +156,9 @@ def _page_lines(page: _Page) -> list[Line]:
                 if line.size > 0:
                     _find_cells(page, line, chars, runs)
                 lines.append(line)
-    return [line for line in lines if not line.garbled]
+    lines = [line for line in lines if not line.garbled]
+    _even_rows(lines)
+    return lines
 
 
 def _char_indexer(textpage: Any, text: str) -> Callable[[int], int]:
@@ -282,6 +287,31 @@ def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> N
     if len(cells) >= 3:
         line.text = CELLS.join(" ".join(cell) for cell in cells)
         line.row = True
+
+
+def _even_rows(lines: list[Line]) -> None:
+    """Split the cells of a row that holds fewer than the rows around it where numbers
+    set close together ran into one cell ("21,550 56,941 51,670"): only when every such
+    cell, cut at its spaces, gives the row exactly as many cells as the most that three
+    or more rows of its table (consecutive rows on the page) hold."""
+    for is_row, run in itertools.groupby(lines, key=lambda line: line.row):
+        rows = list(run)
+        if not is_row or len(rows) < 3:
+            continue
+        counts = [len(row.text.split(CELLS)) for row in rows]
+        shared = [n for n, seen in collections.Counter(counts).items() if seen >= 3]
+        if not shared:
+            continue  # no count the table's whole rows share
+        usual = max(shared)
+        for row, count in zip(rows, counts, strict=True):
+            if count >= usual:
+                continue
+            cells = [
+                cell.split() if _NUMBERS.fullmatch(cell.strip()) else [cell]
+                for cell in row.text.split(CELLS)
+            ]
+            if sum(map(len, cells)) == usual:
+                row.text = CELLS.join(itertools.chain.from_iterable(cells))
 
 
 def _read_outline(pdf: Any, page_count: int) -> list[Bookmark]:

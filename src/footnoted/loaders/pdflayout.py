@@ -13,6 +13,8 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from footnoted.lexical import CELLS
+
 from .blocks import Block, Sections, clean, clean_title, slug_title
 from .pdffurniture import drop_furniture
 
@@ -384,6 +386,17 @@ def _labels_row(prev: Line, row: Line) -> bool:
     )
 
 
+def _next_label(row: Line, line: Line) -> bool:
+    """Is ``line`` the table's next label below ``row`` ("Adjustments to reconcile net
+    loss…:"), not text of the row's own: it starts under the row's label, and the row
+    ends in an amount, which does not wrap into words? (A line set further right, under
+    a cell, is that cell's own next line: a payment's description.)"""
+    last = re.sub(r"[\s$€£]", "", row.text.rsplit(CELLS, 1)[-1])
+    return (
+        row.row and abs(line.left - row.left) < max(row.size, 1.0) and bool(_NUMBER.fullmatch(last))
+    )
+
+
 def _group_lines(lines: list[Line], ratio: float) -> list[list[Line]]:
     ends: dict[int, float] = {}
     for line in lines:
@@ -400,7 +413,7 @@ def _group_lines(lines: list[Line], ratio: float) -> list[list[Line]]:
             new = True
         elif line.heading_cont:
             new = False
-        elif prev.heading or prev.heading_cont:
+        elif prev.heading or prev.heading_cont or _next_label(prev, line):
             new = True
         else:
             row = lines[index - 2] if index >= 2 else prev
