@@ -165,21 +165,3 @@ def test_a_row_of_percentages_answers_only_a_question_asking_for_one(
         assert result.answer is not None, (question, result.refusal)
         assert exact(result.answer) == value, (question, result.answer.text)
 
-
-def test_a_table_named_by_its_caption_answers_with_its_total(
-    service: Footnoted, tmp_path: Path
-) -> None:
-    text = "\n".join([
-        "# Annual Report", "",
-        "Research and development expense by segment was as follows:", "",
-        "| Years ended December 31, | 2022 | 2021 |", "| --- | --- | --- |",
-        "| Commercial Airplanes | $1,707 | $1,400 |", "| Defense, Space & Security | 867 | 665 |",
-        "| Other | 278 | 184 |", "| Total | $2,852 | $2,249 |", "",
-        "Deliveries grew in every quarter of the year as production stabilised.", "",
-    ])  # fmt: skip
-    report = service.ingest([write(tmp_path / "docs" / "expenses.md", text)])
-    assert not report.failed, report.failed
-    result = service.answer("How much did the company spend on research and development in 2022?")
-    assert result.answer is not None, result.refusal
-    assert "| Total | $2,852 | $2,249 |" in result.answer.text
-    assert exact(result.answer) == "$2,852"

@@ -108,13 +108,13 @@ def _labelled(row: str) -> bool:
 
 
 def column_offset(row: str, header: str) -> int:
-    """How far right of its header cell a row's cell is: a row and header that both
-    start with a label line up from their first cells (a short row's missing cells are
-    its last); otherwise they line up at their last cells (a row's label has no header
-    cell above it, a row of amounts sits under the header's last columns)."""
-    if _labelled(row) and _labelled(header):
-        return 0
-    return row.count(CELLS) - header.count(CELLS)
+    """How far right of its header cell a row's cell is: a row with fewer cells than its
+    header, both starting with a label, lines up from the first cell (its missing cells
+    are its last: a PDF prints no empty cell); otherwise they line up at their last
+    cells (a row's label has no header cell above it; a row of amounts, or a header of
+    column groups, sits over the last columns)."""
+    shift = row.count(CELLS) - header.count(CELLS)
+    return 0 if shift < 0 and _labelled(row) and _labelled(header) else shift
 
 
 def asked_terms(question: str) -> frozenset[str]:
@@ -415,10 +415,12 @@ def _asked_row(
 
 
 def table_words(text: str, section: str | None) -> frozenset[str]:
-    """The words a passage's prose and section path say: they name its table (its
-    caption: "stock-based compensation expense"), not one of its rows."""
-    prose = [line for line in text.split("\n") if CELLS not in line]
-    return bag(" ".join([*prose, section or ""]))
+    """The words of a passage's section path and of its prose above its first table
+    row: they name its table (its caption: "stock-based compensation expense"), not one
+    of its rows (prose below the rows discusses them, naming rows as they are named)."""
+    first = text.find(CELLS)
+    above = text[: text.rfind("\n", 0, first) + 1] if first >= 0 else text
+    return bag(f"{above}\n{section or ''}")
 
 
 def _header_rows(

@@ -6,9 +6,9 @@ the metric to the row that holds the value, or believes nothing in a row of numb
 table answers such a question when one of its rows is named by the question and one of
 its columns is too. A row is named by its label cells ("Tesla", "Research and
 development"), less the words of the document's title and of the table's caption (the
-passage's prose and section: "stock-based compensation expense" names the table, not
-its total row); a table's "Total" row is named by a caption that holds two of the
-question's words. A column is named by the year asked, in a header of years, else by
+passage's prose above its rows and its section: "stock-based compensation expense"
+names the table, not its total row). A column is named by the year asked, in a header
+of years, else by
 the header's words or their initials ("P/E": "Price/Earnings"). Between rows named as
 well, one of percentages answers a question asking for a percentage, margin or rate,
 and one of amounts any other. That row, among the passages read, leads the answer: it
@@ -41,7 +41,6 @@ from .quotes import (
 
 YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _VALUE = re.compile(r"[\s$€£%().,\-–\d]*\d[\s$€£%().,\-–\d]*")
-_TOTAL = re.compile(r"\s*totals?:?\s*", re.IGNORECASE)  # a table's total row
 _PERCENT = re.compile(r"%|\bpercent|\bmargin|\brate\b|\bratio\b|\bshare of\b|\bproportion")
 _NOT_A_VALUE = re.compile(  # questions that ask for a reason, a way or a meaning
     r"^\s*(?:why|how (?:do|does|did|can|could|should|to)\b)|\bmean\b|\bdefin"
@@ -67,7 +66,7 @@ def named_row(question: str, read: Sequence[Read], context: Context | None) -> N
     terms = asked_terms(question)
     years = set(YEAR.findall(question))
     percent = bool(_PERCENT.search(q))
-    best: tuple[tuple[int, int, int, bool, int], Named] | None = None
+    best: tuple[tuple[int, int, int, bool, bool], Named] | None = None
     for r in read:
         found = _row_in(r, terms, years, percent, context)
         if found is not None and (best is None or found[0] > best[0]):
@@ -77,16 +76,15 @@ def named_row(question: str, read: Sequence[Read], context: Context | None) -> N
 
 def _row_in(
     r: Read, terms: frozenset[str], years: set[str], percent: bool, context: Context | None
-) -> tuple[tuple[int, int, int, bool, int], Named] | None:
-    """The row of ``r``'s passage the question names best (by its label; a total row
-    also by its table: its caption names two of the question's words), with how well
-    it is named (label words the table's caption lacks, label words, column words,
-    amounts in the unit asked: percentages where ``percent``, else not; a filled cell
-    first), when exactly one row is named best and a column too."""
+) -> tuple[tuple[int, int, int, bool, bool], Named] | None:
+    """The row of ``r``'s passage the question names best, with how well it is named
+    (label words the table's caption lacks, label words, column words, a filled cell,
+    amounts in the unit asked: percentages where ``percent``, else not), when exactly
+    one row is named best and a column too."""
     text = r.hit.chunk.text
     terms = terms - bag(r.hit.document_title)  # "Boeing" of Boeing's report names no row
     table = table_words(text, r.hit.chunk.section)
-    scored: list[tuple[tuple[int, int, int, bool, int], int, int]] = []
+    scored: list[tuple[tuple[int, int, int, bool, bool], int, int]] = []
     at = 0
     for line in text.split("\n"):
         start, end = at, at + len(line)
@@ -95,8 +93,8 @@ def _row_in(
         if len(cells) < 2 or not any(_VALUE.fullmatch(c) for c in cells[1:]):
             continue  # a row of values
         label = terms & bag(label_words(line))
-        if not label and not (_TOTAL.fullmatch(cells[0]) and len(terms & table) >= 2):
-            continue  # named by neither its label nor, for a total, its table's caption
+        if not label:
+            continue
         row = r.hit.chunk.char_start + start
         header = header_row(r, row) if r.hit.chunk.header is not None else None
         if header is None:
@@ -107,7 +105,7 @@ def _row_in(
         column, index = _column(header, terms, years)
         if column:
             unit = ("%" in CELLS.join(cells[1:])) == percent
-            named = (len(label - table), len(label), column, unit, _filled(cells, header, index))
+            named = (len(label - table), len(label), column, _filled(cells, header, index), unit)
             scored.append((named, start, end))
     if not scored:
         return None
@@ -119,7 +117,7 @@ def _row_in(
     while start < end and not text[start].strip():
         start += 1
     reading = Reading(r.reading.score, start, end)
-    return top, Named(replace(r, reading=reading, named=True), bool(top[4]))
+    return top, Named(replace(r, reading=reading, named=True), bool(top[3]))
 
 
 def _column(header: str, terms: frozenset[str], years: set[str]) -> tuple[int, int | None]:
