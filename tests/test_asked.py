@@ -27,6 +27,21 @@ def test_a_name_is_held_as_written_run_together_by_initials_or_without_accents()
     assert asked("What did Uber earn?").missing(text) == ["Uber"]
 
 
+def test_a_quarter_asked_is_held_by_its_name_its_number_or_a_three_month_period() -> None:
+    wanted = asked("What were the revenues in the fourth quarter of 2022?")
+    assert wanted.quarters == {4} and wanted.years == {"2022"}
+    year = ["Years ended December 31, | 2022 | 2021", "Total revenues | $66,608 | $62,286"]
+    assert wanted.missing(year) == ["Q4"]  # a year's total does not answer a quarter
+    assert wanted.missing(["Revenue in the fourth quarter of 2022 was $19.98 billion."]) == []
+    assert wanted.missing(["Q4 2022 revenue | $19,980"]) == []
+    assert wanted.missing(["Three months ended December 31, 2022 | $19,980"]) == []
+    assert wanted.missing(["2022 | First | Second | Third | Fourth"]) == []
+    assert wanted.missing(["In 2022's first, third and fourth quarter, revenue grew."]) == []
+    assert wanted.missing(["In the third quarter of 2022, revenue was $15.96 billion."]) == ["Q4"]
+    assert asked("What was revenue in 2nd quarter and Q3?").quarters == {2, 3}
+    assert asked("Why did revenue fall by a quarter?").quarters == set()
+
+
 def test_a_name_may_be_in_another_quoted_passage_a_year_only_in_what_is_quoted() -> None:
     wanted = asked("What screenwriter of Evolution co-wrote a film starring Nicolas Cage in 2000?")
     lead = ["David Weissman is a screenwriter whose credits include Evolution."]

@@ -12,7 +12,8 @@ describes), on the document's cover (its first :data:`COVER_CHARS` characters:
 "Northwind Cloud" atop its policy) or in its opening pages, when they name it again and
 again (a paper that calls itself "ALCE" there, a report naming its company: not a
 competitor it mentions twice). Where one is not, the question is refused, and the
-refusal says what was looked for and not found.
+refusal says what was looked for and not found. A quarter the question asks about ("the
+fourth quarter of 2022") is held as a year is: a year's total does not answer it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ COVER_CHARS = 1000  # a document's cover: its title, its owner, what it is
 TYPO_LETTERS = 6  # names this long are held with one letter wrong
 _ENDINGS = frozenset(("n", "an", "ian", "ean", "ese", "ish", "i", "ic", "s", "es", "ns", "ans"))
 YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
+             "fourth": 4, "4th": 4}  # fmt: skip
+_QUARTER = re.compile(
+    r"\b(first|1st|second|2nd|third|3rd|fourth|4th)[\s-]+(?:fiscal\s+)?quarter\b|\bQ([1-4])\b",
+    re.IGNORECASE,
+)
+_ORDINAL = re.compile(r"\b(first|1st|second|2nd|third|3rd|fourth|4th)\b|\bQ([1-4])\b", re.I)
+_QUARTER_ENDED = re.compile(r"\bthree months ended\b", re.IGNORECASE)  # a quarter, by its end
 _TOKEN = re.compile(r"[A-Za-z][\w'’&.-]*[\w]|[A-Za-z]")
 # capitalised words that name nothing in particular
 _COMMON = frozenset(
@@ -52,11 +61,15 @@ class Asked:
 
     years: frozenset[str]
     names: tuple[str, ...]
+    quarters: frozenset[int] = frozenset()  # "the fourth quarter", "Q4": 4
 
     def missing(
         self, evidence: Iterable[str], further: Iterable[str] = (), about: str = ""
     ) -> list[str]:
-        """The years none of the ``evidence`` texts holds and the names neither they nor
+        """The years and quarters none of the ``evidence`` texts holds (a quarter is held
+        by its ordinal, "the first, third and fourth quarter" or a column "Fourth", by
+        "Q4", or by "three months ended": a quarter's table by its end) and the names
+        neither they nor
         ``further`` (the other passages the answer quotes: a two-hop answer's bridge) nor
         ``about`` (the document's opening, on its cover or where it occurs
         :data:`ABOUT_TIMES` times) hold.
@@ -66,6 +79,9 @@ class Asked:
         School District")."""
         near = _folded(" ".join(evidence))
         gone = sorted(self.years - set(YEAR.findall(near)))
+        held = {_ORDINALS[m[1].lower()] if m[1] else int(m[2]) for m in _ORDINAL.finditer(near)}
+        if self.quarters - held and not _QUARTER_ENDED.search(near):
+            gone += [f"Q{n}" for n in sorted(self.quarters - held)]
         text = _folded(f"{near} {' '.join(further)}")
         about = _folded(about)
         counted = Counter(words(about))
@@ -77,6 +93,12 @@ class Asked:
             if parts and not all(_held(p, held) for p in parts):
                 gone.append(name)
         return gone
+
+
+def quarters(text: str) -> frozenset[int]:
+    """The quarters of a year ``text`` names: "the fourth quarter", "4th quarter", "Q4"."""
+    found = {_ORDINALS[m[1].lower()] for m in _QUARTER.finditer(text) if m[1]}
+    return frozenset(found | {int(m[2]) for m in _QUARTER.finditer(text) if m[2]})
 
 
 def _folded(text: str) -> str:
@@ -160,4 +182,4 @@ def asked(question: str) -> Asked:
         shaped = any(ch.isupper() for ch in token[1:]) or any(ch.isdigit() for ch in token)
         if (capital or shaped) and not YEAR.fullmatch(token):
             names.append(token.removesuffix("'s").removesuffix("’s"))
-    return Asked(frozenset(YEAR.findall(question)), tuple(dict.fromkeys(names)))
+    return Asked(frozenset(YEAR.findall(question)), tuple(dict.fromkeys(names)), quarters(question))

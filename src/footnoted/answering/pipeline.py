@@ -238,7 +238,7 @@ class Pipeline:
         may be in the answer's other quotes too, a name in their passages or the
         document's opening (``asked``)."""
         wanted = asked(query)
-        if not wanted.years and not wanted.names:
+        if not wanted.years and not wanted.names and not wanted.quarters:
             return []
         quotes = choose(query, read, 0, self.context) or [quote(read[0], self.context, query)]
         # a year is held by the lead or another quote's words; a name by any of its passage
