@@ -79,9 +79,9 @@ class Asked:
         School District")."""
         near = _folded(" ".join(evidence))
         gone = sorted(self.years - set(YEAR.findall(near)))
-        held = {_ORDINALS[m[1].lower()] if m[1] else int(m[2]) for m in _ORDINAL.finditer(near)}
-        if self.quarters - held and not _QUARTER_ENDED.search(near):
-            gone += [f"Q{n}" for n in sorted(self.quarters - held)]
+        ordinals = {_ORDINALS[m[1].lower()] if m[1] else int(m[2]) for m in _ORDINAL.finditer(near)}
+        if self.quarters - ordinals and not _QUARTER_ENDED.search(near):
+            gone += [f"Q{n}" for n in sorted(self.quarters - ordinals)]
         text = _folded(f"{near} {' '.join(further)}")
         about = _folded(about)
         counted = Counter(words(about))
@@ -95,7 +95,7 @@ class Asked:
         return gone
 
 
-def quarters(text: str) -> frozenset[int]:
+def _quarters(text: str) -> frozenset[int]:
     """The quarters of a year ``text`` names: "the fourth quarter", "4th quarter", "Q4"."""
     found = {_ORDINALS[m[1].lower()] for m in _QUARTER.finditer(text) if m[1]}
     return frozenset(found | {int(m[2]) for m in _QUARTER.finditer(text) if m[2]})
@@ -182,4 +182,5 @@ def asked(question: str) -> Asked:
         shaped = any(ch.isupper() for ch in token[1:]) or any(ch.isdigit() for ch in token)
         if (capital or shaped) and not YEAR.fullmatch(token):
             names.append(token.removesuffix("'s").removesuffix("’s"))
-    return Asked(frozenset(YEAR.findall(question)), tuple(dict.fromkeys(names)), quarters(question))
+    years = frozenset(YEAR.findall(question))
+    return Asked(years, tuple(dict.fromkeys(names)), _quarters(question))

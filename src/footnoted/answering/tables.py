@@ -8,15 +8,14 @@ its columns is too. A row is named by its label cells ("Tesla", "Research and
 development"), less the words of the document's title and of the table's caption (the
 passage's prose above its rows and its section: "stock-based compensation expense"
 names the table, not its total row). A column is named by the year asked, in a header
-of years, else by
-the header's words or their initials ("P/E": "Price/Earnings"). Between rows named as
-well, one of percentages answers a question asking for a percentage, margin or rate,
-and one of amounts any other. That row, among the passages read, leads the answer: it
-is quoted under its header with the named cell marked (``quotes``), and the answer's
-trust says how far a row like it is right (``trust``). Rows named equally well in
-different passages lead by retrieval order; a question naming no column, or two rows of
-one passage alike, is left to the reader. A named row whose named cell is empty answers
-nothing: the table does not hold the value.
+of years, else by the header's words or their initials ("P/E": "Price/Earnings").
+Between rows named as well, one of percentages answers a question asking for a
+percentage, margin or rate, and one of amounts any other. That row, among the passages
+read, leads the answer: it is quoted under its header with the named cell marked
+(``quotes``), and the answer's trust says how far a row like it is right (``trust``).
+Rows named equally well in different passages lead by retrieval order; a question naming
+no column, or two rows of one passage alike, is left to the reader. A named row whose
+named cell is empty answers nothing: the table does not hold the value.
 """
 
 from __future__ import annotations
@@ -141,4 +140,6 @@ def _filled(cells: list[str], header: str, index: int | None) -> bool:
     if index is None:
         return True
     at = index + column_offset(CELLS.join(cells), header)
+    if at < 0:
+        return True  # a short row, lined up at its last cells, has no cell there to read
     return at < len(cells) and cells[at].strip() not in ("", "-")
