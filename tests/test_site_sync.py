@@ -9,9 +9,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +24,7 @@ from footnoted.service.facade import Footnoted
 from footnoted.service.site_sync import parse_sitemap, sync_site
 from footnoted.settings import Settings
 from pghelpers import database_env
+from watchhelpers import watching
 
 GUIDE = """<!doctype html><html><head><title>Backup guide</title></head><body>
 <h1>Backups</h1><p>Backups run every night at two in the morning and are kept for
@@ -200,36 +198,15 @@ def test_sitemaps_come_as_xml_indexes_or_plain_text() -> None:
 
 
 def test_watch_follows_the_site_as_it_changes(site: Site, tmp_path: Path) -> None:
-    env = {**os.environ, "FOOTNOTED_HOME": str(tmp_path / "home"), "COLUMNS": "200",
-           "PYTHONUNBUFFERED": "1", "FOOTNOTED_OUTBOUND_ALLOW": "127.0.0.1",
-           **database_env(tmp_path / "home")}  # fmt: skip
-    command = [sys.executable, "-m", "footnoted", "sync", f"{site.url}/sitemap.xml",
-               "--watch", "--interval", "0.3", "--delay", "0"]  # fmt: skip
-    proc = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
-    assert proc.stdout is not None
-    lines: list[str] = []
-
-    def wait_for(text: str) -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            lines.append(proc.stdout.readline())  # type: ignore[union-attr]
-            if text in " ".join("".join(lines).split()):
-                return
-        raise AssertionError(f"never printed {text!r}: {lines}")
-
-    try:
-        wait_for("2 added, 0 changed, 0 unchanged, 0 retired, 1 blocked by robots.txt")
+    env = {**os.environ, "FOOTNOTED_HOME": str(tmp_path / "home"),
+           "FOOTNOTED_OUTBOUND_ALLOW": "127.0.0.1", **database_env(tmp_path / "home")}  # fmt: skip
+    args = [f"{site.url}/sitemap.xml", "--interval", "0.3", "--delay", "0"]
+    with watching(args, env) as watch:
+        watch.wait_for("2 added, 0 changed, 0 unchanged, 0 retired, 1 blocked by robots.txt")
         site.put("/faq.html", FAQ_CHANGED)
-        wait_for("0 added, 1 changed, 1 unchanged, 0 retired")
+        watch.wait_for("0 added, 1 changed, 1 unchanged, 0 retired")
         site.sitemap("/faq.html")
-        wait_for("0 added, 0 changed, 1 unchanged, 1 retired")
-        assert "retired Backup guide" in "".join(lines)
-    finally:
-        proc.send_signal(signal.SIGINT)
-        _, errors = proc.communicate(timeout=60)
-    assert proc.returncode == 0, errors
+        watch.wait_for("0 added, 0 changed, 1 unchanged, 1 retired")
+        assert "retired Backup guide" in watch.printed
     asked = [h for _, p, h in site.log if p == "/faq.html"]
     assert sum("If-None-Match" in h for h in asked) >= 2  # each later pass asked conditionally

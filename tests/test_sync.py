@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import write
+from watchhelpers import watching
 
 pytestmark = pytest.mark.slow
 
@@ -112,34 +113,13 @@ def test_a_killed_sync_goes_on_where_it_stopped(tmp_path: Path) -> None:
 def test_watch_follows_the_folder_as_it_changes(tmp_path: Path) -> None:
     docs, home = tmp_path / "docs", tmp_path / "home"
     write(docs / "one.md", "# One\n\nThe first memo is about the roof.\n")
-    env = {**os.environ, "FOOTNOTED_HOME": str(home), "COLUMNS": "200", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "footnoted", "sync", str(docs), "--watch", "--interval", "0.3"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
-    assert proc.stdout is not None
-    lines: list[str] = []
-
-    def wait_for(text: str) -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            line = proc.stdout.readline()  # type: ignore[union-attr]
-            lines.append(line)
-            if text in " ".join("".join(lines).split()):
-                return
-        raise AssertionError(f"never printed {text!r}: {lines}")
-
-    try:
-        wait_for("1 added, 0 changed, 0 unchanged, 0 retired")
+    env = {**os.environ, "FOOTNOTED_HOME": str(home)}
+    with watching([str(docs), "--interval", "0.3"], env) as watch:
+        watch.wait_for("1 added, 0 changed, 0 unchanged, 0 retired")
         write(docs / "two.md", "# Two\n\nThe second memo is about the boiler.\n")
-        wait_for("1 added, 0 changed, 1 unchanged, 0 retired")
+        watch.wait_for("1 added, 0 changed, 1 unchanged, 0 retired")
         (docs / "one.md").unlink()
-        wait_for("0 added, 0 changed, 1 unchanged, 1 retired")
-        assert "retired One" in "".join(lines)
-    finally:
-        proc.send_signal(signal.SIGINT)
-        _, errors = proc.communicate(timeout=60)
-    assert proc.returncode == 0, errors
-    assert "Stopped." in errors
+        watch.wait_for("0 added, 0 changed, 1 unchanged, 1 retired")
+        assert "retired One" in watch.printed
+    assert "Stopped." in watch.errors
     assert len(stored(home)) == 1

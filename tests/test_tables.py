@@ -164,4 +164,3 @@ def test_a_row_of_percentages_answers_only_a_question_asking_for_one(
         result = service.answer(question)
         assert result.answer is not None, (question, result.refusal)
         assert exact(result.answer) == value, (question, result.answer.text)
-

@@ -66,8 +66,11 @@ def sync_folder(
     started = time.perf_counter()
     name = collection or fn.settings.collection
     report = SyncReport(str(root), name)
-    files = [p for p in walk([root]) if not confine or p.resolve().is_relative_to(root)]
-    present = {str(p.resolve()) for p in files}
+    found = [(path, path.resolve()) for path in walk([root])]
+    if confine:
+        found = [(path, real) for path, real in found if real.is_relative_to(root)]
+    files = [path for path, _ in found]
+    present = {str(real) for _, real in found}
     for doc in fn.store.list_documents(name):
         source = attached_to(doc.source) or doc.source  # an attachment goes with its message
         if _under(Path(source), root) and source not in present:
