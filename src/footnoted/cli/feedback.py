@@ -4,8 +4,7 @@ questions of ``footnoted eval docs``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -14,11 +13,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..errors import FootnotedError
 from ..records import CLI_ACTOR, FeedbackKind, FeedbackStatus
 from ..service import feedback
 from ..stores.base import Store
-from .errors import failure
+from .errors import home_store
 
 feedback_app = typer.Typer(
     help="What users said of answers and sources: list, resolve, export as eval questions.",
@@ -36,24 +34,8 @@ StatusOpt = Annotated[
 ]
 
 
-@contextmanager
-def _store() -> Iterator[Store]:
-    from ..inference.embedding import get_embedder
-    from ..settings import Settings
-    from ..stores.factory import open_store
-
-    settings = Settings()
-    store = open_store(settings, get_embedder(settings).dim)
-    try:
-        yield store
-    except FootnotedError as exc:
-        raise failure(err, exc) from exc
-    finally:
-        store.close()
-
-
 def _run(work: Callable[[Store], T]) -> T:
-    with _store() as store:
+    with home_store(err) as store:
         return work(store)
 
 

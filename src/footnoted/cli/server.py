@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -11,21 +11,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..settings import Settings
+from .errors import home_store
 from .remote import advertised, connect_url
-
-if TYPE_CHECKING:
-    from ..stores.base import Store
 
 out = Console()
 err = Console(stderr=True)
-
-
-def _store() -> Store:
-    from ..inference.embedding import get_embedder
-    from ..stores.factory import open_store
-
-    settings = Settings()
-    return open_store(settings, get_embedder(settings).dim)
 
 
 def serve(
@@ -76,11 +66,8 @@ def refusals(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Questions the documents could not answer: what the knowledge base lacks."""
-    store = _store()
-    try:
+    with home_store(err) as store:
         rows = store.list_refusals(limit, collection)
-    finally:
-        store.close()
     if as_json:
         out.print_json(json.dumps([r.to_dict() for r in rows], ensure_ascii=False))
         return

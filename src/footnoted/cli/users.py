@@ -15,11 +15,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..errors import FootnotedError
 from ..records import CLI_ACTOR, TokenInfo
 from ..service.accounts import Accounts, Issued
-from ..settings import Settings
-from .errors import failure
+from .errors import home_store
 
 user_app = typer.Typer(
     help="Users and their API tokens: add, list, revoke, rotate, promote, demote, delete.",
@@ -36,17 +34,8 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 @contextmanager
 def _accounts() -> Iterator[Accounts]:
     """The home's store, acting as the command line; errors print as ``error [code] …``."""
-    from ..inference.embedding import get_embedder
-    from ..stores.factory import open_store
-
-    settings = Settings()
-    store = open_store(settings, get_embedder(settings).dim)
-    try:
+    with home_store(err) as store:
         yield Accounts(store, CLI_ACTOR)
-    except FootnotedError as exc:
-        raise failure(err, exc) from exc
-    finally:
-        store.close()
 
 
 def _run(work: Callable[[Accounts], T]) -> T:
