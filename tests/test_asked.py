@@ -39,6 +39,11 @@ def test_a_quarter_asked_is_held_by_its_name_its_number_or_a_three_month_period(
     assert wanted.missing(["In 2022's first, third and fourth quarter, revenue grew."]) == []
     assert wanted.missing(["In the third quarter of 2022, revenue was $15.96 billion."]) == ["Q4"]
     assert asked("What was revenue in 2nd quarter and Q3?").quarters == {2, 3}
+    assert asked("What was 4Q22 revenue?").quarters == {4}
+    # an ordinal is a quarter only beside "quarter" or as a table's cell
+    assert wanted.missing(["2022: sales to third parties rose in the first year."]) == ["Q4"]
+    assert wanted.missing(["2022 | Q1 | Q2 | Q3", "Revenue | 5 | 6 | 7"]) == ["Q4"]
+    assert asked("Revenue in the third quarter?").missing(["the first and third quarters"]) == []
     assert asked("Why did revenue fall by a quarter?").quarters == set()
 
 

@@ -9,7 +9,7 @@ quote's composition alone; the pipeline's own runs over real documents are
 from __future__ import annotations
 
 from footnoted.answering.evidence import Read
-from footnoted.answering.quotes import Quote, quote
+from footnoted.answering.quotes import Quote, quote, value_at
 from footnoted.inference.reader import Reading
 from footnoted.models import Chunk, RetrievedChunk
 
@@ -128,3 +128,13 @@ def test_a_table_header_row_is_never_the_row_asked_about() -> None:
     statement = "Years ended | 2022 | 2021\n\nNon-cash items | 4,426 | 7,851\n\nTotal | 9 | 8"
     q = quote(read_at(statement, "2022"), None, "How much cash did Boeing have in 2022?")
     assert q.text.startswith("Years ended")
+
+
+def test_a_rows_cell_under_a_header_cell() -> None:
+    years = "2023 | 2022 | 2021"
+    assert value_at("Revenue | 100 | 90 | 80", years, 0) == 1  # the label has no header cell
+    assert value_at("100 | 90", years, 2) == 1  # a row of amounts under the last columns
+    assert value_at("Revenue | 100 | 90", years, 0) is None  # never the label as a value
+    assert value_at("100 | 90", years, 0) is None  # before the row's first cell
+    # a short row under a longer header, both labelled: lined up from the label
+    assert value_at("Kentucky | 264,140 | 12,155", "State | Permit | Handgun | Long Gun", 1) == 1

@@ -34,11 +34,14 @@ _ENDINGS = frozenset(("n", "an", "ian", "ean", "ese", "ish", "i", "ic", "s", "es
 YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
              "fourth": 4, "4th": 4}  # fmt: skip
+_NTH = "|".join(_ORDINALS)
+# "the fourth quarter", "first, third and fourth quarters", "Q4", "4Q22"
 _QUARTER = re.compile(
-    r"\b(first|1st|second|2nd|third|3rd|fourth|4th)[\s-]+(?:fiscal\s+)?quarter\b|\bQ([1-4])\b",
+    rf"\b((?:{_NTH})(?:\s*(?:,|and|&|or)\s*(?:{_NTH}))*)[\s-]+(?:fiscal\s+)?quarters?\b"
+    r"|\bQ([1-4])\b|\b([1-4])Q(?:\d\d){0,2}\b",
     re.IGNORECASE,
 )
-_ORDINAL = re.compile(r"\b(first|1st|second|2nd|third|3rd|fourth|4th)\b|\bQ([1-4])\b", re.I)
+_QUARTER_CELL = re.compile(rf"(?:^|\|)\s*({_NTH})\s*(?=\||$)", re.IGNORECASE | re.MULTILINE)
 _QUARTER_ENDED = re.compile(r"\bthree months ended\b", re.IGNORECASE)  # a quarter, by its end
 _TOKEN = re.compile(r"[A-Za-z][\w'’&.-]*[\w]|[A-Za-z]")
 # capitalised words that name nothing in particular
@@ -57,7 +60,7 @@ _COMMON = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Asked:
-    """The years and the names a question asks about."""
+    """The years, the names and the quarters of a year a question asks about."""
 
     years: frozenset[str]
     names: tuple[str, ...]
@@ -67,21 +70,20 @@ class Asked:
         self, evidence: Iterable[str], further: Iterable[str] = (), about: str = ""
     ) -> list[str]:
         """The years and quarters none of the ``evidence`` texts holds (a quarter is held
-        by its ordinal, "the first, third and fourth quarter" or a column "Fourth", by
-        "Q4", or by "three months ended": a quarter's table by its end) and the names
-        neither they nor
-        ``further`` (the other passages the answer quotes: a two-hop answer's bridge) nor
-        ``about`` (the document's opening, on its cover or where it occurs
-        :data:`ABOUT_TIMES` times) hold.
+        as the question names it, by "the first, third and fourth quarters", by a table
+        cell "Fourth", or by "three months ended": a quarter's table by its end) and the
+        names neither they nor ``further`` (the other passages the answer quotes: a
+        two-hop answer's bridge) nor ``about`` (the document's opening, on its cover or
+        where it occurs :data:`ABOUT_TIMES` times) hold.
         A name is held as a word, its stem, two words run together, the start of a word
         ("Nov" of "November"), a word and a short ending ("European"), one letter off in
         a long word (``_held``) or the initials of capitalised words ("USD" of "Union
         School District")."""
         near = _folded(" ".join(evidence))
         gone = sorted(self.years - set(YEAR.findall(near)))
-        ordinals = {_ORDINALS[m[1].lower()] if m[1] else int(m[2]) for m in _ORDINAL.finditer(near)}
-        if self.quarters - ordinals and not _QUARTER_ENDED.search(near):
-            gone += [f"Q{n}" for n in sorted(self.quarters - ordinals)]
+        shown = _quarters(near) | {_ORDINALS[m[1].lower()] for m in _QUARTER_CELL.finditer(near)}
+        if self.quarters - shown and not _QUARTER_ENDED.search(near):
+            gone += [f"Q{n}" for n in sorted(self.quarters - shown)]
         text = _folded(f"{near} {' '.join(further)}")
         about = _folded(about)
         counted = Counter(words(about))
@@ -96,9 +98,15 @@ class Asked:
 
 
 def _quarters(text: str) -> frozenset[int]:
-    """The quarters of a year ``text`` names: "the fourth quarter", "4th quarter", "Q4"."""
-    found = {_ORDINALS[m[1].lower()] for m in _QUARTER.finditer(text) if m[1]}
-    return frozenset(found | {int(m[2]) for m in _QUARTER.finditer(text) if m[2]})
+    """The quarters of a year ``text`` names: "the fourth quarter", "the first, third and
+    fourth quarters", "Q4", "4Q22"."""
+    found: set[int] = set()
+    for m in _QUARTER.finditer(text):
+        if m[1]:
+            found |= {_ORDINALS[w.lower()] for w in re.findall(_NTH, m[1], re.IGNORECASE)}
+        else:
+            found.add(int(m[2] or m[3]))
+    return frozenset(found)
 
 
 def _folded(text: str) -> str:
@@ -166,9 +174,9 @@ def _initials(text: str) -> set[str]:
 
 
 def asked(question: str) -> Asked:
-    """The years a question names, and its names: capitalised, mixed-case or upper-case
-    words (and words with digits) past the first word of each of its sentences, but the
-    question's own words."""
+    """The years a question names, its quarters ("the fourth quarter", "Q4"), and its
+    names: capitalised, mixed-case or upper-case words (and words with digits) past the
+    first word of each of its sentences, but the question's own words."""
     names: list[str] = []
     question = _folded(question)
     tokens = list(_TOKEN.finditer(question))

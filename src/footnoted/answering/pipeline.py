@@ -233,10 +233,10 @@ class Pipeline:
         )
 
     def _missing(self, query: str, read: Sequence[Read]) -> list[str]:
-        """The years and names ``query`` asks about that the leading passage lacks: its
-        text and quote (a table row's header included), section path and title; a year
-        may be in the answer's other quotes too, a name in their passages or the
-        document's opening (``asked``)."""
+        """The years, quarters and names ``query`` asks about that the leading passage
+        lacks: its text and quote (a table row's header included), section path and
+        title; a year or quarter may be in the answer's other quotes too, a name in their
+        passages or the document's opening (``asked``)."""
         wanted = asked(query)
         if not wanted.years and not wanted.names and not wanted.quarters:
             return []
@@ -245,7 +245,8 @@ class Pipeline:
         near = [*_shown(quotes[0]), *(q.text for q in quotes[1:])]
         further = [text for q in quotes[1:] for text in _shown(q)]
         gone = wanted.missing(near, further)
-        if gone and self.context is not None and set(gone) - wanted.years:
+        quarters = {f"Q{n}" for n in wanted.quarters}  # like years: not in an opening
+        if gone and self.context is not None and set(gone) - wanted.years - quarters:
             opening = self.context(read[0].hit.chunk.document_id, 0, OPENING_CHARS)
             gone = wanted.missing(near, further, opening)
         return gone

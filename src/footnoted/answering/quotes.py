@@ -117,6 +117,16 @@ def column_offset(row: str, header: str) -> int:
     return 0 if shift < 0 and _labelled(row) and _labelled(header) else shift
 
 
+def value_at(row: str, header: str, index: int) -> int | None:
+    """Which of the row's cells sits under the header's cell ``index`` (``column_offset``
+    lines them up; it may be past the row's last cell); None where it would be before
+    the row's first cell, or the row's label under a header that has no label cell."""
+    at = index + column_offset(row, header)
+    if at < 0 or (at == 0 and _labelled(row) and not _labelled(header)):
+        return None
+    return at
+
+
 def asked_terms(question: str) -> frozenset[str]:
     """What names a column in the question: its words (``bag``) and abbreviations
     ("P/E", "EPS", "R&D"), as ``column_terms`` writes a name's initials."""
@@ -537,7 +547,6 @@ def _named_cell(
     cells = _cells(body)
     if header is not None:
         names = [c.strip() for c in header.text.split(CELLS)]
-        offset = column_offset(body.text, header.text)
         years = set(_YEAR.findall(question))
         terms = asked_terms(question)
         scores = [
@@ -546,8 +555,8 @@ def _named_cell(
         ]
         best = max(scores)
         if best > (False, 0) and scores.count(best) == 1:
-            i = scores.index(best) + offset
-            if 0 <= i < len(cells) and body.text[cells[i][0] - body.start :].strip():
+            i = value_at(body.text, header.text, scores.index(best))
+            if i is not None and i < len(cells) and body.text[cells[i][0] - body.start :].strip():
                 return cells[i]
     span = read.reading
     at = read.hit.chunk.char_start

@@ -30,12 +30,12 @@ from .evidence import Read
 from .quotes import (
     Context,
     asked_terms,
-    column_offset,
     column_terms,
     header_of,
     header_row,
     label_words,
     table_words,
+    value_at,
 )
 
 YEAR = re.compile(r"\b(?:19|20)\d\d\b")
@@ -136,10 +136,10 @@ def _column(header: str, terms: frozenset[str], years: set[str]) -> tuple[int, i
 
 def _filled(cells: list[str], header: str, index: int | None) -> bool:
     """Whether the row has a value under the named column (an empty cell, read ``-``,
-    says the table does not hold it), read as ``column_offset`` lines the row up."""
+    says the table does not hold it), read where ``value_at`` says."""
     if index is None:
         return True
-    at = index + column_offset(CELLS.join(cells), header)
-    if at < 0:
-        return True  # a short row, lined up at its last cells, has no cell there to read
+    at = value_at(CELLS.join(cells), header, index)
+    if at is None:
+        return True  # no cell of the row's own there to read
     return at < len(cells) and cells[at].strip() not in ("", "-")

@@ -25,14 +25,17 @@ def failure(console: Console, exc: FootnotedError) -> typer.Exit:
 
 
 @contextmanager
-def home_store(console: Console, settings: Settings | None = None) -> Iterator[Store]:
-    """The store of the home ``settings`` name (the environment's by default), closed
-    when the block ends; one of our errors in it prints as ``failure`` does."""
+def home_store(console: Console) -> Iterator[Store]:
+    """The store of the home the environment names, closed when the block ends; one of
+    our errors, in opening it or in the block, prints as ``failure`` does."""
     from ..inference.embedding import get_embedder
     from ..stores.factory import open_store
 
-    settings = settings or Settings()
-    store = open_store(settings, get_embedder(settings).dim)
+    settings = Settings()
+    try:
+        store = open_store(settings, get_embedder(settings).dim)
+    except FootnotedError as exc:
+        raise failure(console, exc) from exc
     try:
         yield store
     except FootnotedError as exc:
