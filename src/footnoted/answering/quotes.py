@@ -104,7 +104,7 @@ def _width(piece: Piece) -> int:
 def _labelled(row: str) -> bool:
     """Does the row start with a label (words, not an amount) that cells follow?"""
     first, cells, _ = row.partition(CELLS)
-    return bool(cells) and not re.fullmatch(r"[\s$€£%().,\-–\d]*", first)
+    return bool(cells) and not _NO_WORDS.fullmatch(first)
 
 
 def column_offset(row: str, header: str) -> int:
@@ -450,6 +450,7 @@ def _header_rows(
 
 
 YEARS = re.compile(r"\b(?:19|20)\d\d\b")
+_NO_WORDS = re.compile(r"[\s$€£%().,\-–\d]*")  # a cell of an amount, or an empty one
 _ACRONYM = re.compile(r"\b[A-Z](?:[/&]?[A-Z]){1,4}\b")  # "P/E", "EPS", "R&D"
 _LINKS = frozenset({"and", "of", "the"})  # words an abbreviation leaves out
 _GIVEN_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")  # "1710", "1,710.5"
@@ -457,9 +458,7 @@ _GIVEN_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")  # "1710", "
 
 def label_words(row: str) -> str:
     """A row's words but its amounts: what names the row."""
-    return " ".join(
-        cell for cell in row.split(CELLS) if not re.fullmatch(r"[\s$€£%().,\-–\d]*", cell)
-    )
+    return " ".join(cell for cell in row.split(CELLS) if not _NO_WORDS.fullmatch(cell))
 
 
 def _row(read: Read, start: int, end: int, context: Context | None, question: str) -> Quote:
