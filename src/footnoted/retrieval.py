@@ -93,6 +93,18 @@ class Retriever:
         best = max((h.closest for h in ranked), default=None)
         return Retrieval(tuple(ranked[:top_k]), tuple(ranked), best, total)
 
+    def containing(
+        self, phrase: str, question: str, collection: str, k: int
+    ) -> list[RetrievedChunk]:
+        """The ``k`` chunks that hold ``phrase`` best by keyword rank (BM25), scored as
+        retrieved for ``question``: where a term the question asks about is written out
+        when the question's other words do not lead to it."""
+        ids = self.store.keyword_search(collection, [phrase], k)
+        if not ids:
+            return []
+        vector = self.query_vector(question, None)
+        return self._score({cid: 0.0 for cid in ids}, vector, [], ids)
+
     def _fuse(self, dense: list[str], keyword: list[str]) -> dict[str, float]:
         scores: dict[str, float] = {}
         for rank, cid in enumerate(dense):

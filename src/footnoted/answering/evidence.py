@@ -51,6 +51,7 @@ class Read:
     score: float
     link: Link | None = None  # what it was read after: the first hop of a two-hop answer
     named: bool = False  # read at a table row the question names (``tables``): believed
+    defines: bool = False  # read at the definition of the term asked (``definitions``): believed
 
     @classmethod
     def of(
@@ -130,7 +131,7 @@ def judge(
         reason = "ok"
     else:
         top = max(r.score for r in read)
-        believed = top >= calibration.threshold or read[0].named
+        believed = top >= calibration.threshold or read[0].named or read[0].defines
         reason = "ok" if believed else "no_answer"
     lacking = tuple(missing) if reason == "ok" and missing else ()
     return Evidence(

@@ -7,7 +7,9 @@ into events: ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Don
 gets the passages read, and is never called when none answers. A comparison of
 documents the question names (``named.comparison_sides``) is read side by side and
 answered from its sides in both modes. Documents the best passages name are read after
-the sentences that name them (``_bridges``): a two-hop question's second passage.
+the sentences that name them (``_bridges``): a two-hop question's second passage. A
+table row the question names (``tables``), else the passage that defines a term it asks
+the meaning of (``definitions``), leads the passages read.
 ``collect`` gathers the events into one ``AskResult``, so ``answer()`` is
 ``collect(ask())`` and both forms say the same.
 """
@@ -44,6 +46,7 @@ from . import evidence, trust
 from .asked import asked
 from .citations import Answer
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
+from .definitions import asked_term, defining
 from .evidence import Link, Read
 from .extractive import already_said, choose, extract
 from .llm.answerer import LLMAnswerer
@@ -55,6 +58,8 @@ from .tables import named_row
 
 MAX_QUESTION_CHARS = 4000
 LEADS = 3  # the passages read first whose second hops are read after them
+DEFINED_DEPTH = 20  # retrieved passages searched for the definition of a term asked
+ABBREVIATED_DEPTH = 200  # passages holding an abbreviation searched for its first use
 OPENING_CHARS = 20_000  # a document's opening, where a name the question asks about may be
 _DELTA = re.compile(r"\S+\s*")
 RAG_OFF_MESSAGE = (
@@ -207,10 +212,14 @@ class Pipeline:
                 if said:
                     read = fresh_first(read, said, cal.threshold)
                 row = named_row(query, read, self.context)
+                lead = (
+                    row.read
+                    if row is not None
+                    else self._defined(q, query, read, retrieval, cal, about)
+                )
                 if row is not None and not row.filled:
                     read = ()  # the row the question names leaves the value it asks out
-                elif row is not None:
-                    lead = row.read
+                elif lead is not None:
                     read = (lead, *(r for r in read if r.hit.chunk.id != lead.hit.chunk.id))
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
         # a follow-up read with the conversation names what the follow-up itself names
@@ -231,6 +240,50 @@ class Pipeline:
             q.conversation,
             sides,
         )
+
+    def _defined(
+        self,
+        q: Question,
+        query: str,
+        read: tuple[Read, ...],
+        retrieval: Retrieval,
+        cal: Calibration,
+        about: str | None,
+    ) -> Read | None:
+        """The passage that defines the term ``query`` asks the meaning of
+        (``definitions``), read at its definition: of the passages read, else of the
+        best ``DEFINED_DEPTH`` retrieved, else of those that hold the term by keyword
+        rank, or an abbreviation's in the order of its documents (it is spelled out
+        where first used); those read now. None when none does, or when it lacks a
+        name or year the question asks about that the passage leading now holds
+        ("What does 'wiki' mean in Hawaiian?")."""
+        term = asked_term(query)
+        if term is None:
+            return None
+        seen = {r.hit.chunk.id for r in read}
+        found = defining(term, [r.hit.chunk.text for r in read])
+        if found is not None:
+            i, where = found
+            r = read[i]
+        else:
+            more = [h for h in retrieval.candidates[:DEFINED_DEPTH] if h.chunk.id not in seen]
+            seen |= {h.chunk.id for h in more}
+            if term.abbreviation:  # spelled out where first used
+                held = self.retriever.containing(term.text, query, q.where, ABBREVIATED_DEPTH)
+                held.sort(key=lambda h: h.chunk.char_start)
+            else:
+                held = self.retriever.containing(term.text, query, q.where, DEFINED_DEPTH)
+            more += [h for h in held if h.chunk.id not in seen]
+            found = defining(term, [h.chunk.text for h in more])
+            if found is None:
+                return None
+            i, where = found
+            r = self._read(query, [more[i]], cal, about)[0]
+        reading = Reading(r.reading.score, where.start, where.end)
+        defined = replace(r, reading=reading, defines=True)
+        if self._missing(query, (defined,)) and not self._missing(query, read):
+            return None  # it lacks a name the question asks about that the lead holds
+        return defined
 
     def _missing(self, query: str, read: Sequence[Read]) -> list[str]:
         """The years, quarters and names ``query`` asks about that the leading passage

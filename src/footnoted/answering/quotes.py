@@ -293,10 +293,11 @@ def _next_sentence(after: str) -> int:
 def _is_value(span: str, question: str, counted: Sequence[str] = ()) -> bool:
     """Whether the reader's span is the value asked for, worth marking: not a function
     word, not a phrase of a definition ("What does ReAct mean?" is answered by the
-    sentence), a number where the question asks how many or how much (and not a count
-    in words of what it asks for otherwise: "three" of "three steps" for "What steps
-    ...?"; the word after the span is ``counted``), a name where it asks who, a phrase (not a lone
-    word) where it asks how to or why."""
+    sentence; what an abbreviation stands for is a name), a number where the question
+    asks how many or how much (and not a count in words of what it asks for otherwise:
+    "three" of "three steps" for "What steps ...?"; the word after the span is
+    ``counted``), a name where it asks who, a phrase (not a lone word) where it asks
+    how to or why."""
     found = words(span)
     if not found or all(w in _FUNCTION_WORDS for w in found):
         return False
@@ -355,7 +356,7 @@ _FUNCTION_WORDS = frozenset(
     )
 )
 _MEANING = re.compile(
-    r"\bmean(?:s|ing)?\b|\bstand for\b|\bdefinition\b|^define\b|\bdefined\b"
+    r"\bmean(?:s|ing)?\b|\bdefinition\b|^define\b|\bdefined\b"
     r"|\bwhat (?:is|are) (?:an? |the )?[\w'’/.\- ]{1,40}\?*$"
 )
 _PROCEDURE = re.compile(r"how (?:do|does|did|can|could|should|to)\b|why\b")

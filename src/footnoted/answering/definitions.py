@@ -1,0 +1,286 @@
+"""A term the question asks to have defined, and where the documents define it.
+
+The reader learned to answer from Wikipedia's sentences; asked "What does SPDX stand
+for?" or "How do the slides define shareware?", it refuses a glossary entry
+("Shareware – proprietary software provided to users on a trial basis…") or prefers a
+sentence that only uses the term. Documents define terms in a few set forms, and where
+the question asks for a term's meaning (``asked_term``) the passage that defines it in
+one of them leads the answer (``definition``):
+
+- a glossary entry: a line that starts with the term, optionally numbered or bulleted,
+  followed by a dash or colon and its definition ("Shareware – proprietary …"), or in
+  a standard's numbered list by the definition itself ("2.8 supplied software software
+  that an organization distributes …");
+- a sentence that starts with the term and defines it ("Adjusted EBITDA is defined as
+  …", "The FAS/CAS service cost adjustment represents …"), or says it defines it ("We
+  define Adjusted EBITDA as …");
+- for an abbreviation, its words beside it ("SPDX (Software Package Data Exchange)",
+  "Software Package Data Exchange (SPDX)") or in the same sentence ("ALCE, the first
+  benchmark for Automatic LLMs’ Citation Evaluation"), matched letter by letter as
+  Schwartz and Hearst match an abbreviation to its long form (PSB 2003).
+
+The definition is marked as the exact answer; the quote is its sentence or line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..lexical import CELLS, split_sentences, stop_words
+
+MAX_TERM_WORDS = 6
+WHAT_IS_WORDS = 4  # "What is X?" asks what X means only of a name this short
+_QUOTED = re.compile(r"(?<!\w)[\"“‘']([^\"“”‘’]{2,60}?)[\"”’'](?!\w)")
+_ABOUT = re.compile(  # where the question says the term is used: not part of the term
+    r"\s+(?:according to|as (?:used|defined) in|in|per|from|on|within|under|for)\s+"
+    r"(?:the|this|these|an?|our)\b.*$"
+    r"|\s+(?:according to|per|in)\s+\S+$"
+)
+_ASKS = (  # (pattern, asks for an abbreviation's words)
+    (r"what (?:does|do|did) (?:the (?:acronym|abbreviation) )?(?P<t>.+?) stand for\b.*", True),
+    (r"what (?:is|was) (?P<t>.+?) (?:short|an acronym|an abbreviation) for\b.*", True),
+    (r"what is the (?:full form|expansion|long form) of (?P<t>.+)", True),
+    (r"what (?:does|do|did) .+? mean by (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
+    (r"what (?:does|do) (?:the (?:term|word|phrase) )?(?P<t>.+?) mean\b.*", False),
+    (r"what is meant by (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
+    (r"what is the (?:meaning|definition) of (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
+    (r"how (?:do|does|did|is|are) (?:.+? )?defined? (?P<t>.+)", False),
+    (r"define (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
+    (r"what(?: is|'s| are) (?:an? |the )?(?P<t>.+)", False),
+)
+_ASK_PATTERNS = tuple((re.compile(p, re.I), acronym) for p, acronym in _ASKS)
+# words that make "What is X" a question about something else than X's meaning
+_NOT_A_TERM = re.compile(
+    r"\b(?:of|in|on|at|by|with|from|to|for|that|which|who|whom|whose|when|where|why|how|"
+    r"what|did|does|do|was|were|has|have|had|can|could|should|would|will|his|her|their|its|"
+    r"my|your|our|first|last|largest|smallest|most|least|best|main|name|number|amount|"
+    r"total|date|year|time|price|cost|value|percentage|difference|term|word|other|another|"
+    r"called|known|used|located|not|about)\b|\d",
+    re.I,
+)
+_ABOUT_WHAT = re.compile(r"\s+(?:according to|per|as (?:used|defined) in)\s+.*$|\s+in\s+\S+$")
+_OWNER = re.compile(r"(?:the\s+)?[\w&.\-]+(?:\s+[\w&.\-]+)?['’]s|(?:an?|the)")
+_ABBREVIATION = re.compile(r"^(?=(?:\w*[A-Z]){2})[\w/&.-]{2,12}$")
+_VERB = (  # "is" and "are" not before another verb ("are enabled by": no definition)
+    r"(?:is|are|was|were)(?: (?:defined|described|calculated|computed|measured) as"
+    r"|(?! \w+ed\b))"
+    r"|means|refers to|stands for|denotes|represents|describes|consists of"
+)
+_MINOR = {"of", "and", "for", "the", "to", "in", "on", "a", "an", "&", "with", "by"}
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """What the question asks to have defined; ``abbreviation``: the term is written as
+    one (two capitals or more in one word); ``expands``: the question asks what its
+    letters stand for."""
+
+    text: str
+    abbreviation: bool
+    expands: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """Where a passage defines the term: the definition's offsets in the passage's
+    text (end exclusive)."""
+
+    start: int
+    end: int
+
+
+def asked_term(question: str) -> Term | None:
+    """The term ``question`` asks the meaning of (see the module); None when it asks
+    something else. "What is X?" asks a meaning only where X is a short name of a
+    thing (``_named_thing``), not a description ("What is the population of Warsaw?",
+    "What is the term for …"); a quoted term may have an owner ("Boeing's 'core
+    operating loss'")."""
+    q = " ".join(question.split()).rstrip(" ?.!")
+    body = re.sub(r"^[^:]{1,60}:\s*", "", q)  # "m&a checklist: what is …"
+    for pattern, abbreviation in _ASK_PATTERNS:
+        m = pattern.fullmatch(body)
+        if m is None:
+            continue
+        what_is = pattern is _ASK_PATTERNS[-1][0]
+        asked = (_ABOUT_WHAT if what_is else _ABOUT).sub("", m.group("t"))
+        quoted = _QUOTED.search(asked)
+        if quoted is not None:
+            rest = (asked[: quoted.start()] + asked[quoted.end() :]).strip()
+            if rest and not _OWNER.fullmatch(rest):
+                return None
+            term = quoted.group(1).strip()
+        else:
+            term = re.sub(r"^(?:the|an?)\s+", "", asked.strip(), flags=re.I)
+            if re.search(r"\w['’]s\b", term) or (what_is and not _named_thing(term)):
+                return None  # "Boeing's revenue": a possession, not a term
+        words = term.split()
+        if len(words) > MAX_TERM_WORDS or all(w.lower() in stop_words() for w in words):
+            return None  # "What does it mean when …": no term
+        return Term(term, abbreviation or bool(_ABBREVIATION.match(term)), abbreviation)
+    return None
+
+
+def _named_thing(term: str) -> bool:
+    """Whether "What is ``term``?" asks what a thing is: a short name, none of its words
+    a function word or one that asks about something else ("the term for", "the
+    largest")."""
+    found = term.split()
+    if not found or len(found) > WHAT_IS_WORDS or _NOT_A_TERM.search(term):
+        return False
+    return not any(w.lower() in stop_words() for w in found)
+
+
+def definition(term: Term, text: str) -> Definition | None:
+    """Where ``text`` defines ``term``, in the forms the module lists: an abbreviation's
+    words first, else the first glossary entry or defining sentence; None when it does
+    not."""
+    expanded = _expanded(term, text)
+    if expanded is not None or term.expands:
+        return expanded
+    name = _name(term.text)
+    found = [d for d in (_glossary(name, text), _sentence(name, text)) if d is not None]
+    return min(found, key=lambda d: d.start) if found else None
+
+
+def defining(term: Term, passages: Sequence[str]) -> tuple[int, Definition] | None:
+    """The first of ``passages`` that defines ``term``, with where; None when none does."""
+    for i, text in enumerate(passages):
+        found = definition(term, text)
+        if found is not None:
+            return i, found
+    return None
+
+
+def _name(term: str) -> str:
+    """The term as a pattern: its words in any case, joined by spaces or hyphens, a
+    plural allowed, quoted or not."""
+    parts = [re.escape(w) for w in re.split(r"[\s-]+", term) if w]
+    return r"[\"“‘']?" + r"[\s-]+".join(parts) + r"(?:s|es)?[\"”’']?"
+
+
+def _glossary(name: str, text: str) -> Definition | None:
+    """A line that starts with the term (bulleted or numbered) and goes on, after a dash
+    or a colon, or in a numbered list straight away in lower case, or as the other
+    cell of a two-cell row, to its definition."""
+    entry = re.compile(
+        rf"^[ \t]*(?:[•*\-–][ \t]*)?(?:(?P<n>\d+(?:\.\d+)+\.?)[ \t]+)?(?i:{name})"
+        r"(?:[ \t]*\([^)\n]{1,80}\))?"
+        r"(?:[ \t]*[–—:][ \t]*|[ \t]+-[ \t]+|(?(n)[ \t]+(?=[a-z])|(?!))|"
+        + re.escape(CELLS)
+        + r"(?=[^|\n]*$))(?P<d>\S[^\n]{15,})",
+        re.M,
+    )
+    for m in entry.finditer(text):
+        if CELLS in m.group(0) and len(m.group("d").split()) < 4:
+            continue  # a row of values, not a term and its definition
+        return Definition(m.start("d"), m.end("d"))
+    return None
+
+
+def _sentence(name: str, text: str) -> Definition | None:
+    """A sentence that starts with the term and a defining verb ("Adjusted EBITDA is
+    defined as …"), or that defines it ("We define Adjusted EBITDA as …")."""
+    opening = re.compile(
+        rf"(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?,?\s+(?:{_VERB})\s+\S"
+    )
+    defines = re.compile(rf"\b(?i:defines?|defined)\s+(?i:(?:an?|the)\s+)?(?i:{name})\s+as\s+\S")
+    for s, e in split_sentences(text):
+        m = opening.match(text, s, e) or defines.search(text, s, e)
+        if m is not None and e - m.end() >= 10 and not _heading(text[s:e]):
+            return Definition(s, e)
+    return None
+
+
+def _heading(sentence: str) -> bool:
+    """A heading, not a sentence: no closing stop, and most of its words capitalised
+    ("ALCE is Robust to Shortcut Cases")."""
+    words = sentence.split()
+    capitalised = sum(w[:1].isupper() for w in words if w.lower() not in _MINOR)
+    return not sentence.rstrip().endswith((".", ";", ")")) and 2 * capitalised > len(words)
+
+
+def _expanded(term: Term, text: str) -> Definition | None:
+    """An abbreviation's long form: in brackets after it, before it in brackets, or in
+    a sentence that uses it, as a run of words its letters spell (``_long_form``; the
+    longest such run)."""
+    if not term.abbreviation or " " in term.text:
+        return None
+    short = term.text
+    letters = [c.lower() for c in short if c.isalnum()]
+    use = re.compile(rf"(?<![\w-]){re.escape(short)}(?![\w-])")
+    for s, e in split_sentences(text):
+        sentence = text[s:e]
+        uses = [(u.start(), u.end()) for u in use.finditer(sentence)]
+        if not uses:
+            continue
+        words = [(w.start(), w.end()) for w in re.finditer(r"[^\s()\[\],;:.]+", sentence)]
+        for start, end in uses:
+            after = re.match(r"\s*\(([^()]{4,100})\)", sentence[end:])
+            if after and _long_form(letters, after.group(1).split()) is not None:
+                at = s + end + after.start(1)
+                return Definition(at, at + len(after.group(1)))
+            if sentence[start - 1 : start] == "(":  # "Software Package Data Exchange (SPDX)"
+                before = [w for w in words if w[1] < start][-12:]
+                count = _long_form(letters, [sentence[a:b] for a, b in before])
+                if count is not None:
+                    return Definition(s + before[-count][0], s + before[-1][1])
+        runs = []
+        for last in range(len(words)):
+            window = words[max(0, last - 12) : last + 1]
+            count = _long_form(letters, [sentence[a:b] for a, b in window])
+            if count is None:
+                continue
+            first = window[-count][0]
+            if not any(first <= a < words[last][1] for a, _ in uses):
+                runs.append((count, -first, first, words[last][1]))
+        if runs:
+            _, _, first, end = max(runs)
+            return Definition(s + first, s + end)
+    return None
+
+
+def _long_form(letters: list[str], words: list[str]) -> int | None:
+    """How many of ``words``' last words spell ``letters`` (``_spells``), each starting
+    with a capital or a minor word ("of", "and"), the first a major one: None when no
+    run of them does."""
+    for count in range(max(1, len(letters) - 2), min(len(words), len(letters) + 3) + 1):
+        run = words[len(words) - count :]
+        if run[0].lower() in _MINOR:
+            continue
+        if not all(w[:1].isupper() or w.lower() in _MINOR for w in run):
+            continue
+        if _spells(letters, [w.lower() for w in run]):
+            return count
+    return None
+
+
+def _spells(letters: Sequence[str], run: Sequence[str], first: bool = True) -> bool:
+    """Whether ``run`` spells ``letters`` as Schwartz and Hearst match a long form: the
+    first word gives the first letter by its own first; every other major word gives
+    the next letter by its first, or by a letter inside it (e\u0332xchange), and may give
+    more from inside it in order (LLMs); a minor word gives its first letter or none."""
+    if not run:
+        return not letters
+    if not letters:
+        return False
+    word, rest = run[0], run[1:]
+    if word in _MINOR and not first and _spells(letters, rest, False):
+        return True
+    starts = [0] if word[0] == letters[0] else []
+    if not first and word[0] != letters[0]:
+        inner = word.find(letters[0], 1)
+        starts = [inner] if inner > 0 else []
+    for at in starts:
+        taken = 1
+        while True:  # this letter, then 0, 1, 2… more from inside the word
+            if _spells(letters[taken:], rest, False):
+                return True
+            if taken >= len(letters):
+                break
+            at = word.find(letters[taken], at + 1)
+            if at < 0:
+                break
+            taken += 1
+    return False

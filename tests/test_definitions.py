@@ -1,0 +1,174 @@
+"""A term the question asks the meaning of, answered where the documents define it: a
+glossary entry, a defining sentence, an abbreviation's words. Pure rules first, then real
+ingest of shared documents with the real reader and store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import shared, write
+from footnoted import Footnoted
+from footnoted.answering.citations import Answer
+from footnoted.answering.definitions import Term, asked_term, definition
+
+
+def exact(answer: Answer) -> str | None:
+    span = next((s for s in answer.spans if s.exact_start is not None), None)
+    return None if span is None else answer.text[span.exact_start : span.exact_end]
+
+
+@pytest.mark.parametrize(
+    ("question", "term", "expands"),
+    [
+        ("What does SPDX stand for?", "SPDX", True),
+        ("what does 'supplied software' mean in the spec", "supplied software", False),
+        ("How do the slides define shareware?", "shareware", False),
+        ("What is Boeing's 'core operating loss'?", "core operating loss", False),
+        ("What is an insecure direct object reference?", "insecure direct object reference", False),
+        ("What is GraphRAG according to the deck?", "GraphRAG", False),
+        ("What is the definition of a compliance artifact?", "compliance artifact", False),
+        ("What does Lyft mean by 'Contribution'?", "Contribution", False),
+        ("What are compliance artifacts in OpenChain?", "compliance artifacts", False),
+        ("m&a checklist: what is meant by 'dual licensing'?", "dual licensing", False),
+    ],
+)
+def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expands: bool) -> None:
+    found = asked_term(question)
+    assert found is not None
+    assert (found.text, found.expands) == (term, expands)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the population of Warsaw?",  # a description, not a term
+        "What is the term for a task a computer solves?",
+        "What does it mean when currencies float?",
+        "What is the theory that this king's name is the origin of 'Huguenot' called?",
+        "What is Boeing's revenue?",  # a possession
+        "What was the total debt in 2022?",
+        "Who is Boeing's independent auditor?",
+        "What is suEXEC used for?",  # what it does, not what it is
+        "How does Lyft calculate Adjusted EBITDA?",
+    ],
+)
+def test_questions_that_ask_no_meaning(question: str) -> None:
+    assert asked_term(question) is None
+
+
+@pytest.mark.parametrize(
+    ("term", "text", "defined"),
+    [
+        (  # a glossary line: the term, a dash, its definition
+            Term("shareware", False),
+            "Other situations\n\nShareware – proprietary software provided to users on a "
+            "trial basis, for a limited time",
+            "proprietary software provided to users on a trial basis, for a limited time",
+        ),
+        (  # a standard's numbered terms: the definition follows in lower case
+            Term("supplied software", False),
+            "2.7 SPDX the format standard\n2.8 supplied software software that an "
+            "organization distributes to third parties\n",
+            "software that an organization distributes to third parties",
+        ),
+        (  # a two-cell row: the term and its meaning
+            Term("shareware", False),
+            "Term | Meaning\nShareware | proprietary software provided on a trial basis\n",
+            "proprietary software provided on a trial basis",
+        ),
+        (  # a sentence that opens with the term and a defining verb
+            Term("Adjusted EBITDA", True),
+            "Adjusted EBITDA grew. Adjusted EBITDA is defined as net loss adjusted for "
+            "interest and taxes.",
+            "Adjusted EBITDA is defined as net loss adjusted for interest and taxes.",
+        ),
+        (  # or that says it defines the term
+            Term("Adjusted EBITDA", True),
+            "We define Adjusted EBITDA as net loss, adjusted for interest.",
+            "We define Adjusted EBITDA as net loss, adjusted for interest.",
+        ),
+        (  # an abbreviation's words in brackets after it
+            Term("SPDX", True, expands=True),
+            "the Linux Foundation’s SPDX (Software Package Data Exchange) Working Group",
+            "Software Package Data Exchange",
+        ),
+        (  # before it, with a minor word among them
+            Term("NASA", True, expands=True),
+            "The National Aeronautics and Space Administration (NASA) is an agency.",
+            "National Aeronautics and Space Administration",
+        ),
+        (  # in a sentence that uses it, letters from inside a word too (LLMs)
+            Term("ALCE", True, expands=True),
+            "We propose ALCE, the first benchmark for Automatic LLMs’ Citation Evaluation.",
+            "Automatic LLMs’ Citation Evaluation",
+        ),
+    ],
+)
+def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> None:
+    found = definition(term, text)
+    assert found is not None
+    assert text[found.start : found.end] == defined
+
+
+@pytest.mark.parametrize(
+    ("term", "text"),
+    [
+        (Term("ALCE", True), "C ALCE is Robust to Shortcut Cases\n"),  # a heading
+        (Term("core operating loss", False), "Core operating loss (Non-GAAP) | ($4,690)\n"),
+        (Term("shareware", False), "Shareware | 12 | 14\n"),  # a row of values
+        (Term("ALCE", True, expands=True), "ALCE is a benchmark of citations."),  # no words
+        (Term("shareware", False), "The goal of shareware is to let buyers try the program."),
+        (Term("wiki", False), "Wikis are enabled by wiki software, known as wiki engines."),
+    ],
+)
+def test_what_is_no_definition(term: Term, text: str) -> None:
+    assert definition(term, text) is None
+
+
+def test_a_standards_glossary_entry_answers(service: Footnoted) -> None:
+    report = service.ingest([shared("docs-more", "openchain-spec__openchainspec-2.1.pdf")])
+    assert not report.failed, report.failed
+    result = service.answer("what does 'supplied software' mean in the spec")
+    assert result.answer is not None, result.refusal
+    text = result.answer.text
+    assert text.startswith("2.8 supplied software software that an organization distributes")
+    assert result.read[0].defines
+    assert exact(result.answer) is None  # a definition is no value to mark
+    assert result.answer.citations[0].page is not None
+
+
+def test_an_abbreviation_is_spelled_out_where_first_used(service: Footnoted) -> None:
+    report = service.ingest([shared("pdfs", "ALCE__ALCE.pdf")])
+    assert not report.failed, report.failed
+    result = service.answer("What does ALCE stand for?")
+    assert result.answer is not None, result.refusal
+    assert exact(result.answer) == "Automatic LLMs’ Citation Evaluation"
+    assert result.read[0].defines
+    assert result.answer.citations[0].page == 1
+
+
+def test_a_term_used_but_never_defined_is_left_to_the_reader(service: Footnoted) -> None:
+    report = service.ingest([shared("pdfs", "ALCE__ALCE.pdf")])
+    assert not report.failed, report.failed
+    result = service.answer("What does the acronym ASQA stand for?")
+    assert not any(r.defines for r in result.read)
+
+
+def test_a_definition_lacking_what_the_question_names_gives_way(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    defined = "A wiki is essentially a database for creating, browsing and searching information."
+    named = "Ward Cunningham named his WikiWikiWeb after the Hawaiian word wiki, which means quick."
+    report = service.ingest([write(docs / "wikis.md", f"# Wikis\n\n{defined}\n"),
+                             write(docs / "name.md", f"# The name\n\n{named}\n")])  # fmt: skip
+    assert not report.failed, report.failed
+    plain = service.answer("What does 'wiki' mean?")
+    assert plain.answer is not None, plain.refusal
+    assert plain.read[0].defines and plain.answer.text.startswith(defined)
+    result = service.answer("What does 'wiki' mean in Hawaiian?")
+    assert result.answer is not None, result.refusal
+    assert not result.read[0].defines
+    assert result.answer.text.startswith(named)
