@@ -11,8 +11,10 @@ import pytest
 from conftest import shared, write
 from footnoted import Footnoted
 from footnoted.answering.citations import Answer, exact_cell
+from footnoted.answering.quotes import abbreviates
 from footnoted.lexical import CELLS
 from footnoted.models import Citation, Span
+from test_sheets_and_slides import workbook
 
 
 def exact(answer: Answer) -> str | None:
@@ -164,3 +166,69 @@ def test_a_row_of_percentages_answers_only_a_question_asking_for_one(
         result = service.answer(question)
         assert result.answer is not None, (question, result.refusal)
         assert exact(result.answer) == value, (question, result.answer.text)
+
+
+@pytest.mark.parametrize(
+    ("name", "word", "cut"),
+    [
+        ("carb", "carburetors", True),  # its start
+        ("mag", "magnitude", True),
+        ("hp", "horsepower", True),  # its letters in order from its first
+        ("cyl", "cylinders", True),
+        ("hp", "hp", False),  # the name itself is no abbreviation of it
+        ("wt", "what", False),  # too short a word to be cut
+        ("hp", "shipping", False),  # not from its first letter
+        ("Revenue", "revenues", False),  # a long name is named by its words
+        ("2021", "20210", False),
+    ],
+)
+def test_a_short_column_name_cuts_a_word_short(name: str, word: str, cut: bool) -> None:
+    assert abbreviates(name, word) is cut
+
+
+@pytest.fixture
+def cars(service: Footnoted, tmp_path: Path) -> Footnoted:
+    rows = [["mpg", "cyl", "hp", "wt", "carb"]]
+    rows += [[20 + i % 9, 4 + 2 * (i % 3), 90 + i, 2.5 + i / 100, 1 + i % 4] for i in range(150)]
+    rows.insert(120, [15, 8, 335, 3.57, 8])  # the one car with 8 carburetors
+    quakes = [["lat", "long", "depth", "mag", "stations"]]
+    quakes += [
+        [-20 - i / 10, 180 + i / 10, 500 + i, 4.0 + (i % 20) / 10, 10 + i] for i in range(60)
+    ]
+    book = tmp_path / "docs" / "datasets.xlsx"
+    book.parent.mkdir(parents=True)
+    book.write_bytes(workbook({"cars": rows, "quakes": quakes}))
+    report = service.ingest([book])
+    assert not report.failed, report.failed
+    return service
+
+
+def test_a_value_given_picks_its_row_out_of_a_sheet_of_numbers(cars: Footnoted) -> None:
+    result = cars.answer("How much horsepower does the car with 8 carburetors have?")
+    assert result.answer is not None, result.refusal
+    assert result.answer.text.startswith("| mpg | cyl | hp | wt | carb |")
+    assert "| 15 | 8 | 335 | 3.57 | 8 |" in result.answer.text
+    assert exact(result.answer) == "335"  # the cell of the column asked, by its short name
+
+
+def test_a_value_many_rows_hold_picks_none(cars: Footnoted) -> None:
+    result = cars.answer("How much horsepower does the car with 3 carburetors have?")
+    assert not any(r.named for r in result.read)  # 37 cars have 3: the sheet cannot say
+
+
+def test_each_sheet_is_a_table_of_its_own(cars: Footnoted) -> None:
+    [doc] = cars.store.list_documents()
+    headers = {(c.section, c.header) for c in cars.store.document_chunks(doc.id)}
+    assert ("quakes", "lat | long | depth | mag | stations") in headers
+    assert not any(s == "quakes" and h and h.startswith("mpg") for s, h in headers)
+
+
+def test_a_real_sheet_of_numbers(service: Footnoted) -> None:
+    report = service.ingest([shared("docs-more", "readxl__datasets.xlsx")])
+    assert not report.failed, report.failed
+    result = service.answer(
+        "In the quakes sheet, how many stations reported the magnitude 6.4 earthquake?"
+    )
+    assert result.answer is not None, result.refusal
+    assert "| 6.4 | 122 |" in result.answer.text
+    assert exact(result.answer) == "122"

@@ -99,11 +99,14 @@ class Retriever:
         """The ``k`` chunks that hold ``phrase`` best by keyword rank (BM25), scored as
         retrieved for ``question``: where a term the question asks about is written out
         when the question's other words do not lead to it."""
-        ids = self.store.keyword_search(collection, [phrase], k)
+        return self.scored(self.store.keyword_search(collection, [phrase], k), question)
+
+    def scored(self, ids: Sequence[str], question: str) -> list[RetrievedChunk]:
+        """The chunks ``ids``, scored as retrieved for ``question`` (in that order)."""
         if not ids:
             return []
         vector = self.query_vector(question, None)
-        return self._score({cid: 0.0 for cid in ids}, vector, [], ids)
+        return self._score({cid: 0.0 for cid in ids}, vector, [], list(ids))
 
     def _fuse(self, dense: list[str], keyword: list[str]) -> dict[str, float]:
         scores: dict[str, float] = {}

@@ -27,6 +27,7 @@ from ..inference.embedding import SentenceTransformerEmbedder
 from ..inference.reader import Calibration, Reader, Reading, get_reader
 from ..lexical import MARKER
 from ..models import (
+    Chunk,
     Delta,
     Done,
     Event,
@@ -54,7 +55,7 @@ from .llm.client import LLMUnavailable
 from .named import bridge_candidates, comparison_sides
 from .question import Question
 from .quotes import Context, Quote, quote
-from .tables import named_row
+from .tables import Named, named_row, valued_row
 
 MAX_QUESTION_CHARS = 4000
 LEADS = 3  # the passages read first whose second hops are read after them
@@ -118,11 +119,14 @@ class Pipeline:
         embedder: SentenceTransformerEmbedder,
         llm_settings: Callable[[], Settings],
         context: Context | None = None,
+        chunks: Callable[[str], Sequence[Chunk]] | None = None,
     ) -> None:
         """``context`` reads a piece of a document's text (``quotes.Context``): what an
-        answer reads past its passages."""
+        answer reads past its passages; ``chunks`` a document's chunks (a table's rows
+        that retrieval did not find: ``tables.valued_row``)."""
         self.settings = settings
         self.context = context
+        self.chunks = chunks
         self.retriever = retriever
         self.embedder = embedder
         self.llm_settings = llm_settings  # the LLM connection in force (an admin may change it)
@@ -211,7 +215,9 @@ class Pipeline:
                 read = self._bridges(query, read, retrieval, cal, about)
                 if said:
                     read = fresh_first(read, said, cal.threshold)
-                row = named_row(query, read, self.context)
+                row = named_row(query, read, self.context) or self._valued(
+                    query, read, retrieval, cal, about
+                )
                 lead = (
                     row.read
                     if row is not None
@@ -240,6 +246,30 @@ class Pipeline:
             q.conversation,
             sides,
         )
+
+    def _valued(
+        self,
+        query: str,
+        read: tuple[Read, ...],
+        retrieval: Retrieval,
+        cal: Calibration,
+        about: str | None,
+    ) -> Named | None:
+        """The row a value the question gives picks out of a table of the passages read or
+        the best ``DEFINED_DEPTH`` retrieved (``tables.valued_row``), read at that row;
+        None when there is no such one row."""
+        if self.chunks is None:
+            return None
+        hits = [r.hit for r in read] + list(retrieval.candidates[:DEFINED_DEPTH])
+        found = valued_row(query, [h.chunk for h in hits], self.chunks)
+        if found is None:
+            return None
+        held = next((r for r in read if r.hit.chunk.id == found.chunk.id), None)
+        if held is None:
+            [hit] = self.retriever.scored([found.chunk.id], query)
+            held = self._read(query, [hit], cal, about)[0]
+        reading = Reading(held.reading.score, found.start, found.end)
+        return Named(replace(held, reading=reading, named=True), found.filled)
 
     def _defined(
         self,

@@ -142,6 +142,26 @@ def column_terms(name: str) -> frozenset[str]:
     return bag(name) | initials
 
 
+def abbreviates(name: str, word: str) -> bool:
+    """Whether a column's short name (one word of at most ``SHORT_NAME`` letters) is the
+    question's ``word`` cut short: its start ("carb": "carburetors", "mag": "magnitude")
+    or, for a name of up to three letters, its letters in order from its first ("hp":
+    "horsepower", "mpg": "miles per gallon" written "mileage" is not)."""
+    name, word = name.strip().lower(), word.lower()
+    if not name.isalpha() or len(name) > SHORT_NAME or len(word) < len(name) + 3:
+        return False
+    if len(name) >= 3 and word.startswith(name):
+        return True
+    if len(name) > 3 or name[0] != word[0]:
+        return False
+    at = 0
+    for letter in name[1:]:
+        at = word.find(letter, at + 1)
+        if at < 0:
+            return False
+    return True
+
+
 def quote(read: Read, context: Context | None = None, question: str = "") -> Quote:
     """The passage's quote: see the module."""
     chunk = read.hit.chunk
@@ -454,6 +474,7 @@ YEARS = re.compile(r"\b(?:19|20)\d\d\b")
 _NO_WORDS = re.compile(r"[\s$€£%().,\-–\d]*")  # a cell of an amount, or an empty one
 _ACRONYM = re.compile(r"\b[A-Z](?:[/&]?[A-Z]){1,4}\b")  # "P/E", "EPS", "R&D"
 _LINKS = frozenset({"and", "of", "the"})  # words an abbreviation leaves out
+SHORT_NAME = 5  # letters: a column name this short may be a word cut short
 _GIVEN_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")  # "1710", "1,710.5"
 
 
@@ -536,9 +557,14 @@ def _cell(read: Read, body: Piece, header: Piece | None, question: str) -> tuple
     found = _named_cell(read, body, header, question)
     if found is None:
         return None
+    text = body.text[found[0] - body.start : found[1] - body.start]
+    return None if _given(text, question) else found
+
+
+def _given(cell: str, question: str) -> bool:
+    """Whether a cell holds a number the question gives."""
     given = {n.replace(",", "") for n in _GIVEN_NUMBER.findall(question)}
-    text = body.text[found[0] - body.start : found[1] - body.start].strip().replace(",", "")
-    return None if text in given else found
+    return cell.strip().replace(",", "") in given
 
 
 def _named_cell(
@@ -553,6 +579,10 @@ def _named_cell(
             (bool(years & set(_YEAR.findall(name))), len(terms & column_terms(name)))
             for name in names
         ]
+        if max(scores) == (False, 0):  # no column named by its words: by its short name
+            scores = [
+                (False, int(_cut_short(body, header, i, question))) for i in range(len(names))
+            ]
         best = max(scores)
         if best > (False, 0) and scores.count(best) == 1:
             i = value_at(body.text, header.text, scores.index(best))
@@ -564,6 +594,18 @@ def _named_cell(
         if a <= at + span.start and at + span.end <= b:
             return at + span.start, at + span.end
     return None
+
+
+def _cut_short(body: Piece, header: Piece, index: int, question: str) -> bool:
+    """Whether the question names the header's column ``index`` by its short name
+    (``abbreviates``), and the row's cell under it holds no value the question gives
+    (that column picked the row: "the car with 8 carburetors")."""
+    name = header.text.split(CELLS)[index]
+    if not any(abbreviates(name, w) for w in words(question)):
+        return False
+    cells = body.text.split(CELLS)
+    at = value_at(body.text, header.text, index)
+    return at is None or at >= len(cells) or not _given(cells[at], question)
 
 
 def _cells(body: Piece) -> list[tuple[int, int]]:

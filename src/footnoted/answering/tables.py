@@ -16,19 +16,26 @@ read, leads the answer: it is quoted under its header with the named cell marked
 Rows named equally well in different passages lead by retrieval order; a question naming
 no column, or two rows of one passage alike, is left to the reader. A named row whose
 named cell is empty answers nothing: the table does not hold the value.
+
+A row of numbers only is named by a value the question gives for one of its columns
+("the car with 8 carburetors": the one row whose "carb" is 8; ``valued_row``), with
+another column named for the value asked ("horsepower": "hp"); retrieval does not find
+such a row by the question's words, so all the table's rows are read.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..inference.reader import Reading
-from ..lexical import CELLS, bag
+from ..lexical import CELLS, bag, words
+from ..models import Chunk
 from .evidence import Read
 from .quotes import (
     Context,
+    abbreviates,
     asked_terms,
     column_terms,
     header_of,
@@ -143,3 +150,106 @@ def _filled(cells: list[str], header: str, index: int | None) -> bool:
     if at is None:
         return True  # no cell of the row's own there to read
     return at < len(cells) and cells[at].strip() not in ("", "-")
+
+
+@dataclass(frozen=True, slots=True)
+class Valued:
+    """The row a value the question gives picks out of its column ("the car with 8
+    carburetors": the row whose "carb" is 8): its chunk, the row's offsets in the chunk's
+    text, and whether the cell of the column asked holds a value."""
+
+    chunk: Chunk
+    start: int
+    end: int
+    filled: bool
+
+
+_GIVEN = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]*\w)")
+
+
+def valued_row(
+    question: str, tables: Sequence[Chunk], chunks: Callable[[str], Sequence[Chunk]]
+) -> Valued | None:
+    """The one row of a table among ``tables``' (chunks read or retrieved, first
+    first) that the question picks by a value of one column and asks another column of:
+    a number beside a word naming a column by its name or its short name ("8
+    carburetors": "carb"; "magnitude 6.4": "mag"; ``quotes.abbreviates``), and one other
+    column named so ("horsepower": "hp"). All the table's rows are read (``chunks``: a
+    document's chunks): a sheet's rows are numbers the question's words do not find.
+    None unless exactly one row holds the value."""
+    asked = words(question)
+    seen: set[tuple[str, str | None, str]] = set()
+    for chunk in tables:
+        header = chunk.header or _first_row(chunk.text)
+        key = (chunk.document_id, chunk.section, header or "")
+        if not header or key in seen:
+            continue
+        seen.add(key)
+        names = [n.strip() for n in header.split(CELLS)]
+        given = _given(question, names)
+        if given is None:
+            continue
+        column, value = given
+        others = [i for i, n in enumerate(names) if i != column and _names(n, asked)]
+        if len(others) != 1:
+            continue
+        found = _row_of(chunks(chunk.document_id), chunk.section, header, column, value)
+        if found is not None:
+            row_chunk, start, end = found
+            cells = row_chunk.text[start:end].split(CELLS)
+            cell = cells[others[0]].strip() if others[0] < len(cells) else ""
+            return Valued(row_chunk, start, end, cell not in ("", "-"))
+    return None
+
+
+def _first_row(text: str) -> str | None:
+    """A chunk's first line when it is a row: a sheet's header, at its first chunk."""
+    line = text.split("\n", 1)[0]
+    return line if CELLS in line else None
+
+
+def _names(name: str, asked: Sequence[str]) -> bool:
+    """Whether the question's words name a column: its whole name, or a word it cuts
+    short."""
+    own = words(name)
+    return bool(own) and (all(w in asked for w in own) or any(abbreviates(name, w) for w in asked))
+
+
+def _given(question: str, names: Sequence[str]) -> tuple[int, float] | None:
+    """The column a number of the question is given for, and the number: the word before
+    or after it names exactly one column ("8 carburetors", "magnitude 6.4")."""
+    for m in _GIVEN.finditer(question):
+        before = words(question[: m.start()])[-1:]
+        after = words(question[m.end() :])[:1]
+        named = [i for i, n in enumerate(names) if _names(n, before + after)]
+        if len(named) == 1:
+            return named[0], float(m.group())
+    return None
+
+
+def _row_of(
+    chunks: Sequence[Chunk], section: str | None, header: str, column: int, value: float
+) -> tuple[Chunk, int, int] | None:
+    """The one row under ``header`` (in ``section``) whose cell ``column`` is ``value``:
+    its chunk and offsets; None when none is, or several are."""
+    width = len(header.split(CELLS))
+    found: list[tuple[Chunk, int, int]] = []
+    for chunk in chunks:
+        if chunk.section != section or (chunk.header or _first_row(chunk.text)) != header:
+            continue
+        at = 0
+        for line in chunk.text.split("\n"):
+            start, at = at, at + len(line) + 1
+            cells = line.split(CELLS)
+            if len(cells) == width and line != header and _number(cells[column]) == value:
+                found.append((chunk, start, start + len(line)))
+                if len(found) > 1:
+                    return None
+    return found[0] if found else None
+
+
+def _number(cell: str) -> float | None:
+    try:
+        return float(cell.strip().replace(",", ""))
+    except ValueError:
+        return None

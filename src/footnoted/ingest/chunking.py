@@ -22,6 +22,7 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ..lexical import split_sentences
 from ..loaders.blocks import table_headers
@@ -65,7 +66,10 @@ class Chunker:
         segments = parsed.segments or (Segment(0, len(parsed.text)),)
         pieces = self._pieces(parsed.text, segments)
         groups = self._group(pieces, segments)
-        headers = table_headers(parsed.text, [group[0].start for group in groups])
+        # a sheet's rows start a table of their own (a PDF's table may run on under the
+        # next page's section path: the Senate report's, once)
+        sheets = [b.start for a, b in pairwise(segments) if b.row and a.section != b.section]
+        headers = table_headers(parsed.text, [group[0].start for group in groups], sheets)
         chunks: list[Chunk] = []
         for group, header in zip(groups, headers, strict=True):
             start, end = group[0].start, group[-1].end

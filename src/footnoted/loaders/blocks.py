@@ -96,17 +96,25 @@ def describe(exc: BaseException) -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
-def table_headers(text: str, offsets: Sequence[int]) -> list[str | None]:
+def table_headers(
+    text: str, offsets: Sequence[int], breaks: Sequence[int] = ()
+) -> list[str | None]:
     """For each offset into an assembled ``text``: the first row of the table it is in,
     when that row is above the offset's block (the header its cells need to be read),
     else None. A table is a run of rows (blocks of cells joined by ``CELLS``) and of the
     short labels printed between them; a row with another number of cells after such a
-    label, once the table has data rows, starts the next table. One pass over the
-    blocks, however many offsets."""
+    label, once the table has data rows, starts the next table, and so does the first
+    row from each of ``breaks`` on (a spreadsheet's next sheet, which prints no label
+    between its rows and the last sheet's). One pass over the blocks, however many
+    offsets."""
     starts: list[int] = []
     headers: list[tuple[int, str] | None] = []
     table = _Table()
+    cuts = sorted(breaks)
+    cut = 0
     for match in re.finditer(r"[^\n]+", text):
+        while cut < len(cuts) and cuts[cut] <= match.start():
+            table, cut = _Table(), cut + 1
         starts.append(match.start())
         headers.append(table.add(match.start(), match.group().lstrip(PAGE_BREAK)))
     found: list[str | None] = []

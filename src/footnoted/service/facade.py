@@ -51,7 +51,7 @@ class Footnoted:
         self.retriever = Retriever(self.store, self.embedder)
         self.pipeline = Pipeline(
             self.settings, self.retriever, self.embedder, self.llm_settings,
-            self.store.document_text,
+            self.store.document_text, self.store.document_chunks,
         )  # fmt: skip
         self._ingestor: Ingestor | None = None
         self.uploads = Uploads(self.settings, self.store, lambda: self.ingestor)
