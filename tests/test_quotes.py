@@ -138,3 +138,24 @@ def test_a_rows_cell_under_a_header_cell() -> None:
     assert value_at("100 | 90", years, 0) is None  # before the row's first cell
     # a short row under a longer header, both labelled: lined up from the label
     assert value_at("Kentucky | 264,140 | 12,155", "State | Permit | Handgun | Long Gun", 1) == 1
+    # a currency sign set in a cell of its own belongs to the amount after it
+    signs = "Adjusted EBITDA | $ | 92.9 | $ | (755.2) | $ | (678.9)"
+    assert value_at(signs, years, 1) == 4  # "(755.2)", 2022's
+    assert value_at(signs, "Years ended | 2023 | 2022 | 2021", 3) == 6
+    # more values than an unlabelled header has cells: which cell spans two is not known
+    assert value_at(signs + " | 112.3 % | (11.2)%", years, 1) is None
+
+
+def test_a_currency_sign_is_shown_with_its_amount() -> None:
+    text = "2021 | 2020 | 2019\n\nAdjusted EBITDA | $ | 92.9 | $ | (755.2) | $ | (678.9)"
+    q = quote(read_at(text, "(755.2)"), None, "What was Lyft's adjusted EBITDA in 2020?")
+    shown, pieces = q.render()
+    assert shown.splitlines()[0] == "| | 2021 | 2020 | 2019 |"
+    assert shown.splitlines()[2] == "| Adjusted EBITDA | $ 92.9 | $ (755.2) | $ (678.9) |"
+    chunk = q.read.hit.chunk
+    for at, piece in pieces:  # every piece shown is the document's text, verbatim
+        assert shown[at : at + len(piece.text)] == piece.text
+        assert (
+            chunk.text[piece.start - chunk.char_start : piece.end - chunk.char_start] == piece.text
+        )
+    assert marked(q) == "(755.2)"

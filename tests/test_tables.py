@@ -11,9 +11,12 @@ import pytest
 from conftest import shared, write
 from footnoted import Footnoted
 from footnoted.answering.citations import Answer, exact_cell
+from footnoted.answering.evidence import Read
 from footnoted.answering.quotes import abbreviates
+from footnoted.answering.tables import named_row
+from footnoted.inference.reader import Reading
 from footnoted.lexical import CELLS
-from footnoted.models import Citation, Span
+from footnoted.models import Chunk, Citation, RetrievedChunk, Span
 from test_sheets_and_slides import workbook
 
 
@@ -232,3 +235,19 @@ def test_a_real_sheet_of_numbers(service: Footnoted) -> None:
     assert result.answer is not None, result.refusal
     assert "| 6.4 | 122 |" in result.answer.text
     assert exact(result.answer) == "122"
+
+
+def test_amounts_and_percentages_told_apart_by_most_of_a_rows_values() -> None:
+    header = "2021 | 2020 | 2019 | Change"  # "Change" spans two columns of changes
+    rows = (
+        "Adjusted EBITDA | $ | 92.9 | $ | (755.2) | $ | (678.9) | 112.3 % | (11.2)%\n\n"
+        "Adjusted EBITDA Margin | 2.9 % | (31.9)% | (18.8)%"
+    )
+    chunk = Chunk("c1", "d1", 0, rows, 500, 500 + len(rows), section="Non-GAAP", header=header)
+    read = Read(RetrievedChunk(chunk, "Lyft, Inc.", None, 0.7), Reading(3.0, 0, 10), 10.0)
+    row = named_row("Lyft adjusted EBITDA for 2020", [read], None)
+    assert row is not None and row.filled
+    assert rows[row.read.reading.start : row.read.reading.end].startswith("Adjusted EBITDA | $")
+    margin = named_row("Lyft adjusted EBITDA margin for 2020", [read], None)
+    assert margin is not None
+    assert rows[margin.read.reading.start :].startswith("Adjusted EBITDA Margin")

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..lexical import CELLS, bag, chunk_sentences, stem, words
-from ..loaders.blocks import table_headers
+from ..loaders.blocks import CURRENCY, table_headers
 from ..models import SECTION_JOIN
 from ..pages import PAGE_BREAK
 from .evidence import Read
@@ -90,15 +90,35 @@ class Quote:
                 lead, trail = "| ", " |" * missing
             else:  # a row of amounts under its header's last columns
                 lead, trail = "| " + "| " * missing, ""
-            pieces.append((len(out) + len(lead), piece))
-            out += f"{lead}{piece.text} |{trail}\n"
+            out += lead
+            for i, part in enumerate(_columns(piece)):
+                out += " " if i else ""
+                pieces.append((len(out), part))
+                out += part.text
+            out += f" |{trail}\n"
             if piece is self.header:
                 out += "| " + " | ".join(["---"] * width) + " |\n"
         return out.rstrip("\n"), pieces
 
 
 def _width(piece: Piece) -> int:
-    return piece.text.count(CELLS) + 1
+    """The row's columns: its cells less currency signs set in cells of their own."""
+    return sum(cell.strip() not in CURRENCY for cell in piece.text.split(CELLS))
+
+
+def _columns(piece: Piece) -> list[Piece]:
+    """The row as pieces that each show whole columns: a currency sign set in a cell of
+    its own is shown with the amount after it ("$ 92.9"), so the row has as many columns
+    as its header; verbatim pieces of the document, in order."""
+    parts, start, at = [], piece.start, 0
+    for cell in piece.text.split(CELLS)[:-1]:
+        at += len(cell)
+        if cell.strip() in CURRENCY:
+            parts.append(Piece(start, piece.start + at, piece.text[start - piece.start : at]))
+            start = piece.start + at + len(CELLS)
+        at += len(CELLS)
+    parts.append(Piece(start, piece.end, piece.text[start - piece.start :]))
+    return parts
 
 
 def _labelled(row: str) -> bool:
@@ -113,18 +133,28 @@ def column_offset(row: str, header: str) -> int:
     are its last: a PDF prints no empty cell); otherwise they line up at their last
     cells (a row's label has no header cell above it; a row of amounts, or a header of
     column groups, sits over the last columns)."""
-    shift = row.count(CELLS) - header.count(CELLS)
+    shift = _width(Piece(0, len(row), row)) - _width(Piece(0, len(header), header))
     return 0 if shift < 0 and _labelled(row) and _labelled(header) else shift
 
 
 def value_at(row: str, header: str, index: int) -> int | None:
     """Which of the row's cells sits under the header's cell ``index`` (``column_offset``
     lines them up; it may be past the row's last cell); None where it would be before
-    the row's first cell, or the row's label under a header that has no label cell."""
+    the row's first cell, or the row's label under a header that has no label cell. A
+    currency sign set in a cell of its own ("Adjusted EBITDA | $ | 92.9 | $ | (755.2)")
+    belongs to the amount after it: it takes no column. None too where a labelled row
+    has more values than a header without a label has cells: a header cell spans two
+    of them, at its start or its end ("2021 | 2020 | 2019 | Change" over two changes),
+    and which is not known."""
     at = index + column_offset(row, header)
-    if at < 0 or (at == 0 and _labelled(row) and not _labelled(header)):
+    labels = _labelled(row) and not _labelled(header)
+    if at < 0 or (at == 0 and labels):
         return None
-    return at
+    if labels and column_offset(row, header) > 1:
+        return None
+    cells = row.split(CELLS)
+    columns = [i for i, cell in enumerate(cells) if cell.strip() not in CURRENCY]
+    return columns[at] if at < len(columns) else len(cells) + at - len(columns)
 
 
 def asked_terms(question: str) -> frozenset[str]:

@@ -110,7 +110,7 @@ def _row_in(
             continue
         column, index = _column(header, terms, years)
         if column:
-            unit = ("%" in CELLS.join(cells[1:])) == percent
+            unit = _percent(cells, header, index) == percent
             named = (len(label - table), len(label), column, _filled(cells, header, index), unit)
             scored.append((named, start, end))
     if not scored:
@@ -124,6 +124,16 @@ def _row_in(
         start += 1
     reading = Reading(r.reading.score, start, end)
     return top, Named(replace(r, reading=reading, named=True), bool(top[3]))
+
+
+def _percent(cells: list[str], header: str, index: int | None) -> bool:
+    """Whether the row's value is a percentage: the cell under the column named, where
+    it is known, else most of the row's values."""
+    under = None if index is None else value_at(CELLS.join(cells), header, index)
+    if under is not None and under < len(cells):
+        return "%" in cells[under]
+    values = [c for c in cells[1:] if _VALUE.fullmatch(c)]
+    return 2 * sum("%" in c for c in values) > len(values)
 
 
 def _column(header: str, terms: frozenset[str], years: set[str]) -> tuple[int, int | None]:

@@ -25,7 +25,7 @@ HEADER_KEPT = 4000  # a header row kept for its table's rows is cut to about thi
 LABEL_WORDS = 12  # a longer block between rows ends the table
 _AMOUNT = re.compile(r"^[-–—$€£¥%().,\d\s]*\d[-–—$€£¥%().,\d\s]*$")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
-_CURRENCY = frozenset({"$", "€", "£", "¥"})
+CURRENCY = frozenset({"$", "€", "£", "¥"})  # a sign set in a cell of its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +143,7 @@ class _Table:
             self.label = True
             return self.header
         # a currency sign set in a cell of its own belongs to the amount after it
-        cells = [cell for cell in block.split(CELLS) if cell.strip() not in _CURRENCY]
+        cells = [cell for cell in block.split(CELLS) if cell.strip() not in CURRENCY]
         if self.header is None or (self.label and self.data and len(cells) != self.cells):
             # a row of amounts is data: its table's header was not printed as a row
             named = not any(_AMOUNT.match(cell) and not _YEAR.match(cell) for cell in cells)
