@@ -31,6 +31,7 @@ def exact(answer: Answer) -> str | None:
         ("What is the definition of a compliance artifact?", "compliance artifact", False),
         ("What does Lyft mean by 'Contribution'?", "Contribution", False),
         ("What are compliance artifacts in OpenChain?", "compliance artifacts", False),
+        ("What does the Multiple column mean?", "Multiple", False),  # a column's name
         ("m&a checklist: what is meant by 'dual licensing'?", "dual licensing", False),
     ],
 )
@@ -88,6 +89,12 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             Term("Adjusted EBITDA", True),
             "We define Adjusted EBITDA as net loss, adjusted for interest.",
             "We define Adjusted EBITDA as net loss, adjusted for interest.",
+        ),
+        (  # a table's legend: the term and its definition in brackets
+            Term("Multiple", False),
+            "*Other (neither handguns nor long guns)\n**Multiple (multiple types of firearms "
+            "selected)\n\nDISCLAIMERS:",
+            "multiple types of firearms selected",
         ),
         (  # an abbreviation's words in brackets after it
             Term("SPDX", True, expands=True),

@@ -10,7 +10,8 @@ one of them leads the answer (``definition``):
 - a glossary entry: a line that starts with the term, optionally numbered or bulleted,
   followed by a dash or colon and its definition ("Shareware – proprietary …"), or in
   a standard's numbered list by the definition itself ("2.8 supplied software software
-  that an organization distributes …");
+  that an organization distributes …"), or a table's legend ("**Multiple (multiple
+  types of firearms selected)", asked "What does the Multiple column mean?");
 - a sentence that starts with the term and defines it ("Adjusted EBITDA is defined as
   …", "The FAS/CAS service cost adjustment represents …"), or says it defines it ("We
   define Adjusted EBITDA as …");
@@ -60,6 +61,7 @@ _NOT_A_TERM = re.compile(
     r"called|known|used|located|not|about)\b|\d",
     re.I,
 )
+_IN_TABLE = re.compile(r"(?<=\S)\s+(?:column|row|field|cell|heading|header|sheet|tab)$", re.I)
 _ABOUT_WHAT = re.compile(r"\s+(?:according to|per|as (?:used|defined) in)\s+.*$|\s+in\s+\S+$")
 _OWNER = re.compile(r"(?:the\s+)?[\w&.\-]+(?:\s+[\w&.\-]+)?['’]s|(?:an?|the)")
 _ABBREVIATION = re.compile(r"^(?=(?:\w*[A-Z]){2})[\w/&.-]{2,12}$")
@@ -113,6 +115,7 @@ def asked_term(question: str) -> Term | None:
             term = quoted.group(1).strip()
         else:
             term = re.sub(r"^(?:the|an?)\s+", "", asked.strip(), flags=re.I)
+            term = _IN_TABLE.sub("", term)  # "the Multiple column": its name is "Multiple"
             if re.search(r"\w['’]s\b", term) or (what_is and not _named_thing(term)):
                 return None  # "Boeing's revenue": a possession, not a term
         words = term.split()
@@ -163,7 +166,8 @@ def _name(term: str) -> str:
 def _glossary(name: str, text: str) -> Definition | None:
     """A line that starts with the term (bulleted or numbered) and goes on, after a dash
     or a colon, or in a numbered list straight away in lower case, or as the other
-    cell of a two-cell row, to its definition."""
+    cell of a two-cell row, to its definition; or a line of a table's legend, the term
+    and its definition in brackets."""
     entry = re.compile(
         rf"^[ \t]*(?:[•*\-–][ \t]*)?(?:(?P<n>\d+(?:\.\d+)+\.?)[ \t]+)?(?i:{name})"
         r"(?:[ \t]*\([^)\n]{1,80}\))?"
@@ -176,7 +180,11 @@ def _glossary(name: str, text: str) -> Definition | None:
         if CELLS in m.group(0) and len(m.group("d").split()) < 4:
             continue  # a row of values, not a term and its definition
         return Definition(m.start("d"), m.end("d"))
-    return None
+    legend = re.compile(  # a table's legend: "**Multiple (multiple types of firearms …)"
+        rf"^[ \t]*[*†‡]*[ \t]*(?i:{name})[ \t]*\((?P<d>[^()\n]{{10,200}})\)[ \t.;]*$", re.M
+    )
+    found = legend.search(text)
+    return None if found is None else Definition(found.start("d"), found.end("d"))
 
 
 def _sentence(name: str, text: str) -> Definition | None:
