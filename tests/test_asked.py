@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import write
-from footnoted.answering.asked import ABOUT_TIMES, COVER_CHARS, asked
+from footnoted.answering.asked import ABOUT_TIMES, COVER_CHARS, asked, counts, holds_number
 from footnoted.service.facade import Footnoted
 
 
@@ -111,3 +111,45 @@ def test_a_name_is_held_as_its_adjective_or_with_one_letter_off_when_long() -> N
     assert asked("What did Hortmanns write?").missing(text) == ["Hortmanns"]  # two letters off
     canadian = ["Hayden is a Canadian singer-songwriter; Buck-Tick is a Japanese band."]
     assert asked("Hayden is from Canada, but where is Buck-Tick from?").missing(canadian) == []
+
+
+def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
+    numbers = [
+        "How many stations reported it?",
+        "how much did it cost?",
+        "What percentage of revenue was it?",
+        "In what year was it founded?",
+        "What is the default value of TimeOut?",
+        "On what date was it signed?",
+    ]
+    assert all(counts(q) for q in numbers)
+    others = [
+        "Which directive limits how long a client may take?",
+        "When does it lock?",
+        "How long does it last?",  # a length may be in words: "a decade"
+        "What is TimeOut?",
+    ]
+    assert not any(counts(q) for q in others)
+    assert holds_number("It costs $5 million.") and holds_number("It took twelve days.")
+    assert holds_number("About half of them.") and not holds_number("Setting it low hurts.")
+
+
+def test_a_question_asking_for_a_number_is_not_answered_by_a_quote_without_one(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    text = (
+        "# Timeouts\n\nThe TimeOut directive sets how long the server waits for a client. "
+        "Setting the TimeOut directive to a low value introduces problems with long running "
+        "CGI scripts.\n"
+    )
+    report = service.ingest([write(tmp_path / "docs" / "timeouts.md", text)])
+    assert not report.failed, report.failed
+    asked_value = service.answer("What is the default value of the TimeOut directive?")
+    assert asked_value.refused and asked_value.read == ()
+    assert asked_value.refusal is not None and asked_value.refusal.evidence.reason == "no_answer"
+    said = text.replace("for a client.", "for a client; its default value is 60 seconds.")
+    report = service.ingest([write(tmp_path / "docs" / "timeouts.md", said)])
+    assert not report.failed, report.failed
+    answered = service.answer("What is the default value of the TimeOut directive?")
+    assert answered.answer is not None, answered.refusal
+    assert "60 seconds" in answered.answer.text

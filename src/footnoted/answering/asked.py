@@ -13,7 +13,9 @@ describes), on the document's cover (its first :data:`COVER_CHARS` characters:
 again (a paper that calls itself "ALCE" there, a report naming its company: not a
 competitor it mentions twice). Where one is not, the question is refused, and the
 refusal says what was looked for and not found. A quarter the question asks about ("the
-fourth quarter of 2022") is held as a year is: a year's total does not answer it.
+fourth quarter of 2022") is held as a year is: a year's total does not answer it. A
+question asking for a number ("How many …", "What percentage …", "In what year …",
+``counts``) is answered only by a leading quote that holds one (``holds_number``).
 """
 
 from __future__ import annotations
@@ -56,6 +58,32 @@ _COMMON = frozenset(
         "fy",
     )
 )  # fmt: skip
+
+
+# questions that ask for a number: "How many …", "What percentage …", "In what year …"
+_COUNT = re.compile(
+    r"^\s*(?:how (?:many|much)|what (?:percentage|percent|share|proportion|fraction)|"
+    r"(?:in |on )?what (?:year|date)|what (?:is|was) the (?:default )?value)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|"
+    r"dozens?|half|once|twice|none|no|single|double|triple|all|every|each|both)\b",
+    re.IGNORECASE,
+)
+
+
+def counts(question: str) -> bool:
+    """Whether the question asks for a number: how many, how much, what percentage or
+    share, in what year or on what date, what value."""
+    return bool(_COUNT.match(question))
+
+
+def holds_number(text: str) -> bool:
+    """Whether ``text`` holds a number: digits, or a number in words ("twelve", "a
+    dozen", "half", "none", "both")."""
+    return bool(_NUMBER.search(text))
 
 
 @dataclass(frozen=True, slots=True)

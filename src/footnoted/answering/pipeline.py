@@ -44,7 +44,7 @@ from ..outbound import Outbound
 from ..retrieval import Retrieval, Retriever
 from ..settings import CollectionSettings, Settings
 from . import evidence, trust
-from .asked import asked
+from .asked import asked, counts, holds_number
 from .citations import Answer
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
 from .definitions import asked_term, defining
@@ -231,6 +231,8 @@ class Pipeline:
         # a follow-up read with the conversation names what the follow-up itself names
         named = question if about is not None else query
         missing = self._missing(named, read) if read and not sides else ()
+        if read and not sides and not self._counted(named, read):
+            read = ()  # asked for a number, the leading quote holds none: no answer
         judged = evidence.judge(retrieval, limit, read, cal, sides, missing)
         return Prepared(
             question,
@@ -333,6 +335,14 @@ class Pipeline:
             opening = self.context(read[0].hit.chunk.document_id, 0, OPENING_CHARS)
             gone = wanted.missing(near, further, opening)
         return gone
+
+    def _counted(self, query: str, read: Sequence[Read]) -> bool:
+        """Whether a question asking for a number (``asked.counts``) has one in the
+        leading quote (its table header aside); any other question is."""
+        if not counts(query):
+            return True
+        lead = (choose(query, read, 0, self.context) or [quote(read[0], self.context, query)])[0]
+        return holds_number(lead.text)
 
     def _cosines(self, about: str | None, hits: Sequence[RetrievedChunk]) -> list[float]:
         """Each hit's cosine to ``about``; without it, to what was searched."""
