@@ -121,6 +121,8 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
         "In what year was it founded?",
         "What is the default value of TimeOut?",
         "On what date was it signed?",
+        "In which version was the setting added?",
+        "In which MkDocs version was the setting added?",
     ]
     assert all(counts(q) for q in numbers)
     others = [
@@ -128,10 +130,19 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
         "When does it lock?",
         "How long does it last?",  # a length may be in words: "a decade"
         "What is TimeOut?",
+        "What type of value does it return?",
+        "What is the name of the band?",
+        "What counts as the 'Services' in the terms?",
+        "What was the discount rate used to state?",
+        "What is the increase in total revenue attributed to?",
     ]
     assert not any(counts(q) for q in others)
     assert holds_number("It costs $5 million.") and holds_number("It took twelve days.")
     assert holds_number("About half of them.") and not holds_number("Setting it low hurts.")
+    asked_2021 = "How many drivers did Lyft have in 2021?"
+    assert not holds_number("Revenue in 2021 also benefited from licensing.", asked_2021)
+    assert holds_number("In 2021 we had 1,200 drivers.", asked_2021)
+    assert holds_number("Revenue was $2,021 million.", asked_2021)  # not the year given
 
 
 def test_a_question_asking_for_a_number_is_not_answered_by_a_quote_without_one(

@@ -63,26 +63,32 @@ _COMMON = frozenset(
 # questions that ask for a number: "How many …", "What percentage …", "In what year …"
 _COUNT = re.compile(
     r"^\s*(?:how (?:many|much)|what (?:percentage|percent|share|proportion|fraction)|"
-    r"(?:in |on )?what (?:year|date)|what (?:is|was) the (?:default )?value)\b",
+    r"(?:in |on )?what (?:year|date)|(?:in )?(?:which|what) (?:[\w-]+ )?version|"
+    r"what (?:is|was) the default value)\b",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
     r"forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|"
-    r"dozens?|half|once|twice|none|no|single|double|triple|all|every|each|both)\b",
+    r"dozens?|half|once|twice|none)\b",
     re.IGNORECASE,
 )
 
 
 def counts(question: str) -> bool:
     """Whether the question asks for a number: how many, how much, what percentage or
-    share, in what year or on what date, what value."""
+    share, in what year or on what date, which version, what default value ("What is
+    the discount rate used for?" asks no number: a noun alone does not say)."""
     return bool(_COUNT.match(question))
 
 
-def holds_number(text: str) -> bool:
-    """Whether ``text`` holds a number: digits, or a number in words ("twelve", "a
-    dozen", "half", "none", "both")."""
+def holds_number(text: str, question: str = "") -> bool:
+    """Whether ``text`` holds a number other than those ``question`` gives (asked how
+    many drivers Lyft had in 2021, "revenue in 2021 also benefited …" holds none):
+    digits, or a number in words ("twelve", "a dozen", "half", "none")."""
+    given = set(re.findall(r"\d[\d,.]*\d|\d", question))
+    for number in sorted(given, key=len, reverse=True):
+        text = re.sub(rf"(?<![\d,.]){re.escape(number)}(?![\d]|[,.]\d)", " ", text)
     return bool(_NUMBER.search(text))
 
 

@@ -342,7 +342,7 @@ class Pipeline:
         if not counts(query):
             return True
         lead = (choose(query, read, 0, self.context) or [quote(read[0], self.context, query)])[0]
-        return holds_number(lead.text)
+        return holds_number(lead.text, query)
 
     def _cosines(self, about: str | None, hits: Sequence[RetrievedChunk]) -> list[float]:
         """Each hit's cosine to ``about``; without it, to what was searched."""
