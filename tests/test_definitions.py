@@ -11,7 +11,7 @@ import pytest
 from conftest import shared, write
 from footnoted import Footnoted
 from footnoted.answering.citations import Answer
-from footnoted.answering.definitions import Term, asked_term, definition
+from footnoted.answering.definitions import Term, asked_term, defining
 
 
 def exact(answer: Answer) -> str | None:
@@ -30,6 +30,8 @@ def exact(answer: Answer) -> str | None:
         ("What is GraphRAG according to the deck?", "GraphRAG", False),
         ("What is the definition of a compliance artifact?", "compliance artifact", False),
         ("What does Lyft mean by 'Contribution'?", "Contribution", False),
+        ("What does 'earnings per share' mean?", "earnings per share", False),
+        ("How is revenue defined in the report?", "revenue", False),
         ("What are compliance artifacts in OpenChain?", "compliance artifacts", False),
         ("What does the Multiple column mean?", "Multiple", False),  # a column's name
         ("m&a checklist: what is meant by 'dual licensing'?", "dual licensing", False),
@@ -47,6 +49,8 @@ def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expan
         "What is the population of Warsaw?",  # a description, not a term
         "What is the term for a task a computer solves?",
         "What does it mean when currencies float?",
+        "What do the results mean for investors?",
+        "What is -?",
         "What is the theory that this king's name is the origin of 'Huguenot' called?",
         "What is Boeing's revenue?",  # a possession
         "What was the total debt in 2022?",
@@ -114,9 +118,9 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
     ],
 )
 def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> None:
-    found = definition(term, text)
+    found = defining(term, [text])
     assert found is not None
-    assert text[found.start : found.end] == defined
+    assert text[found[1].start : found[1].end] == defined
 
 
 @pytest.mark.parametrize(
@@ -128,10 +132,24 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
         (Term("ALCE", True, expands=True), "ALCE is a benchmark of citations."),  # no words
         (Term("shareware", False), "The goal of shareware is to let buyers try the program."),
         (Term("wiki", False), "Wikis are enabled by wiki software, known as wiki engines."),
+        # a numbered heading, a unit caption, a value, a row of values, a past statement
+        (Term("Revenue", False), "1.2 Revenue recognition and related policies\n"),
+        (Term("Revenue", False), "Revenue (in millions of dollars)\n"),
+        (Term("Revenue", False), "Revenue: $1,234 million in 2021 compared to 2020\n"),
+        (Term("Sales", False), "Sales | Up 5% on strong demand in Europe\n"),
+        (Term("Revenue", False), "Revenue was $5.2 billion in 2021, up from 2020."),
     ],
 )
 def test_what_is_no_definition(term: Term, text: str) -> None:
-    assert definition(term, text) is None
+    assert defining(term, [text]) is None
+
+
+def test_two_capitals_in_a_sentence_spell_nothing_and_brackets_come_first() -> None:
+    assert defining(Term("AI", True, expands=True), ["Apple Inc announced AI features."]) is None
+    loose = "We propose PCQA, the first benchmark for Private Company Question Answering."
+    bracketed = "Passages come from PCQA (Public Code Question Answering) sets."
+    found = defining(Term("PCQA", True, expands=True), [loose, bracketed])
+    assert found is not None and found[0] == 1  # the bracketed form, though read later
 
 
 def test_a_standards_glossary_entry_answers(service: Footnoted) -> None:
@@ -159,8 +177,13 @@ def test_an_abbreviation_is_spelled_out_where_first_used(service: Footnoted) -> 
 def test_a_term_used_but_never_defined_is_left_to_the_reader(service: Footnoted) -> None:
     report = service.ingest([shared("pdfs", "ALCE__ALCE.pdf")])
     assert not report.failed, report.failed
-    result = service.answer("What does the acronym ASQA stand for?")
-    assert not any(r.defines for r in result.read)
+    question = "What does the acronym ASQA stand for?"
+    term = asked_term(question)
+    assert term is not None and term.expands
+    [doc] = service.store.list_documents()
+    assert defining(term, [c.text for c in service.store.document_chunks(doc.id)]) is None
+    result = service.answer(question)
+    assert result.read and not any(r.defines for r in result.read)  # read, not defined
 
 
 def test_a_definition_lacking_what_the_question_names_gives_way(

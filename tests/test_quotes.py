@@ -159,3 +159,14 @@ def test_a_currency_sign_is_shown_with_its_amount() -> None:
             chunk.text[piece.start - chunk.char_start : piece.end - chunk.char_start] == piece.text
         )
     assert marked(q) == "(755.2)"
+
+
+def test_a_short_column_name_marks_a_cell_only_where_the_question_gives_a_value() -> None:
+    text = "Segment | Gross | Net\n\nStreaming | 100 | 80"
+    q = quote(read_at(text, "100"), None, "What was Netflix streaming revenue?")
+    assert marked(q) == "100"  # "net" is not Netflix cut short: the reader's cell
+    cars = "mpg | hp | carb\n\n15 | 335 | 8"
+    q = quote(
+        read_at(cars, "15"), None, "How much horsepower does the car with 8 carburetors have?"
+    )
+    assert marked(q) == "335"

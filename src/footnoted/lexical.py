@@ -24,6 +24,12 @@ from sentencex import segment
 from .models import RetrievedChunk
 from .pages import PAGE_BREAK
 
+NUMBER_WORD = re.compile(  # a number written in words: "three", "a dozen", "half"
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty"
+    r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen"
+    r"|trillion|half|once|twice)\b"
+)
+GIVEN_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")  # "1710", "1,710.5"
 CELLS = " | "  # what joins a table row's cells in extracted text: each row is one block
 MARKER = re.compile(r"\[(\d+(?:\s*[,\-–]\s*\d+)*)\]")
 """``[1]``, ``[1, 3]`` or ``[1-3]``; ``[1][3]`` is two matches. The only marker pattern."""

@@ -96,7 +96,7 @@ class Retriever:
     def containing(
         self, phrase: str, question: str, collection: str, k: int
     ) -> list[RetrievedChunk]:
-        """The ``k`` chunks that hold ``phrase`` best by keyword rank (BM25), scored as
+        """The ``k`` chunks that hold ``phrase`` best by keyword rank, scored as
         retrieved for ``question``: where a term the question asks about is written out
         when the question's other words do not lead to it."""
         return self.scored(self.store.keyword_search(collection, [phrase], k), question)

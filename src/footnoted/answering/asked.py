@@ -15,7 +15,8 @@ competitor it mentions twice). Where one is not, the question is refused, and th
 refusal says what was looked for and not found. A quarter the question asks about ("the
 fourth quarter of 2022") is held as a year is: a year's total does not answer it. A
 question asking for a number ("How many …", "What percentage …", "In what year …",
-``counts``) is answered only by a leading quote that holds one (``holds_number``).
+``counts``) is answered only by a leading quote that holds one other than those the
+question gives itself (``holds_number``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 
-from ..lexical import stem, words
+from ..lexical import NUMBER_WORD, stem, words
 
 ABOUT_TIMES = 3  # how often a document's opening names what it is about
 COVER_CHARS = 1000  # a document's cover: its title, its owner, what it is
@@ -62,24 +63,21 @@ _COMMON = frozenset(
 
 # questions that ask for a number: "How many …", "What percentage …", "In what year …"
 _COUNT = re.compile(
-    r"^\s*(?:how (?:many|much)|what (?:percentage|percent|share|proportion|fraction)|"
-    r"(?:in |on )?what (?:year|date)|(?:in )?(?:which|what) (?:[\w-]+ )?version|"
-    r"what (?:is|was) the default value)\b",
-    re.IGNORECASE,
-)
-_NUMBER = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
-    r"forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|"
-    r"dozens?|half|once|twice|none)\b",
+    r"^\s*(?:how (?:many|much)|what (?:percentage|percent|proportion|fraction|share of)|"
+    r"(?:in |on )?what (?:year|date)|(?:in )?(?:which|what) (?:[\w-]+ )?version(?! control))\b",
     re.IGNORECASE,
 )
 
 
 def counts(question: str) -> bool:
     """Whether the question asks for a number: how many, how much, what percentage or
-    share, in what year or on what date, which version, what default value ("What is
-    the discount rate used for?" asks no number: a noun alone does not say)."""
+    share of, in what year or on what date, which version ("What is the discount rate
+    used for?" asks no number: a noun alone does not say; nor does "What is the default
+    value of strict?", answered "False")."""
     return bool(_COUNT.match(question))
+
+
+_IN_WORDS = re.compile(rf"{NUMBER_WORD.pattern}|\bnone\b")  # "twelve", "half", "none"
 
 
 def holds_number(text: str, question: str = "") -> bool:
@@ -89,7 +87,7 @@ def holds_number(text: str, question: str = "") -> bool:
     given = set(re.findall(r"\d[\d,.]*\d|\d", question))
     for number in sorted(given, key=len, reverse=True):
         text = re.sub(rf"(?<![\d,.]){re.escape(number)}(?![\d]|[,.]\d)", " ", text)
-    return bool(_NUMBER.search(text))
+    return any(ch.isdigit() for ch in text) or bool(_IN_WORDS.search(text.lower()))
 
 
 @dataclass(frozen=True, slots=True)

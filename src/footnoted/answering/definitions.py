@@ -20,7 +20,8 @@ one of them leads the answer (``definition``):
   benchmark for Automatic LLMs’ Citation Evaluation"), matched letter by letter as
   Schwartz and Hearst match an abbreviation to its long form (PSB 2003).
 
-The definition is marked as the exact answer; the quote is its sentence or line.
+The quote is the definition's sentence or line; what an abbreviation stands for is
+marked as the exact answer (a name), a definition is not (``quotes``).
 """
 
 from __future__ import annotations
@@ -35,19 +36,20 @@ MAX_TERM_WORDS = 6
 WHAT_IS_WORDS = 4  # "What is X?" asks what X means only of a name this short
 _QUOTED = re.compile(r"(?<!\w)[\"“‘']([^\"“”‘’]{2,60}?)[\"”’'](?!\w)")
 _ABOUT = re.compile(  # where the question says the term is used: not part of the term
-    r"\s+(?:according to|as (?:used|defined) in|in|per|from|on|within|under|for)\s+"
+    r"\s+(?:according to|as (?:used|defined) in|in|per|from|within|under)\s+"
     r"(?:the|this|these|an?|our)\b.*$"
-    r"|\s+(?:according to|per|in)\s+\S+$"
+    r"|\s+(?:according to|in)\s+\S+$"
 )
 _ASKS = (  # (pattern, asks for an abbreviation's words)
     (r"what (?:does|do|did) (?:the (?:acronym|abbreviation) )?(?P<t>.+?) stand for\b.*", True),
     (r"what (?:is|was) (?P<t>.+?) (?:short|an acronym|an abbreviation) for\b.*", True),
     (r"what is the (?:full form|expansion|long form) of (?P<t>.+)", True),
     (r"what (?:does|do|did) .+? mean by (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
-    (r"what (?:does|do) (?:the (?:term|word|phrase) )?(?P<t>.+?) mean\b.*", False),
+    (r"what (?:does|do) (?:the (?:term|word|phrase) )?(?P<t>.+?) mean\b(?! for\b).*", False),
     (r"what is meant by (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
     (r"what is the (?:meaning|definition) of (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
-    (r"how (?:do|does|did|is|are) (?:.+? )?defined? (?P<t>.+)", False),
+    (r"how (?:is|are|was|were) (?P<t>.+?) defined\b.*", False),
+    (r"how (?:do|does|did) (?:.+? )?define (?P<t>.+)", False),
     (r"define (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
     (r"what(?: is|'s| are) (?:an? |the )?(?P<t>.+)", False),
 )
@@ -62,14 +64,20 @@ _NOT_A_TERM = re.compile(
     re.I,
 )
 _IN_TABLE = re.compile(r"(?<=\S)\s+(?:column|row|field|cell|heading|header|sheet|tab)$", re.I)
-_ABOUT_WHAT = re.compile(r"\s+(?:according to|per|as (?:used|defined) in)\s+.*$|\s+in\s+\S+$")
+_ABOUT_WHAT = re.compile(
+    r"\s+(?:according to|as (?:used|defined) in)\s+.*$|\s+per (?:the|this|these|our)\b.*$"
+    r"|\s+in\s+\S+$"
+)
 _OWNER = re.compile(r"(?:the\s+)?[\w&.\-]+(?:\s+[\w&.\-]+)?['’]s|(?:an?|the)")
 _ABBREVIATION = re.compile(r"^(?=(?:\w*[A-Z]){2})[\w/&.-]{2,12}$")
-_VERB = (  # "is" and "are" not before another verb ("are enabled by": no definition)
-    r"(?:is|are|was|were)(?: (?:defined|described|calculated|computed|measured) as"
-    r"|(?! \w+ed\b))"
-    r"|means|refers to|stands for|denotes|represents|describes|consists of"
+_VERB = (  # "is" and "are" not before another verb ("are enabled by": no definition); "was"
+    # and "were" only as "defined as" ("Revenue was $5.2 billion" defines nothing)
+    r"(?:is|are|was|were) (?:defined|described|calculated|computed|measured) as"
+    r"|(?:is|are)(?! \w+ed\b)|means|refers to|stands for|denotes|represents|consists of"
 )
+_DIGIT = re.compile(r"\d")
+_TITLED = re.compile(r"[\"“‘']?[A-Z][a-z]")  # a heading's word; a standard's term is lower case
+_UNIT = re.compile(r"(?:in|unaudited|thousands|millions|billions|percent|%)\b", re.I)
 _MINOR = {"of", "and", "for", "the", "to", "in", "on", "a", "an", "&", "with", "by"}
 
 
@@ -106,14 +114,15 @@ def asked_term(question: str) -> Term | None:
         if m is None:
             continue
         what_is = pattern is _ASK_PATTERNS[-1][0]
-        asked = (_ABOUT_WHAT if what_is else _ABOUT).sub("", m.group("t"))
+        asked = m.group("t")
         quoted = _QUOTED.search(asked)
-        if quoted is not None:
-            rest = (asked[: quoted.start()] + asked[quoted.end() :]).strip()
-            if rest and not _OWNER.fullmatch(rest):
+        if quoted is not None:  # the quoted term whole; where it is used said after it
+            rest = asked[: quoted.start()] + _ABOUT.sub("", asked[quoted.end() :])
+            if rest.strip() and not _OWNER.fullmatch(rest.strip()):
                 return None
             term = quoted.group(1).strip()
         else:
+            asked = (_ABOUT_WHAT if what_is else _ABOUT).sub("", asked)
             term = re.sub(r"^(?:the|an?)\s+", "", asked.strip(), flags=re.I)
             term = _IN_TABLE.sub("", term)  # "the Multiple column": its name is "Multiple"
             if re.search(r"\w['’]s\b", term) or (what_is and not _named_thing(term)):
@@ -121,6 +130,8 @@ def asked_term(question: str) -> Term | None:
         words = term.split()
         if len(words) > MAX_TERM_WORDS or all(w.lower() in stop_words() for w in words):
             return None  # "What does it mean when …": no term
+        if not any(ch.isalnum() for ch in term):
+            return None
         return Term(term, abbreviation or bool(_ABBREVIATION.match(term)), abbreviation)
     return None
 
@@ -135,12 +146,13 @@ def _named_thing(term: str) -> bool:
     return not any(w.lower() in stop_words() for w in found)
 
 
-def definition(term: Term, text: str) -> Definition | None:
+def definition(term: Term, text: str, loose: bool = False) -> Definition | None:
     """Where ``text`` defines ``term``, in the forms the module lists: an abbreviation's
     words first, else the first glossary entry or defining sentence; None when it does
-    not."""
-    expanded = _expanded(term, text)
-    if expanded is not None or term.expands:
+    not. Only ``loose``, an abbreviation's words in a sentence that uses it without
+    brackets ("ALCE, the first benchmark for Automatic LLMs' Citation Evaluation")."""
+    expanded = _expanded(term, text, loose)
+    if expanded is not None or term.expands or loose:
         return expanded
     name = _name(term.text)
     found = [d for d in (_glossary(name, text), _sentence(name, text)) if d is not None]
@@ -148,11 +160,14 @@ def definition(term: Term, text: str) -> Definition | None:
 
 
 def defining(term: Term, passages: Sequence[str]) -> tuple[int, Definition] | None:
-    """The first of ``passages`` that defines ``term``, with where; None when none does."""
-    for i, text in enumerate(passages):
-        found = definition(term, text)
-        if found is not None:
-            return i, found
+    """The first of ``passages`` that defines ``term``, with where: by a written form
+    first, then by an abbreviation's words in a sentence (the weaker sign), in any of
+    them; None when none does."""
+    for loose in (False, True):
+        for i, text in enumerate(passages):
+            found = definition(term, text, loose)
+            if found is not None:
+                return i, found
     return None
 
 
@@ -169,22 +184,26 @@ def _glossary(name: str, text: str) -> Definition | None:
     cell of a two-cell row, to its definition; or a line of a table's legend, the term
     and its definition in brackets."""
     entry = re.compile(
-        rf"^[ \t]*(?:[•*\-–][ \t]*)?(?:(?P<n>\d+(?:\.\d+)+\.?)[ \t]+)?(?i:{name})"
+        rf"^[ \t]*(?:[•*\-–][ \t]*)?(?:(?P<n>\d+(?:\.\d+)+\.?)[ \t]+)?(?P<t>(?i:{name}))"
         r"(?:[ \t]*\([^)\n]{1,80}\))?"
-        r"(?:[ \t]*[–—:][ \t]*|[ \t]+-[ \t]+|(?(n)[ \t]+(?=[a-z])|(?!))|"
+        r"(?:[ \t]*[–—:][ \t]*|[ \t]+-[ \t]+|(?(n)(?P<bare>[ \t]+)(?=[a-z])|(?!))|"
         + re.escape(CELLS)
-        + r"(?=[^|\n]*$))(?P<d>\S[^\n]{15,})",
+        + r"(?=[^|\n]*$))(?P<d>[^\W\d_\s][^\n]{15,})",  # words, not "$1,234 million"
         re.M,
     )
     for m in entry.finditer(text):
-        if CELLS in m.group(0) and len(m.group("d").split()) < 4:
+        if CELLS in m.group(0) and (len(m.group("d").split()) < 4 or _DIGIT.search(m["d"])):
             continue  # a row of values, not a term and its definition
+        if m["bare"] is not None and _TITLED.match(m["t"]):
+            continue  # a numbered heading: "1.2 Revenue recognition and related policies"
         return Definition(m.start("d"), m.end("d"))
     legend = re.compile(  # a table's legend: "**Multiple (multiple types of firearms …)"
         rf"^[ \t]*[*†‡]*[ \t]*(?i:{name})[ \t]*\((?P<d>[^()\n]{{10,200}})\)[ \t.;]*$", re.M
     )
-    found = legend.search(text)
-    return None if found is None else Definition(found.start("d"), found.end("d"))
+    for m in legend.finditer(text):
+        if not _UNIT.match(m["d"]) and not _DIGIT.search(m["d"]):
+            return Definition(m.start("d"), m.end("d"))
+    return None
 
 
 def _sentence(name: str, text: str) -> Definition | None:
@@ -195,9 +214,11 @@ def _sentence(name: str, text: str) -> Definition | None:
     )
     defines = re.compile(rf"\b(?i:defines?|defined)\s+(?i:(?:an?|the)\s+)?(?i:{name})\s+as\s+\S")
     for s, e in split_sentences(text):
-        m = opening.match(text, s, e) or defines.search(text, s, e)
-        if m is not None and e - m.end() >= 10 and not _heading(text[s:e]):
-            return Definition(s, e)
+        # a sentence, or a line within it (one after a heading the splitter ran on into)
+        for at in (s, *(i + 1 for i in range(s, e) if text[i] == "\n")):
+            m = opening.match(text, at, e) or defines.search(text, at, e)
+            if m is not None and e - m.end() >= 10 and not _heading(text[at:e]):
+                return Definition(at, e)
     return None
 
 
@@ -209,10 +230,11 @@ def _heading(sentence: str) -> bool:
     return not sentence.rstrip().endswith((".", ";", ")")) and 2 * capitalised > len(words)
 
 
-def _expanded(term: Term, text: str) -> Definition | None:
-    """An abbreviation's long form: in brackets after it, before it in brackets, or in
-    a sentence that uses it, as a run of words its letters spell (``_long_form``; the
-    longest such run)."""
+def _expanded(term: Term, text: str, loose: bool) -> Definition | None:
+    """An abbreviation's long form: in brackets after it, or before it in brackets (its
+    letters spelled as ``_spells`` says, lower case or not: "Earnings per share
+    (EPS)"); with ``loose``, in a sentence that uses it, as a run of capitalised words
+    whose initials are its letters (minor words between them aside; the longest)."""
     if not term.abbreviation or " " in term.text:
         return None
     short = term.text
@@ -226,38 +248,51 @@ def _expanded(term: Term, text: str) -> Definition | None:
         words = [(w.start(), w.end()) for w in re.finditer(r"[^\s()\[\],;:.]+", sentence)]
         for start, end in uses:
             after = re.match(r"\s*\(([^()]{4,100})\)", sentence[end:])
-            if after and _long_form(letters, after.group(1).split()) is not None:
+            if not loose and after and _long_form(letters, after.group(1).split()) is not None:
                 at = s + end + after.start(1)
                 return Definition(at, at + len(after.group(1)))
-            if sentence[start - 1 : start] == "(":  # "Software Package Data Exchange (SPDX)"
+            if not loose and sentence[start - 1 : start] == "(":  # "… Data Exchange (SPDX)"
                 before = [w for w in words if w[1] < start][-12:]
                 count = _long_form(letters, [sentence[a:b] for a, b in before])
                 if count is not None:
                     return Definition(s + before[-count][0], s + before[-1][1])
-        runs = []
-        for last in range(len(words)):
-            window = words[max(0, last - 12) : last + 1]
-            count = _long_form(letters, [sentence[a:b] for a, b in window])
-            if count is None:
-                continue
-            first = window[-count][0]
-            if not any(first <= a < words[last][1] for a, _ in uses):
-                runs.append((count, -first, first, words[last][1]))
-        if runs:
-            _, _, first, end = max(runs)
-            return Definition(s + first, s + end)
+        if loose and len(letters) >= 3:  # two capitals spell too much: "Apple Inc" AI
+            run = _initialled(letters, [sentence[a:b] for a, b in words])
+            if run is not None and not any(
+                words[run[0]][0] <= a < words[run[1]][1] for a, _ in uses
+            ):
+                return Definition(s + words[run[0]][0], s + words[run[1]][1])
     return None
 
 
+def _initialled(letters: list[str], words: list[str]) -> tuple[int, int] | None:
+    """The first and last index of the run of capitalised words whose initials are
+    ``letters`` (minor words between them count for nothing), the longest first; None
+    when no run is."""
+    best: tuple[int, int] | None = None
+    for first, word in enumerate(words):
+        if not word[:1].isupper() or word[0].lower() != letters[0]:
+            continue
+        i, at = 0, first
+        while at < len(words) and i < len(letters):
+            w = words[at]
+            if w.lower() in _MINOR and i:
+                at += 1
+                continue
+            if not w[:1].isupper() or w[0].lower() != letters[i]:
+                break
+            i, at = i + 1, at + 1
+        if i == len(letters) and (best is None or at - 1 - first > best[1] - best[0]):
+            best = (first, at - 1)
+    return best
+
+
 def _long_form(letters: list[str], words: list[str]) -> int | None:
-    """How many of ``words``' last words spell ``letters`` (``_spells``), each starting
-    with a capital or a minor word ("of", "and"), the first a major one: None when no
-    run of them does."""
+    """How many of ``words``' last words spell ``letters`` (``_spells``), the first a
+    major one: None when no run of them does."""
     for count in range(max(1, len(letters) - 2), min(len(words), len(letters) + 3) + 1):
         run = words[len(words) - count :]
         if run[0].lower() in _MINOR:
-            continue
-        if not all(w[:1].isupper() or w.lower() in _MINOR for w in run):
             continue
         if _spells(letters, [w.lower() for w in run]):
             return count

@@ -22,7 +22,7 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotFound
 from ..inference.embedding import SentenceTransformerEmbedder
 from ..inference.reader import Calibration, Reader, Reading, get_reader
 from ..lexical import MARKER
@@ -60,7 +60,7 @@ from .tables import Named, named_row, valued_row
 MAX_QUESTION_CHARS = 4000
 LEADS = 3  # the passages read first whose second hops are read after them
 DEFINED_DEPTH = 20  # retrieved passages searched for the definition of a term asked
-ABBREVIATED_DEPTH = 200  # passages holding an abbreviation searched for its first use
+ABBREVIATED_DEPTH = 100  # passages holding an abbreviation searched for its first use
 OPENING_CHARS = 20_000  # a document's opening, where a name the question asks about may be
 _DELTA = re.compile(r"\S+\s*")
 RAG_OFF_MESSAGE = (
@@ -263,13 +263,18 @@ class Pipeline:
         if self.chunks is None:
             return None
         hits = [r.hit for r in read] + list(retrieval.candidates[:DEFINED_DEPTH])
-        found = valued_row(query, [h.chunk for h in hits], self.chunks)
+        try:
+            found = valued_row(query, [h.chunk for h in hits], self.chunks)
+        except NotFound:  # the document went while the question was read
+            return None
         if found is None:
             return None
         held = next((r for r in read if r.hit.chunk.id == found.chunk.id), None)
         if held is None:
-            [hit] = self.retriever.scored([found.chunk.id], query)
-            held = self._read(query, [hit], cal, about)[0]
+            live = self.retriever.scored([found.chunk.id], query)
+            if not live:
+                return None
+            held = self._read(query, live, cal, about)[0]
         reading = Reading(held.reading.score, found.start, found.end)
         return Named(replace(held, reading=reading, named=True), found.filled)
 
@@ -300,9 +305,12 @@ class Pipeline:
         else:
             more = [h for h in retrieval.candidates[:DEFINED_DEPTH] if h.chunk.id not in seen]
             seen |= {h.chunk.id for h in more}
-            if term.abbreviation:  # spelled out where first used
+            if term.abbreviation:  # spelled out where first used: each document's first
                 held = self.retriever.containing(term.text, query, q.where, ABBREVIATED_DEPTH)
-                held.sort(key=lambda h: h.chunk.char_start)
+                rank = {
+                    d: i for i, d in reversed(list(enumerate(h.chunk.document_id for h in held)))
+                }
+                held.sort(key=lambda h: (rank[h.chunk.document_id], h.chunk.char_start))
             else:
                 held = self.retriever.containing(term.text, query, q.where, DEFINED_DEPTH)
             more += [h for h in held if h.chunk.id not in seen]
@@ -341,8 +349,7 @@ class Pipeline:
         leading quote (its table header aside); any other question is."""
         if not counts(query):
             return True
-        lead = (choose(query, read, 0, self.context) or [quote(read[0], self.context, query)])[0]
-        return holds_number(lead.text, query)
+        return holds_number(quote(read[0], self.context, query).text, query)
 
     def _cosines(self, about: str | None, hits: Sequence[RetrievedChunk]) -> list[float]:
         """Each hit's cosine to ``about``; without it, to what was searched."""

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..lexical import CELLS, bag, chunk_sentences, stem, words
+from ..lexical import CELLS, GIVEN_NUMBER, NUMBER_WORD, bag, chunk_sentences, stem, words
 from ..loaders.blocks import CURRENCY, table_headers
 from ..models import SECTION_JOIN
 from ..pages import PAGE_BREAK
@@ -352,13 +352,13 @@ def _is_value(span: str, question: str, counted: Sequence[str] = ()) -> bool:
     if not found or all(w in _FUNCTION_WORDS for w in found):
         return False
     q = question.strip().lower()
-    digits = any(ch.isdigit() for ch in span) or bool(_NUMBER_WORD.search(span.lower()))
+    digits = any(ch.isdigit() for ch in span) or bool(NUMBER_WORD.search(span.lower()))
     if _MEANING.search(q) and not digits:
         return False
     numeric = bool(_NUMERIC.search(q))
     if numeric and not digits:
         return False
-    number = all(_NUMBER_WORD.fullmatch(w) for w in found)  # "three", not "240" or "$72"
+    number = all(NUMBER_WORD.fullmatch(w) for w in found)  # "three", not "240" or "$72"
     things = {stem(w) for w in counted if w not in _FUNCTION_WORDS}
     if number and not numeric and things & {stem(w) for w in words(q)}:
         return False
@@ -410,11 +410,6 @@ _MEANING = re.compile(
     r"|\bwhat (?:is|are) (?:an? |the )?[\w'’/.\- ]{1,40}\?*$"
 )
 _PROCEDURE = re.compile(r"how (?:do|does|did|can|could|should|to)\b|why\b")
-_NUMBER_WORD = re.compile(
-    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty"
-    r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen"
-    r"|half|once|twice)\b"
-)
 _NUMERIC = re.compile(r"\bhow (?:many|much|long|old)\b|\bpercent|\bwhat (?:share|rate|number)\b")
 
 
@@ -448,7 +443,7 @@ def _asked_row(
     )
     if not rows or not terms or in_prose:
         return None
-    values = {n.replace(",", "") for n in _GIVEN_NUMBER.findall(question)} - set(
+    values = {n.replace(",", "") for n in GIVEN_NUMBER.findall(question)} - set(
         YEARS.findall(question)
     )  # a year names a column, not a row
     labels = {row: terms & bag(label_words(text[row[0] : row[1]])) for row in rows}
@@ -505,7 +500,6 @@ _NO_WORDS = re.compile(r"[\s$€£%().,\-–\d]*")  # a cell of an amount, or an
 _ACRONYM = re.compile(r"\b[A-Z](?:[/&]?[A-Z]){1,4}\b")  # "P/E", "EPS", "R&D"
 _LINKS = frozenset({"and", "of", "the"})  # words an abbreviation leaves out
 SHORT_NAME = 5  # letters: a column name this short may be a word cut short
-_GIVEN_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")  # "1710", "1,710.5"
 
 
 def label_words(row: str) -> str:
@@ -593,7 +587,7 @@ def _cell(read: Read, body: Piece, header: Piece | None, question: str) -> tuple
 
 def _given(cell: str, question: str) -> bool:
     """Whether a cell holds a number the question gives."""
-    given = {n.replace(",", "") for n in _GIVEN_NUMBER.findall(question)}
+    given = {n.replace(",", "") for n in GIVEN_NUMBER.findall(question)}
     return cell.strip().replace(",", "") in given
 
 
@@ -629,8 +623,11 @@ def _named_cell(
 def _cut_short(body: Piece, header: Piece, index: int, question: str) -> bool:
     """Whether the question names the header's column ``index`` by its short name
     (``abbreviates``), and the row's cell under it holds no value the question gives
-    (that column picked the row: "the car with 8 carburetors")."""
+    (that column picked the row: "the car with 8 carburetors"). Only in a question that
+    gives a value: a short name cut from a word is a weak sign ("net" of "Netflix")."""
     name = header.text.split(CELLS)[index]
+    if not GIVEN_NUMBER.search(question):  # only in a row a value picked ("8 carburetors")
+        return False
     if not any(abbreviates(name, w) for w in words(question)):
         return False
     cells = body.text.split(CELLS)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..inference.reader import Reading
-from ..lexical import CELLS, bag, words
+from ..lexical import CELLS, GIVEN_NUMBER, bag, words
 from ..models import Chunk
 from .evidence import Read
 from .quotes import (
@@ -174,9 +174,6 @@ class Valued:
     filled: bool
 
 
-_GIVEN = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]*\w)")
-
-
 def valued_row(
     question: str, tables: Sequence[Chunk], chunks: Callable[[str], Sequence[Chunk]]
 ) -> Valued | None:
@@ -189,6 +186,7 @@ def valued_row(
     None unless exactly one row holds the value."""
     asked = words(question)
     seen: set[tuple[str, str | None, str]] = set()
+    documents: dict[str, Sequence[Chunk]] = {}
     for chunk in tables:
         header = chunk.header or _first_row(chunk.text)
         key = (chunk.document_id, chunk.section, header or "")
@@ -203,7 +201,9 @@ def valued_row(
         others = [i for i, n in enumerate(names) if i != column and _names(n, asked)]
         if len(others) != 1:
             continue
-        found = _row_of(chunks(chunk.document_id), chunk.section, header, column, value)
+        if chunk.document_id not in documents:
+            documents[chunk.document_id] = chunks(chunk.document_id)
+        found = _row_of(documents[chunk.document_id], chunk.section, header, column, value)
         if found is not None:
             row_chunk, start, end = found
             cells = row_chunk.text[start:end].split(CELLS)
@@ -228,12 +228,12 @@ def _names(name: str, asked: Sequence[str]) -> bool:
 def _given(question: str, names: Sequence[str]) -> tuple[int, float] | None:
     """The column a number of the question is given for, and the number: the word before
     or after it names exactly one column ("8 carburetors", "magnitude 6.4")."""
-    for m in _GIVEN.finditer(question):
+    for m in GIVEN_NUMBER.finditer(question):
         before = words(question[: m.start()])[-1:]
         after = words(question[m.end() :])[:1]
         named = [i for i, n in enumerate(names) if _names(n, before + after)]
         if len(named) == 1:
-            return named[0], float(m.group())
+            return named[0], float(m.group().replace(",", ""))
     return None
 
 
@@ -251,7 +251,9 @@ def _row_of(
         for line in chunk.text.split("\n"):
             start, at = at, at + len(line) + 1
             cells = line.split(CELLS)
-            if len(cells) == width and line != header and _number(cells[column]) == value:
+            # a sheet's row drops its trailing empty cells: it may be shorter than its header
+            fits = column < len(cells) <= width and line != header
+            if fits and _number(cells[column]) == value:
                 found.append((chunk, start, start + len(line)))
                 if len(found) > 1:
                     return None
