@@ -269,14 +269,27 @@ class Pipeline:
             return None
         if found is None:
             return None
-        held = next((r for r in read if r.hit.chunk.id == found.chunk.id), None)
+        held = self._held(query, read, found.chunk.id, cal, about)
         if held is None:
-            live = self.retriever.scored([found.chunk.id], query)
-            if not live:
-                return None
-            held = self._read(query, live, cal, about)[0]
+            return None
         reading = Reading(held.reading.score, found.start, found.end)
         return Named(replace(held, reading=reading, named=True), found.filled)
+
+    def _held(
+        self,
+        query: str,
+        read: Sequence[Read],
+        chunk_id: str,
+        cal: Calibration,
+        about: str | None,
+    ) -> Read | None:
+        """The chunk's reading among ``read``, else the chunk retrieved and read now; None
+        when it is gone (its document deleted while the question was read)."""
+        held = next((r for r in read if r.hit.chunk.id == chunk_id), None)
+        if held is not None:
+            return held
+        live = self.retriever.scored([chunk_id], query)
+        return self._read(query, live, cal, about)[0] if live else None
 
     def _defined(
         self,
@@ -297,28 +310,28 @@ class Pipeline:
         term = asked_term(query)
         if term is None:
             return None
-        seen = {r.hit.chunk.id for r in read}
-        found = defining(term, [r.hit.chunk.text for r in read])
-        if found is not None:
-            i, where = found
-            r = read[i]
-        else:
-            more = [h for h in retrieval.candidates[:DEFINED_DEPTH] if h.chunk.id not in seen]
-            seen |= {h.chunk.id for h in more}
+        hits = [r.hit for r in read]
+        found = defining(term, [h.chunk.text for h in hits])
+        if found is None:
+            seen = {h.chunk.id for h in hits}
+            hits = [h for h in retrieval.candidates[:DEFINED_DEPTH] if h.chunk.id not in seen]
+            seen |= {h.chunk.id for h in hits}
             if term.abbreviation:  # spelled out where first used: each document's first
-                held = self.retriever.containing(term.text, query, q.where, ABBREVIATED_DEPTH)
+                holding = self.retriever.containing(term.text, query, q.where, ABBREVIATED_DEPTH)
                 rank = {
-                    d: i for i, d in reversed(list(enumerate(h.chunk.document_id for h in held)))
+                    d: i for i, d in reversed(list(enumerate(h.chunk.document_id for h in holding)))
                 }
-                held.sort(key=lambda h: (rank[h.chunk.document_id], h.chunk.char_start))
+                holding.sort(key=lambda h: (rank[h.chunk.document_id], h.chunk.char_start))
             else:
-                held = self.retriever.containing(term.text, query, q.where, DEFINED_DEPTH)
-            more += [h for h in held if h.chunk.id not in seen]
-            found = defining(term, [h.chunk.text for h in more])
-            if found is None:
-                return None
-            i, where = found
-            r = self._read(query, [more[i]], cal, about)[0]
+                holding = self.retriever.containing(term.text, query, q.where, DEFINED_DEPTH)
+            hits += [h for h in holding if h.chunk.id not in seen]
+            found = defining(term, [h.chunk.text for h in hits])
+        if found is None:
+            return None
+        i, where = found
+        r = self._held(query, read, hits[i].chunk.id, cal, about)
+        if r is None:
+            return None
         reading = Reading(r.reading.score, where.start, where.end)
         defined = replace(r, reading=reading, defines=True)
         if self._missing(query, (defined,)) and not self._missing(query, read):

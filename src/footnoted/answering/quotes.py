@@ -146,11 +146,10 @@ def value_at(row: str, header: str, index: int) -> int | None:
     has more values than a header without a label has cells: a header cell spans two
     of them, at its start or its end ("2021 | 2020 | 2019 | Change" over two changes),
     and which is not known."""
-    at = index + column_offset(row, header)
+    shift = column_offset(row, header)
+    at = index + shift
     labels = _labelled(row) and not _labelled(header)
-    if at < 0 or (at == 0 and labels):
-        return None
-    if labels and column_offset(row, header) > 1:
+    if at < 0 or (at == 0 and labels) or (labels and shift > 1):
         return None
     cells = row.split(CELLS)
     columns = [i for i, cell in enumerate(cells) if cell.strip() not in CURRENCY]
@@ -443,9 +442,7 @@ def _asked_row(
     )
     if not rows or not terms or in_prose:
         return None
-    values = {n.replace(",", "") for n in GIVEN_NUMBER.findall(question)} - set(
-        YEARS.findall(question)
-    )  # a year names a column, not a row
+    values = given_numbers(question) - set(YEARS.findall(question))  # a year names a column
     labels = {row: terms & bag(label_words(text[row[0] : row[1]])) for row in rows}
     words_named = {row: len(label) for row, label in labels.items()}
     values_named = {
@@ -585,10 +582,14 @@ def _cell(read: Read, body: Piece, header: Piece | None, question: str) -> tuple
     return None if _given(text, question) else found
 
 
+def given_numbers(question: str) -> set[str]:
+    """The numbers a question gives, without thousands separators ("1,710" -> "1710")."""
+    return {n.replace(",", "") for n in GIVEN_NUMBER.findall(question)}
+
+
 def _given(cell: str, question: str) -> bool:
     """Whether a cell holds a number the question gives."""
-    given = {n.replace(",", "") for n in GIVEN_NUMBER.findall(question)}
-    return cell.strip().replace(",", "") in given
+    return cell.strip().replace(",", "") in given_numbers(question)
 
 
 def _named_cell(

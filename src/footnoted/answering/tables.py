@@ -110,8 +110,9 @@ def _row_in(
             continue
         column, index = _column(header, terms, years)
         if column:
-            unit = _percent(cells, header, index) == percent
-            named = (len(label - table), len(label), column, _filled(cells, header, index), unit)
+            under = None if index is None else value_at(line, header, index)
+            unit = _percent(cells, under) == percent
+            named = (len(label - table), len(label), column, _filled(cells, under), unit)
             scored.append((named, start, end))
     if not scored:
         return None
@@ -126,10 +127,9 @@ def _row_in(
     return top, Named(replace(r, reading=reading, named=True), bool(top[3]))
 
 
-def _percent(cells: list[str], header: str, index: int | None) -> bool:
-    """Whether the row's value is a percentage: the cell under the column named, where
-    it is known, else most of the row's values."""
-    under = None if index is None else value_at(CELLS.join(cells), header, index)
+def _percent(cells: list[str], under: int | None) -> bool:
+    """Whether the row's value is a percentage: the cell ``under`` the column named
+    (``value_at``), where it is known, else most of the row's values."""
     if under is not None and under < len(cells):
         return "%" in cells[under]
     values = [c for c in cells[1:] if _VALUE.fullmatch(c)]
@@ -151,15 +151,13 @@ def _column(header: str, terms: frozenset[str], years: set[str]) -> tuple[int, i
     return (1 if best else 0), (counts.index(best) if best and counts.count(best) == 1 else None)
 
 
-def _filled(cells: list[str], header: str, index: int | None) -> bool:
-    """Whether the row has a value under the named column (an empty cell, read ``-``,
-    says the table does not hold it), read where ``value_at`` says."""
-    if index is None:
+def _filled(cells: list[str], under: int | None) -> bool:
+    """Whether the row has a value in the cell ``under`` the named column (``value_at``;
+    an empty cell, read ``-``, says the table does not hold it); None (no column named
+    alone, or no cell of the row's own there to read) is filled."""
+    if under is None:
         return True
-    at = value_at(CELLS.join(cells), header, index)
-    if at is None:
-        return True  # no cell of the row's own there to read
-    return at < len(cells) and cells[at].strip() not in ("", "-")
+    return under < len(cells) and cells[under].strip() not in ("", "-")
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +192,7 @@ def valued_row(
             continue
         seen.add(key)
         names = [n.strip() for n in header.split(CELLS)]
-        given = _given(question, names)
+        given = _value_given(question, names)
         if given is None:
             continue
         column, value = given
@@ -225,7 +223,7 @@ def _names(name: str, asked: Sequence[str]) -> bool:
     return bool(own) and (all(w in asked for w in own) or any(abbreviates(name, w) for w in asked))
 
 
-def _given(question: str, names: Sequence[str]) -> tuple[int, float] | None:
+def _value_given(question: str, names: Sequence[str]) -> tuple[int, float] | None:
     """The column a number of the question is given for, and the number: the word before
     or after it names exactly one column ("8 carburetors", "magnitude 6.4")."""
     for m in GIVEN_NUMBER.finditer(question):
