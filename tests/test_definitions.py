@@ -11,7 +11,7 @@ import pytest
 from conftest import shared, write
 from footnoted import Footnoted
 from footnoted.answering.citations import Answer
-from footnoted.answering.definitions import Term, asked_term, defining
+from footnoted.answering.definitions import Definition, Term, asked_term, defining
 
 
 def exact(answer: Answer) -> str | None:
@@ -35,6 +35,8 @@ def exact(answer: Answer) -> str | None:
         ("What are compliance artifacts in OpenChain?", "compliance artifacts", False),
         ("What does the Multiple column mean?", "Multiple", False),  # a column's name
         ("m&a checklist: what is meant by 'dual licensing'?", "dual licensing", False),
+        ("How does Lyft calculate Adjusted EBITDA?", "Adjusted EBITDA", False),
+        ("how is revenue per active rider calculated", "revenue per active rider", False),
     ],
 )
 def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expands: bool) -> None:
@@ -56,7 +58,7 @@ def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expan
         "What was the total debt in 2022?",
         "Who is Boeing's independent auditor?",
         "What is suEXEC used for?",  # what it does, not what it is
-        "How does Lyft calculate Adjusted EBITDA?",
+        "How is the company calculating its exposure?",  # no "calculated" after a term
     ],
 )
 def test_questions_that_ask_no_meaning(question: str) -> None:
@@ -142,6 +144,24 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
 )
 def test_what_is_no_definition(term: Term, text: str) -> None:
     assert defining(term, [text]) is None
+
+
+def test_how_a_term_is_calculated_comes_before_what_it_represents() -> None:
+    term = asked_term("How is Revenue per Active Rider calculated?")
+    assert term is not None and term.calculated
+    represents = "Revenue per Active Rider represents our ability to monetize our platform."
+    calculated = "Revenue per Active Rider is calculated by dividing revenue by Active Riders."
+    assert defining(term, [represents, calculated]) == (1, Definition(0, len(calculated)))
+    # asked what it is, the first passage that defines it answers
+    meaning = asked_term("What is meant by Revenue per Active Rider?")
+    assert meaning is not None and not meaning.calculated
+    assert defining(meaning, [represents, calculated]) == (0, Definition(0, len(represents)))
+    # "We calculate X as": a lead-in is a calculation too, a longer term's is not
+    ebitda = asked_term("How does Lyft calculate Adjusted EBITDA?")
+    assert ebitda is not None
+    margin = "Adjusted EBITDA Margin is calculated by dividing Adjusted EBITDA by revenue."
+    lead_in = "We calculate Adjusted EBITDA as net loss, adjusted for:"
+    assert defining(ebitda, [margin, lead_in]) == (1, Definition(0, len(lead_in)))
 
 
 def test_two_capitals_in_a_sentence_spell_nothing_and_brackets_come_first() -> None:

@@ -27,8 +27,9 @@ marked as the exact answer (a name), a definition is not (``quotes``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from ..lexical import CELLS, split_sentences, stop_words
 
@@ -50,10 +51,13 @@ _ASKS = (  # (pattern, asks for an abbreviation's words)
     (r"what is the (?:meaning|definition) of (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
     (r"how (?:is|are|was|were) (?P<t>.+?) defined\b.*", False),
     (r"how (?:do|does|did) (?:.+? )?define (?P<t>.+)", False),
+    (r"how (?:is|are) (?P<t>.+?) (?:calculated|computed)\b.*", False),
+    (r"how (?:do|does) (?:.+? )?(?:calculate|compute) (?P<t>.+)", False),
     (r"define (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
     (r"what(?: is|'s| are) (?:an? |the )?(?P<t>.+)", False),
 )
 _ASK_PATTERNS = tuple((re.compile(p, re.I), acronym) for p, acronym in _ASKS)
+_CALCULATION = re.compile(r"\b(?:calculated|computed|calculate|compute)\b", re.I)
 # words that make "What is X" a question about something else than X's meaning
 _NOT_A_TERM = re.compile(
     r"\b(?:of|in|on|at|by|with|from|to|for|that|which|who|whom|whose|when|where|why|how|"
@@ -75,6 +79,7 @@ _VERB = (  # "is" and "are" not before another verb ("are enabled by": no defini
     r"(?:is|are|was|were) (?:defined|described|calculated|computed|measured) as"
     r"|(?:is|are)(?! \w+ed\b)|means|refers to|stands for|denotes|represents|consists of"
 )
+_CALCULATED = r"(?:is|are) (?:calculated|computed) (?:as|by)"
 _DIGIT = re.compile(r"\d")
 _TITLED = re.compile(r"[\"“‘']?[A-Z][a-z]")  # a heading's word; a standard's term is lower case
 _UNIT = re.compile(r"(?:in|unaudited|thousands|millions|billions|percent|%)\b", re.I)
@@ -85,11 +90,14 @@ _MINOR = {"of", "and", "for", "the", "to", "in", "on", "a", "an", "&", "with", "
 class Term:
     """What the question asks to have defined; ``abbreviation``: the term is written as
     one (two capitals or more in one word); ``expands``: the question asks what its
-    letters stand for."""
+    letters stand for; ``calculated``: how it is calculated ("How does Lyft calculate
+    Adjusted EBITDA?"), which a sentence saying so answers before one that says what it
+    is or represents."""
 
     text: str
     abbreviation: bool
     expands: bool = False
+    calculated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +140,8 @@ def asked_term(question: str) -> Term | None:
             return None  # "What does it mean when …": no term
         if not any(ch.isalnum() for ch in term):
             return None
-        return Term(term, abbreviation or bool(_ABBREVIATION.match(term)), abbreviation)
+        calculated = _CALCULATION.search(pattern.pattern) is not None
+        return Term(term, abbreviation or bool(_ABBREVIATION.match(term)), abbreviation, calculated)
     return None
 
 
@@ -159,13 +168,25 @@ def definition(term: Term, text: str, loose: bool = False) -> Definition | None:
     return min(found, key=lambda d: d.start) if found else None
 
 
+def calculation(term: Term, text: str) -> Definition | None:
+    """Where ``text`` says how ``term`` is calculated ("Revenue per Active Rider is
+    calculated by dividing …", "We calculate Adjusted EBITDA as …")."""
+    return _sentence(_name(term.text), text, _CALCULATED, "calculates?|computes?")
+
+
 def defining(term: Term, passages: Sequence[str]) -> tuple[int, Definition] | None:
-    """The first of ``passages`` that defines ``term``, with where: by a written form
-    first, then by an abbreviation's words in a sentence (the weaker sign), in any of
-    them; None when none does."""
-    for loose in (False, True):
+    """The first of ``passages`` that defines ``term``, with where: how it is
+    calculated first where that is asked, then by a written form, then by an
+    abbreviation's words in a sentence (the weaker sign), in any of them; None when
+    none does."""
+    forms: list[Callable[[Term, str], Definition | None]] = [
+        *([calculation] if term.calculated else []),
+        partial(definition, loose=False),
+        partial(definition, loose=True),
+    ]
+    for form in forms:
         for i, text in enumerate(passages):
-            found = definition(term, text, loose)
+            found = form(term, text)
             if found is not None:
                 return i, found
     return None
@@ -206,13 +227,15 @@ def _glossary(name: str, text: str) -> Definition | None:
     return None
 
 
-def _sentence(name: str, text: str) -> Definition | None:
-    """A sentence that starts with the term and a defining verb ("Adjusted EBITDA is
-    defined as …"), or that defines it ("We define Adjusted EBITDA as …")."""
+def _sentence(
+    name: str, text: str, verb: str = _VERB, says: str = "defines?|defined|calculates?|computes?"
+) -> Definition | None:
+    """A sentence that starts with the term and a defining ``verb`` ("Adjusted EBITDA is
+    defined as …"), or that ``says`` it defines it ("We define Adjusted EBITDA as …")."""
     opening = re.compile(
-        rf"(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?,?\s+(?:{_VERB})\s+\S"
+        rf"(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?,?\s+(?:{verb})\s+\S"
     )
-    defines = re.compile(rf"\b(?i:defines?|defined)\s+(?i:(?:an?|the)\s+)?(?i:{name})\s+as\s+\S")
+    defines = re.compile(rf"\b(?i:{says})\s+(?i:(?:an?|the)\s+)?(?i:{name})\s+as\s+\S")
     for s, e in split_sentences(text):
         # a sentence, or a line within it (one after a heading the splitter ran on into)
         for at in (s, *(i + 1 for i in range(s, e) if text[i] == "\n")):
