@@ -338,6 +338,28 @@ def test_a_table_header_is_found_for_the_rows_below_it(more: dict[str, ParsedDoc
     assert len(cut_row(found, HEADER_CHARS)) < HEADER_CHARS + 10
 
 
+def test_a_papers_table_set_with_spaces_has_rows_under_its_header() -> None:
+    """A paper's table PDFium sees as one text run per line: its words standing a text
+    height apart are its cells where they are numbers, and the header set over its
+    columns in two lines is one header row, each column headed by the words over it."""
+    folder = DATA / "pdfs"
+    if not folder.is_dir():
+        pytest.skip(f"shared PDFs not found at {folder}")
+    alce = load_path(folder / "ALCE__ALCE.pdf")
+    row = alce.text.index("Oasst-33B | 82.9 | 34.8 | 36.2 | 35.5")
+    assert table_headers(alce.text, [row]) == [
+        "Fluency (MAUVE) | Correct. (EM Rec.) | Citation Rec. | Citation Prec."
+    ]
+    # the label between header and rows stays text; so does prose whose words stand apart
+    assert "\n\nOpen-source (max #tokens=2,048, 3-psg, light inst.)\n\nLLaMA-7B | 69.8" in (
+        alce.text
+    )
+    assert "Tianyu Gao Howard Yen Jiatong Yu Danqi Chen\n" in alce.text
+    react = load_path(folder / "haystack__react_paper.pdf")
+    row = react.text.index("ReAct | 66.6 | 40.0")  # the words over the labels head them
+    assert table_headers(react.text, [row]) == ["Method | Avg Score | Success"]
+
+
 def test_table_headers_part_tables_and_skip_rows_of_amounts() -> None:
     text = "\n\n".join(
         [

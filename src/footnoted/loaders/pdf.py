@@ -22,7 +22,7 @@ from footnoted.lexical import CELLS
 from footnoted.models import ParsedDocument
 
 from . import ocr
-from .blocks import assemble, clean, describe
+from .blocks import LABEL_WORDS, assemble, clean, describe
 from .pdflayout import LINE_GAP, Bookmark, Line, lay_out
 
 PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe
@@ -33,6 +33,7 @@ _JOINED = re.compile("\ufffe(?=.)")  # a line-end hyphen inside a word: PDFium j
 _RULE = re.compile(r"[_\u2014\u2015\u2500]{5,}")  # ________ or ————————
 _NUMBER = r"\(?[-–]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?"
 _NUMBERS = re.compile(rf"{_NUMBER}(?:\s+{_NUMBER})+")  # numbers run together in one cell
+_CELL_NUMBER = re.compile(rf"{_NUMBER}|[-–—]")  # a cell of a number (or a dash for none)
 Box = tuple[float, float, float, float]  # left, bottom, right, top (as displayed)
 
 
@@ -145,6 +146,8 @@ def _page_lines(page: _Page) -> list[Line]:
     text = str(page.text.get_text_range())
     to_char = _char_indexer(page.text, text)
     lines = []
+    spaced: dict[int, _Spaced] = {}  # rows found by their words' spacing
+    chars_of: dict[int, list[int]] = {}
     for match in re.finditer(r"[^\r\n]+", text):
         # a rule drawn with characters (above footnotes, a form's blank) is not text: its
         # characters become spaces, so the line's offsets still index ``text``
@@ -153,10 +156,12 @@ def _page_lines(page: _Page) -> list[Line]:
         if positions:
             for piece, chars, runs in _printed_lines(page, raw, [to_char(p) for p in positions]):
                 line = _measure(page, piece, chars)
-                if line.size > 0:
-                    _find_cells(page, line, chars, runs)
+                if line.size > 0 and (cells := _find_cells(page, line, chars, runs)):
+                    spaced[id(line)] = cells
+                chars_of[id(line)] = chars
                 lines.append(line)
     lines = [line for line in lines if not line.garbled]
+    _head_rows(page, lines, spaced, chars_of)
     _even_rows(lines)
     return lines
 
@@ -264,12 +269,32 @@ def _off_the_line(hyphen: Box, after: Box) -> bool:
     return abs(height - other) > 0.2 * height or gap > LINE_GAP * height
 
 
-def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> None:
+Cell = tuple[str, float, float]  # a word's or a cell's text, left and right
+
+
+@dataclass(frozen=True, slots=True)
+class _Spaced:
+    """A line PDFium sees as one text run: its words and its cells (runs of words less
+    than a text height apart), each with its extent."""
+
+    words: list[Cell]
+    cells: list[Cell]
+
+
+def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> _Spaced | None:
     """A line whose text runs stand apart by more than a text height, twice or more, is
-    a table row: its cells are joined with " | " (``line.row``)."""
+    a table row: its cells are joined with " | " (``line.row``). Where PDFium sees the
+    line as one run (a paper's table set with spaces), words standing that far apart
+    make the cells, and the line is a row only where most of them, two or more, are
+    numbers ("Oasst-33B 82.9 34.8 36.2 35.5"); such a row's words and cells are
+    returned (for ``_head_rows``)."""
     starts = [cur[0] for prev, cur in itertools.pairwise(runs) if cur[0] - prev[2] > line.size]
     if len(starts) < 2:
-        return
+        numbers = sum(bool(_CELL_NUMBER.fullmatch(word)) for word in line.text.split())
+        if numbers < 2:
+            return None
+        found = _spaced_cells(page, line, chars)
+        return found if line.row else None
     cells: list[list[str]] = [[]]
     offset = 0
     for word in line.text.split():  # a cell starts at a word that starts a run
@@ -287,6 +312,100 @@ def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> N
     if len(cells) >= 3:
         line.text = CELLS.join(" ".join(cell) for cell in cells)
         line.row = True
+    return None
+
+
+def _spaced_cells(page: _Page, line: Line, chars: list[int]) -> _Spaced:
+    """The line's words and the cells they make, a row where its cells are numbers."""
+    words: list[Cell] = []
+    cells: list[Cell] = []
+    offset = 0
+    for word in line.text.split():
+        first, last = page.box(chars[offset]), page.box(chars[offset + len(word) - 1])
+        left = first[0] if first is not None else (words[-1][2] if words else line.left)
+        right = last[2] if last is not None else left
+        if cells and left - cells[-1][2] > line.size:
+            cells.append((word, left, right))
+        elif cells:
+            cells[-1] = (f"{cells[-1][0]} {word}", cells[-1][1], right)
+        else:
+            cells.append((word, left, right))
+        words.append((word, left, right))
+        offset += len(word)
+    numbers = sum(bool(_CELL_NUMBER.fullmatch(cell[0])) for cell in cells[1:])
+    if len(cells) >= 3 and numbers >= 2 and 2 * numbers >= len(cells) - 1:
+        line.text = CELLS.join(cell[0] for cell in cells)
+        line.row = True
+    return _Spaced(words, cells)
+
+
+def _head_rows(
+    page: _Page, lines: list[Line], spaced: dict[int, _Spaced], chars_of: dict[int, list[int]]
+) -> None:
+    """The header of a table whose rows were found by their spaced words, set as text
+    over its columns of values in one or two lines ("Fluency Correct. Citation" over
+    "(MAUVE) (EM Rec.) Rec. Prec."): the lines right above its first row whose words
+    stand apart as cells over two of those columns or more, up to two (short labels
+    between them and the rows aside: "ChatGPT"), become one header row, each column
+    headed by the words over it ("Fluency (MAUVE) | Correct. (EM Rec.) | Citation
+    Rec. | Citation Prec.")."""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        first = spaced.get(id(line))
+        if first is None or (i > 0 and lines[i - 1].row):
+            i += 1
+            continue
+        columns = [(left, right) for _, left, right in first.cells[1:]]
+        found: list[int] = []
+        heading: dict[int, _Spaced] = {}
+        j = i - 1
+        while j >= 0 and len(found) < 2 and i - j <= 4:
+            above = lines[j]
+            if above.row:  # rows after a label: the table's header is above them
+                found = []
+                break
+            close = lines[j + 1].top - above.top <= 2.5 * line.size
+            if not close or above.size <= 0 or above.right > line.right + line.size:
+                break
+            words = heading[j] = _spaced_cells(page, above, chars_of[id(above)])
+            over = {c for _, left, right in words.words for c in _under(columns, left, right)}
+            if len(words.cells) >= 2 and len(over) >= 2:
+                found.append(j)
+            elif found or len(words.words) > LABEL_WORDS or above.left < line.left - line.size:
+                break
+            j -= 1
+        if found:
+            label: list[str] = []  # words over the rows' labels: the labels' heading
+            heads: list[list[str]] = [[] for _ in columns]
+            for j in reversed(found):  # top line first
+                for word, left, right in heading[j].words:
+                    if right < columns[0][0] - 1:
+                        label.append(word)
+                        continue
+                    for c in _under(columns, left, right, nearest=True):
+                        heads[c].append(word)
+            if all(heads):
+                top = lines[found[-1]]
+                named = [label] if label else []
+                top.text = CELLS.join(" ".join(head) for head in [*named, *heads])
+                top.row = True
+                for j in found[:-1]:
+                    del lines[j]
+                    i -= 1
+        i += 1
+
+
+def _under(
+    columns: list[tuple[float, float]], left: float, right: float, nearest: bool = False
+) -> list[int]:
+    """The columns a word from ``left`` to ``right`` stands over (else, with
+    ``nearest``, the nearest)."""
+    over = [c for c, (start, end) in enumerate(columns) if left < end + 1 and right > start - 1]
+    if over or not nearest:
+        return over
+    middle = (left + right) / 2
+    return [min(range(len(columns)), key=lambda c: abs(sum(columns[c]) / 2 - middle))]
 
 
 def _even_rows(lines: list[Line]) -> None:
