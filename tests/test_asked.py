@@ -145,7 +145,13 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
     asked_2021 = "How many drivers did Lyft have in 2021?"
     assert not holds_number("Revenue in 2021 also benefited from licensing.", asked_2021)
     assert holds_number("In 2021 we had 1,200 drivers.", asked_2021)
-    assert holds_number("Revenue was $2,021 million.", asked_2021)  # not the year given
+    much_2021 = "How much revenue did Lyft make in 2021?"
+    assert holds_number("Revenue was $2,021 million.", much_2021)  # not the year given
+    # asked how many, a count: an amount of money or a percentage is not one
+    assert not holds_number("Incentives cut revenue by $942.9 million in 2021.", asked_2021)
+    assert not holds_number("Active drivers grew 36% (or 12.5 percent) in 2021.", asked_2021)
+    assert holds_number("We had 4,453 employees, paid $942.9 million.", asked_2021)
+    assert holds_number("Revenue grew 36% in 2021.", "What percentage did revenue grow?")
 
 
 def test_a_question_asking_for_a_number_is_not_answered_by_a_quote_without_one(

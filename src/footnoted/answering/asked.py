@@ -77,14 +77,23 @@ def counts(question: str) -> bool:
     return bool(_COUNT.match(question))
 
 
+_HOW_MANY = re.compile(r"\s*how many\b", re.IGNORECASE)
+_AMOUNT_OR_SHARE = re.compile(
+    r"[$€£¥]\s?\(?\d[\d,.]*\)?(?:\s?(?:thousand|million|billion|trillion)\b)?"
+    r"|\(?\d[\d,.]*\)?\s?(?:%|percent\b|per cent\b)",
+    re.IGNORECASE,
+)
 _IN_WORDS = re.compile(rf"{NUMBER_WORD.pattern}|\bnone\b")  # "twelve", "half", "none"
 
 
 def holds_number(text: str, question: str = "") -> bool:
     """Whether ``text`` holds a number other than those ``question`` gives (asked how
     many drivers Lyft had in 2021, "revenue in 2021 also benefited …" holds none):
-    digits, or a number in words ("twelve", "a dozen", "half", "none")."""
+    digits, or a number in words ("twelve", "a dozen", "half", "none"); asked how many,
+    a count, not an amount of money or a percentage ("$942.9 million", "36%")."""
     given = set(re.findall(r"\d[\d,.]*\d|\d", question))
+    if _HOW_MANY.match(question):  # a count: not an amount of money, not a percentage
+        text = _AMOUNT_OR_SHARE.sub(" ", text)
     for number in sorted(given, key=len, reverse=True):
         text = re.sub(rf"(?<![\d,.]){re.escape(number)}(?![\d]|[,.]\d)", " ", text)
     return any(ch.isdigit() for ch in text) or bool(_IN_WORDS.search(text.lower()))
