@@ -41,23 +41,30 @@ _ABOUT = re.compile(  # where the question says the term is used: not part of th
     r"(?:the|this|these|an?|our)\b.*$"
     r"|\s+(?:according to|in)\s+\S+$"
 )
-_ASKS = (  # (pattern, asks for an abbreviation's words)
-    (r"what (?:does|do|did) (?:the (?:acronym|abbreviation) )?(?P<t>.+?) stand for\b.*", True),
-    (r"what (?:is|was) (?P<t>.+?) (?:short|an acronym|an abbreviation) for\b.*", True),
-    (r"what is the (?:full form|expansion|long form) of (?P<t>.+)", True),
-    (r"what (?:does|do|did) .+? mean by (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
-    (r"what (?:does|do) (?:the (?:term|word|phrase) )?(?P<t>.+?) mean\b(?! for\b).*", False),
-    (r"what is meant by (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
-    (r"what is the (?:meaning|definition) of (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
-    (r"how (?:is|are|was|were) (?P<t>.+?) defined\b.*", False),
-    (r"how (?:do|does|did) (?:.+? )?define (?P<t>.+)", False),
-    (r"how (?:is|are) (?P<t>.+?) (?:calculated|computed)\b.*", False),
-    (r"how (?:do|does) (?:.+? )?(?:calculate|compute) (?P<t>.+)", False),
-    (r"define (?:the (?:term|word|phrase) )?(?P<t>.+)", False),
-    (r"what(?: is|'s| are) (?:an? |the )?(?P<t>.+)", False),
+_ASKS = (  # (pattern, asks for an abbreviation's words, asks how it is calculated)
+    (
+        r"what (?:does|do|did) (?:the (?:acronym|abbreviation) )?(?P<t>.+?) stand for\b.*",
+        True,
+        False,
+    ),
+    (r"what (?:is|was) (?P<t>.+?) (?:short|an acronym|an abbreviation) for\b.*", True, False),
+    (r"what is the (?:full form|expansion|long form) of (?P<t>.+)", True, False),
+    (r"what (?:does|do|did) .+? mean by (?:the (?:term|word|phrase) )?(?P<t>.+)", False, False),
+    (r"what (?:does|do) (?:the (?:term|word|phrase) )?(?P<t>.+?) mean\b(?! for\b).*", False, False),
+    (r"what is meant by (?:the (?:term|word|phrase) )?(?P<t>.+)", False, False),
+    (
+        r"what is the (?:meaning|definition) of (?:the (?:term|word|phrase) )?(?P<t>.+)",
+        False,
+        False,
+    ),
+    (r"how (?:is|are|was|were) (?P<t>.+?) defined\b.*", False, False),
+    (r"how (?:do|does|did) (?:.+? )?define (?P<t>.+)", False, False),
+    (r"how (?:is|are) (?P<t>.+?) (?:calculated|computed)\b.*", False, True),
+    (r"how (?:do|does) (?:.+? )?(?:calculate|compute) (?P<t>.+)", False, True),
+    (r"define (?:the (?:term|word|phrase) )?(?P<t>.+)", False, False),
+    (r"what(?: is|'s| are) (?:an? |the )?(?P<t>.+)", False, False),
 )
-_ASK_PATTERNS = tuple((re.compile(p, re.I), acronym) for p, acronym in _ASKS)
-_CALCULATION = re.compile(r"\b(?:calculated|computed|calculate|compute)\b", re.I)
+_ASK_PATTERNS = tuple((re.compile(p, re.I), acronym, how) for p, acronym, how in _ASKS)
 # words that make "What is X" a question about something else than X's meaning
 _NOT_A_TERM = re.compile(
     r"\b(?:of|in|on|at|by|with|from|to|for|that|which|who|whom|whose|when|where|why|how|"
@@ -117,7 +124,7 @@ def asked_term(question: str) -> Term | None:
     operating loss'")."""
     q = " ".join(question.split()).rstrip(" ?.!")
     body = re.sub(r"^[^:]{1,60}:\s*", "", q)  # "m&a checklist: what is …"
-    for pattern, abbreviation in _ASK_PATTERNS:
+    for pattern, abbreviation, calculated in _ASK_PATTERNS:
         m = pattern.fullmatch(body)
         if m is None:
             continue
@@ -140,7 +147,6 @@ def asked_term(question: str) -> Term | None:
             return None  # "What does it mean when …": no term
         if not any(ch.isalnum() for ch in term):
             return None
-        calculated = _CALCULATION.search(pattern.pattern) is not None
         return Term(term, abbreviation or bool(_ABBREVIATION.match(term)), abbreviation, calculated)
     return None
 

@@ -294,7 +294,12 @@ def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> _
         if numbers < 2:
             return None
         found = _spaced_cells(page, line, chars)
-        return found if line.row else None
+        texts = [text for text, _, _ in found.cells]
+        numbers = sum(bool(_CELL_NUMBER.fullmatch(text)) for text in texts[1:])
+        if len(texts) < 3 or numbers < 2 or 2 * numbers < len(texts) - 1:
+            return None
+        line.text, line.row = CELLS.join(texts), True
+        return found
     cells: list[list[str]] = [[]]
     offset = 0
     for word in line.text.split():  # a cell starts at a word that starts a run
@@ -316,7 +321,7 @@ def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> _
 
 
 def _spaced_cells(page: _Page, line: Line, chars: list[int]) -> _Spaced:
-    """The line's words and the cells they make, a row where its cells are numbers."""
+    """The line's words and the cells they make (words more than a text height apart)."""
     words: list[Cell] = []
     cells: list[Cell] = []
     offset = 0
@@ -332,10 +337,6 @@ def _spaced_cells(page: _Page, line: Line, chars: list[int]) -> _Spaced:
             cells.append((word, left, right))
         words.append((word, left, right))
         offset += len(word)
-    numbers = sum(bool(_CELL_NUMBER.fullmatch(cell[0])) for cell in cells[1:])
-    if len(cells) >= 3 and numbers >= 2 and 2 * numbers >= len(cells) - 1:
-        line.text = CELLS.join(cell[0] for cell in cells)
-        line.row = True
     return _Spaced(words, cells)
 
 
