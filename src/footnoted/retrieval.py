@@ -28,6 +28,7 @@ class Retrieval:
     candidates: tuple[RetrievedChunk, ...]  # everything scored, best first
     max_score: float | None  # best ``closest`` among candidates; None for an empty collection
     total_chunks: int
+    vector: Vectors | None = None  # the question's, as searched; None for an empty collection
 
 
 DEPTH = 50  # candidates each search (dense, keyword) returns, at least
@@ -91,21 +92,21 @@ class Retriever:
         fused = self._fuse([cid for cid, _ in dense], keyword)
         ranked = rerank(question, self._score(fused, vector, dense, keyword))
         best = max((h.closest for h in ranked), default=None)
-        return Retrieval(tuple(ranked[:top_k]), tuple(ranked), best, total)
+        return Retrieval(tuple(ranked[:top_k]), tuple(ranked), best, total, vector)
 
     def containing(
-        self, phrase: str, question: str, collection: str, k: int
+        self, phrase: str, vector: Vectors, collection: str, k: int
     ) -> list[RetrievedChunk]:
         """The ``k`` chunks that hold ``phrase`` best by keyword rank, scored as
-        retrieved for ``question``: where a term the question asks about is written out
-        when the question's other words do not lead to it."""
-        return self.scored(self.store.keyword_search(collection, [phrase], k), question)
+        retrieved for the question whose ``vector`` is given: where a term the question
+        asks about is written out when the question's other words do not lead to it."""
+        return self.scored(self.store.keyword_search(collection, [phrase], k), vector)
 
-    def scored(self, ids: Sequence[str], question: str) -> list[RetrievedChunk]:
-        """The chunks ``ids``, scored as retrieved for ``question`` (in that order)."""
+    def scored(self, ids: Sequence[str], vector: Vectors) -> list[RetrievedChunk]:
+        """The chunks ``ids``, scored as retrieved for the question whose ``vector`` is
+        given (``Retrieval.vector``: it is not embedded again), in that order."""
         if not ids:
             return []
-        vector = self.query_vector(question, None)
         return self._score({cid: 0.0 for cid in ids}, vector, [], list(ids))
 
     def _fuse(self, dense: list[str], keyword: list[str]) -> dict[str, float]:

@@ -269,7 +269,7 @@ class Pipeline:
             return None
         if found is None:
             return None
-        held = self._held(query, read, found.chunk.id, cal, about)
+        held = self._held(query, read, found.chunk.id, retrieval, cal, about)
         if held is None:
             return None
         reading = Reading(held.reading.score, found.start, found.end)
@@ -280,15 +280,17 @@ class Pipeline:
         query: str,
         read: Sequence[Read],
         chunk_id: str,
+        retrieval: Retrieval,
         cal: Calibration,
         about: str | None,
     ) -> Read | None:
-        """The chunk's reading among ``read``, else the chunk retrieved and read now; None
-        when it is gone (its document deleted while the question was read)."""
+        """The chunk's reading among ``read``, else the chunk scored as ``retrieval``
+        scored its hits and read now; None when it is gone (its document deleted while
+        the question was read)."""
         held = next((r for r in read if r.hit.chunk.id == chunk_id), None)
-        if held is not None:
+        if held is not None or retrieval.vector is None:
             return held
-        live = self.retriever.scored([chunk_id], query)
+        live = self.retriever.scored([chunk_id], retrieval.vector)
         return self._read(query, live, cal, about)[0] if live else None
 
     def _defined(
@@ -312,24 +314,25 @@ class Pipeline:
             return None
         hits = [r.hit for r in read]
         found = defining(term, [h.chunk.text for h in hits])
-        if found is None:
+        vector = retrieval.vector
+        if found is None and vector is not None:
             seen = {h.chunk.id for h in hits}
             hits = [h for h in retrieval.candidates[:DEFINED_DEPTH] if h.chunk.id not in seen]
             seen |= {h.chunk.id for h in hits}
             if term.abbreviation:  # spelled out where first used: each document's first
-                holding = self.retriever.containing(term.text, query, q.where, ABBREVIATED_DEPTH)
+                holding = self.retriever.containing(term.text, vector, q.where, ABBREVIATED_DEPTH)
                 rank = {
                     d: i for i, d in reversed(list(enumerate(h.chunk.document_id for h in holding)))
                 }
                 holding.sort(key=lambda h: (rank[h.chunk.document_id], h.chunk.char_start))
             else:
-                holding = self.retriever.containing(term.text, query, q.where, DEFINED_DEPTH)
+                holding = self.retriever.containing(term.text, vector, q.where, DEFINED_DEPTH)
             hits += [h for h in holding if h.chunk.id not in seen]
             found = defining(term, [h.chunk.text for h in hits])
         if found is None:
             return None
         i, where = found
-        r = self._held(query, read, hits[i].chunk.id, cal, about)
+        r = self._held(query, read, hits[i].chunk.id, retrieval, cal, about)
         if r is None:
             return None
         reading = Reading(r.reading.score, where.start, where.end)
