@@ -90,3 +90,30 @@ def test_pairs_hold_their_answers_and_the_unanswerable_do_not(
             )
             assert changed and not any(year in pair.context for year in changed)
     assert swapped > 0
+
+
+def test_distillation_holds_only_the_kept_windows_to_the_teacher(
+    train_reader: ModuleType,
+) -> None:
+    """``--distil``'s term: nothing where the student reads as the teacher does or where
+    no window is kept (TAT-QA's, learned anew), more the further apart they read."""
+    import torch
+
+    torch.manual_seed(13)
+    teacher = torch.randn(4, 24)
+    kept = torch.tensor([True, True, False, False])
+    assert float(train_reader.held(teacher.clone(), teacher, kept)) == pytest.approx(0, abs=1e-6)
+    assert (
+        float(train_reader.held(torch.randn(4, 24), teacher, torch.zeros(4, dtype=torch.bool))) == 0
+    )
+    near = teacher + 0.1 * torch.randn(4, 24)
+    far = teacher + 2.0 * torch.randn(4, 24)
+    assert (
+        0
+        < float(train_reader.held(near, teacher, kept))
+        < float(train_reader.held(far, teacher, kept))
+    )
+    # the windows not kept do not count, however far they read
+    apart = teacher.clone()
+    apart[2:] = -teacher[2:]
+    assert float(train_reader.held(apart, teacher, kept)) == pytest.approx(0, abs=1e-6)
