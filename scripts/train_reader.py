@@ -451,6 +451,15 @@ def held(student: torch.Tensor, teacher: torch.Tensor, kept: torch.Tensor) -> to
     return kl * DISTIL_T**2
 
 
+def reader_from(init: Path | None) -> ReaderModel:
+    """The reader over the packaged encoder: with ``init``'s weights (a directory like
+    ``--out``), else the encoder's own with a new head."""
+    model = ReaderModel.from_encoder()
+    if init is not None:
+        model.load_state_dict(load_file(str(init / "reader.safetensors")), strict=False)
+    return model
+
+
 def save(model: ReaderModel, meta: dict[str, Any], out: Path) -> None:
     state = {
         k: v.detach().to("cpu", torch.float16).contiguous()
@@ -535,16 +544,14 @@ def main() -> None:
     examples = encode(tokenizer, pairs, rng)
     positives = sum(1 for _, s, _, _ in examples if s > 0)
     print(f"{len(examples)} windows ({positives} with an answer)", flush=True)
-    model = ReaderModel.from_encoder()
+    model = reader_from(args.init)
     earlier: list[dict[str, Any]] = []
     if args.init:
-        model.load_state_dict(load_file(str(args.init / "reader.safetensors")), strict=False)
         before = json.loads((args.init / "reader.json").read_text())
         earlier = [*before.get("earlier", []), before["training"]]
     teacher = None
     if args.distil:
-        teacher = ReaderModel.from_encoder()
-        teacher.load_state_dict(load_file(str(args.init / "reader.safetensors")), strict=False)
+        teacher = reader_from(args.init)
         teacher.float().to(DEVICE).eval().requires_grad_(False)
     model.float().to(DEVICE)  # the encoder may be stored at half precision
     model.freeze_embeddings()
