@@ -41,30 +41,23 @@ _ABOUT = re.compile(  # where the question says the term is used: not part of th
     r"(?:the|this|these|an?|our)\b.*$"
     r"|\s+(?:according to|in)\s+\S+$"
 )
-_ASKS = (  # (pattern, asks for an abbreviation's words, asks how it is calculated)
-    (
-        r"what (?:does|do|did) (?:the (?:acronym|abbreviation) )?(?P<t>.+?) stand for\b.*",
-        True,
-        False,
-    ),
-    (r"what (?:is|was) (?P<t>.+?) (?:short|an acronym|an abbreviation) for\b.*", True, False),
-    (r"what is the (?:full form|expansion|long form) of (?P<t>.+)", True, False),
-    (r"what (?:does|do|did) .+? mean by (?:the (?:term|word|phrase) )?(?P<t>.+)", False, False),
-    (r"what (?:does|do) (?:the (?:term|word|phrase) )?(?P<t>.+?) mean\b(?! for\b).*", False, False),
-    (r"what is meant by (?:the (?:term|word|phrase) )?(?P<t>.+)", False, False),
-    (
-        r"what is the (?:meaning|definition) of (?:the (?:term|word|phrase) )?(?P<t>.+)",
-        False,
-        False,
-    ),
-    (r"how (?:is|are|was|were) (?P<t>.+?) defined\b.*", False, False),
-    (r"how (?:do|does|did) (?:.+? )?define (?P<t>.+)", False, False),
-    (r"how (?:is|are) (?P<t>.+?) (?:calculated|computed)\b.*", False, True),
-    (r"how (?:do|does) (?:.+? )?(?:calculate|compute) (?P<t>.+)", False, True),
-    (r"define (?:the (?:term|word|phrase) )?(?P<t>.+)", False, False),
-    (r"what(?: is|'s| are) (?:an? |the )?(?P<t>.+)", False, False),
+# (pattern, what it asks for: an abbreviation's "words", how it is calculated, its "meaning")
+_ASKS = (
+    (r"what (?:does|do|did) (?:the (?:acronym|abbreviation) )?(?P<t>.+?) stand for\b.*", "words"),
+    (r"what (?:is|was) (?P<t>.+?) (?:short|an acronym|an abbreviation) for\b.*", "words"),
+    (r"what is the (?:full form|expansion|long form) of (?P<t>.+)", "words"),
+    (r"what (?:does|do|did) .+? mean by (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
+    (r"what (?:does|do) (?:the (?:term|word|phrase) )?(?P<t>.+?) mean\b(?! for\b).*", "meaning"),
+    (r"what is meant by (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
+    (r"what is the (?:meaning|definition) of (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
+    (r"how (?:is|are|was|were) (?P<t>.+?) defined\b.*", "meaning"),
+    (r"how (?:do|does|did) (?:.+? )?define (?P<t>.+)", "meaning"),
+    (r"how (?:is|are) (?P<t>.+?) (?:calculated|computed)\b.*", "calculation"),
+    (r"how (?:do|does) (?:.+? )?(?:calculate|compute) (?P<t>.+)", "calculation"),
+    (r"define (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
+    (r"what(?: is|'s| are) (?:an? |the )?(?P<t>.+)", "meaning"),
 )
-_ASK_PATTERNS = tuple((re.compile(p, re.I), acronym, how) for p, acronym, how in _ASKS)
+_ASK_PATTERNS = tuple((re.compile(p, re.I), asks) for p, asks in _ASKS)
 # words that make "What is X" a question about something else than X's meaning
 _NOT_A_TERM = re.compile(
     r"\b(?:of|in|on|at|by|with|from|to|for|that|which|who|whom|whose|when|where|why|how|"
@@ -124,7 +117,7 @@ def asked_term(question: str) -> Term | None:
     operating loss'")."""
     q = " ".join(question.split()).rstrip(" ?.!")
     body = re.sub(r"^[^:]{1,60}:\s*", "", q)  # "m&a checklist: what is …"
-    for pattern, abbreviation, calculated in _ASK_PATTERNS:
+    for pattern, asks in _ASK_PATTERNS:
         m = pattern.fullmatch(body)
         if m is None:
             continue
@@ -147,7 +140,9 @@ def asked_term(question: str) -> Term | None:
             return None  # "What does it mean when …": no term
         if not any(ch.isalnum() for ch in term):
             return None
-        return Term(term, abbreviation or bool(_ABBREVIATION.match(term)), abbreviation, calculated)
+        expands = asks == "words"
+        written = expands or bool(_ABBREVIATION.match(term))
+        return Term(term, written, expands, asks == "calculation")
     return None
 
 
