@@ -117,3 +117,23 @@ def test_distillation_holds_only_the_kept_windows_to_the_teacher(
     apart = teacher.clone()
     apart[2:] = -teacher[2:]
     assert float(train_reader.held(apart, teacher, kept)) == pytest.approx(0, abs=1e-6)
+
+
+def test_a_later_stage_reads_squad2_unanswerable_questions_only(train_reader: ModuleType) -> None:
+    """``--squad2 unanswerable``: the adversarial questions of SQuAD 2.0 train's first
+    articles alone, each against its own paragraph with no answer; ``all`` adds the
+    answerable ones at their offsets."""
+    path = shared("squad2-train-10", "train-v2.0-first-10-articles.json")
+    everything = train_reader.squad2_pairs(path)
+    unanswerable = train_reader.squad2_pairs(path, unanswerable_only=True)
+    assert len(everything) == 4719 and len(unanswerable) == 348
+    assert all(p.answer_start == -1 and p.answer_text == "" for p in unanswerable)
+    assert {(p.question, p.context) for p in unanswerable} == {
+        (p.question, p.context) for p in everything if p.answer_start == -1
+    }
+    answered = [p for p in everything if p.answer_start >= 0]
+    assert len(answered) == 4371
+    assert all(
+        p.context[p.answer_start : p.answer_start + len(p.answer_text)] == p.answer_text
+        for p in answered
+    )
