@@ -137,3 +137,46 @@ def test_a_later_stage_reads_squad2_unanswerable_questions_only(train_reader: Mo
         p.context[p.answer_start : p.answer_start + len(p.answer_text)] == p.answer_text
         for p in answered
     )
+
+
+def test_shared_normalisation_weighs_the_answer_against_all_its_question_windows(
+    train_reader: ModuleType,
+) -> None:
+    """``--shared``'s term: the answer's start against every position of the windows
+    read for the same question (their "no answer" position aside); windows of no group,
+    and groups without exactly one window holding the answer, add nothing."""
+    import torch
+
+    torch.manual_seed(13)
+    logits = torch.randn(6, 16)
+    targets = torch.tensor([0, 5, 0, 3, 0, 0])
+    groups = torch.tensor([4, 4, 4, -1, 9, 9])  # group 9 holds no answer: left out
+    spans = logits[:3, 1:].reshape(-1)
+    expected = torch.logsumexp(spans, 0) - logits[1, 5]
+    loss = train_reader.shared(logits, targets, groups)
+    assert float(loss) == pytest.approx(float(expected), rel=1e-6)
+    assert float(train_reader.shared(logits, targets, torch.full((6,), -1))) == 0
+    # the answer standing out in its own window and above the others' lowers the loss
+    apart = logits.clone()
+    apart[1, 5] += 10
+    assert float(train_reader.shared(apart, targets, groups)) < float(loss)
+    # raising another window's span of the same question raises it: the passages compete
+    rival = logits.clone()
+    rival[0, 7] += 10
+    assert float(train_reader.shared(rival, targets, groups)) > float(loss)
+
+
+def test_a_questions_windows_are_batched_together(train_reader: ModuleType) -> None:
+    """With ``--shared`` every window of a question is in one batch (so its term sees
+    them all); every window is in exactly one batch either way."""
+    sizes = [(40, 0), (90, 0), (60, 0), (30, 1), (120, 1), (50, -1), (70, -1), (80, 2)]
+    sizes += [(20 + i, 3 + i // 3) for i in range(30)]
+    examples = [([1] * n, 0, 0, True, g) for n, g in sizes]
+    for grouped in (False, True):
+        plan = train_reader.batches(examples, 4, random.Random(13), grouped)
+        assert sorted(id(e) for b in plan for e in b) == sorted(id(e) for e in examples)
+        if grouped:
+            where = {e[4]: i for i, b in enumerate(plan) for e in b if e[4] >= 0}
+            for i, batch in enumerate(plan):
+                assert all(where[e[4]] == i for e in batch if e[4] >= 0)
+                assert len(batch) < 4 + 3  # filled to the size, a group at most over it
