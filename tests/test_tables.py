@@ -73,6 +73,14 @@ def test_a_year_column_of_a_real_annual_report(service: Footnoted) -> None:
     assert "Net loss attributable to Boeing Shareholders" in result.answer.text
     assert "| 2022 | 2021 |" in result.answer.text
     assert exact(result.answer) == "($4,202)"
+    # "(Dollars in millions)", printed above the header row, is said under the table
+    table, unit = result.answer.text.split("\n\n")[:2]
+    assert table.split("\n")[2].startswith("| Net loss attributable to Boeing Shareholders |")
+    assert unit == "(Dollars in millions)"
+    at = result.answer.text.index(unit)
+    [span] = [s for s in result.answer.spans if s.answer_start == at]
+    source = service.store.document_text(result.answer.citations[0].document_id)
+    assert source[span.doc_start : span.doc_end] == unit
 
 
 def test_a_sheet_cell_is_named_as_the_sheet_names_it() -> None:
@@ -255,3 +263,35 @@ def test_amounts_and_percentages_told_apart_by_most_of_a_rows_values() -> None:
     margin = named_row("Lyft adjusted EBITDA margin for 2020", [read], None)
     assert margin is not None
     assert rows[margin.read.reading.start :].startswith("Adjusted EBITDA Margin")
+
+
+def test_a_unit_belongs_to_its_own_table(service: Footnoted, tmp_path: Path) -> None:
+    """The unit closing a table's caption ("… (in thousands):") is its rows'; another
+    table's unit, above rows of its own, is not; a header that says its unit is not
+    told it twice."""
+    text = "\n".join([
+        "# Annual Report 2021", "",
+        "The following table summarizes our revenue (in thousands):", "",
+        "| | 2021 | 2020 |", "| --- | --- | --- |",
+        "| Rideshare revenue | 3,208,323 | 2,364,681 |", "",
+        "Riders by quarter:", "",
+        "| | 2021 | 2020 |", "| --- | --- | --- |",
+        "| Active riders in the fourth quarter | 18,728 | 12,552 |", "",
+        "Bike fleet:", "",
+        "| | 2021 (in units) | 2020 (in millions) |", "| --- | --- | --- |",
+        "| Bikes in service | 38,016 | 0.03 |", "",
+    ])  # fmt: skip
+    report = service.ingest([write(tmp_path / "docs" / "report.md", text)])
+    assert not report.failed, report.failed
+    revenue = service.answer("How much rideshare revenue was there in 2021?")
+    assert revenue.answer is not None, revenue.refusal
+    assert "| Rideshare revenue | 3,208,323 |" in revenue.answer.text
+    assert "\n\n(in thousands)\n\n" in revenue.answer.text
+    riders = service.answer("How many active riders were there in the fourth quarter of 2021?")
+    assert riders.answer is not None, riders.refusal
+    assert "| Active riders in the fourth quarter | 18,728 |" in riders.answer.text
+    assert "(in " not in riders.answer.text  # the revenue table's unit is not theirs
+    bikes = service.answer("How many bikes were in service in 2021?")
+    assert bikes.answer is not None, bikes.refusal
+    assert bikes.answer.text.startswith("| | 2021 (in units) | 2020 (in millions) |")
+    assert bikes.answer.text.count("(in ") == 2  # the header's own, not repeated under it

@@ -66,6 +66,11 @@ PARTY = (
 )
 PARTY_Q = "How many helium balloons does the Zephyr party hall allow per event?"
 SALES = "Region,2021,2022,2023\nNorth,1200,1350,1490\nSouth,980,1010,1125\nEast,1500,1620,1710\n"
+COSTS = (
+    "# Operating Costs\n\nThe following table summarizes our operating costs (in thousands):"
+    "\n\n| | 2022 | 2023 |\n| --- | --- | --- |\n| Freight | 412 | 455 |\n"
+    "| Warehousing | 230 | 248 |\n"
+)
 ONBOARDING = (
     "# Onboarding Guide\n\n## First week\n\nNew employees complete three steps in their "
     "first week:\n\n- Collect a laptop from the IT desk.\n- Sign the security policy.\n"
@@ -127,7 +132,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         assert not fn.ingest([shared("pdfs", WIKI_PDF)], collection="wiki").failed
         assert not fn.ingest([write(root / "party" / "party.md", PARTY)], "party").failed
         reports = [write(root / "reports" / "regional-sales.csv", SALES),
-                   write(root / "reports" / "onboarding.md", ONBOARDING)]  # fmt: skip
+                   write(root / "reports" / "onboarding.md", ONBOARDING),
+                   write(root / "reports" / "operating-costs.md", COSTS)]  # fmt: skip
         assert not fn.ingest(reports, "reports").failed
     admin = cli(home, "user", "add", "admin", "--admin").stdout.strip().splitlines()[-1]
     alice = cli(home, "user", "add", "alice").stdout.strip().splitlines()[-1]
@@ -811,8 +817,18 @@ def test_a_table_answer_and_a_list_answer_read_as_the_document_wrote_them(site: 
     marks = "".join(page.locator("#viewer mark.exact").all_inner_texts())
     assert "South | 980 | 1010 | 1125" in marks and "Region | 2021 | 2022 | 2023" in marks
     page.click("#viewer-close")
-    ask(page, "What steps do new employees complete in their first week?")
+    ask(page, "What were the freight costs in 2023?")
     page.wait_for_function("document.querySelectorAll('.msg-answer').length === 2")
+    costs = last_answer(page)
+    assert costs.locator("tbody td").all_inner_texts() == ["Freight", "412", "455"]
+    shown = costs.locator(".answer-text").inner_text()
+    assert "(in thousands)" in shown.split("455")[-1]  # the unit, under the table
+    costs.locator(".badge").first.click()
+    page.wait_for_selector("#viewer mark.exact")
+    assert "(in thousands)" in "".join(page.locator("#viewer mark.exact").all_inner_texts())
+    page.click("#viewer-close")
+    ask(page, "What steps do new employees complete in their first week?")
+    page.wait_for_function("document.querySelectorAll('.msg-answer').length === 3")
     listed = last_answer(page).locator(".answer-text").inner_text()
     steps = ["three steps in their first week:", "Collect a laptop", "Sign the security policy",
              "Meet their assigned mentor"]  # fmt: skip
@@ -824,7 +840,7 @@ def test_a_table_answer_and_a_list_answer_read_as_the_document_wrote_them(site: 
     page.reload()  # both read the same from history
     page.wait_for_selector("#question:visible")
     page.locator(f'.session[data-id="{session_id}"] .session-open').click()
-    page.wait_for_function("document.querySelectorAll('.msg-answer .copy').length === 2")
+    page.wait_for_function("document.querySelectorAll('.msg-answer .copy').length === 3")
     restored = page.locator(".msg-answer").first.locator("table.answer-table")
     assert restored.locator("tbody td").all_inner_texts() == ["South", "980", "1010", "1125"]
     assert page.locator(".msg-answer").last.locator(".answer-text").inner_text() == listed

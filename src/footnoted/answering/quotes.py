@@ -5,7 +5,9 @@ The quote starts from the sentences the reader's span touches (``extractive.quot
 
 - **a table row** is quoted whole, with the header row of its table (the years, units
   or column names its cells need), however far above the row the header is printed; it
-  is shown as a small table (:meth:`Quote.render`);
+  is shown as a small table (:meth:`Quote.render`), under it the unit its amounts are
+  printed in where the document says it apart from the header ("(Dollars in
+  millions)" set above the header, "(in thousands)" closing the caption);
 - **a lead-in** (a sentence ending in a colon) brings what it introduces: its list, its
   command, or the sentence after it, read on past the passage when the passage ends;
 - **a sentence that opens with a pronoun** ("This", "These", "It", …) brings the sentence
@@ -35,6 +37,8 @@ Context = Callable[[str, int, int], str]  # (document id, start, end) -> that pi
 
 HEADER_WINDOW = 6000  # characters read above a row for its table's header
 FOLLOW_WINDOW = 1500  # characters read after a lead-in for what it introduces
+UNIT_WINDOW = 300  # characters read above a table's header row for its amounts' unit
+UNIT_GAP = 200  # the most a unit's line may be above its header (a caption's rest)
 FOLLOW_CHARS = 700  # the most a lead-in brings
 FOLLOW_ITEMS = 8
 ITEM_CHARS = 200  # the longest unmarked list item
@@ -46,6 +50,10 @@ _BULLET = re.compile(r"[•●▪◦‣∙·\-–*]\s+|\(?[0-9a-zA-Z]{1,2}[.)]\s
 _ITEM = re.compile(r"\s*(?:[•●▪◦‣∙·\-–*]|\(?[0-9a-zA-Z]{1,3}[.)]|[A-Z]\.)\s")
 _NUMBERED_HEADING = re.compile(r"(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Item \d+[A-Z]?\.?)\s+\S")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+# the unit a table's amounts are printed in: "(Dollars in millions, except per share data)"
+_UNIT = re.compile(
+    r"\((?:[A-Za-z]+ )?in (?:thousands|millions|billions)\b[^()\n]{0,80}\)", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +71,7 @@ class Quote:
     body: Piece
     header: Piece | None = None  # a table row's header row
     exact: tuple[int, int] | None = None  # the exact answer: document offsets inside the body
+    unit: Piece | None = None  # a table row's unit, printed apart from its header row
 
     @property
     def text(self) -> str:
@@ -98,6 +107,10 @@ class Quote:
             out += f" |{trail}\n"
             if piece is self.header:
                 out += "| " + " | ".join(["---"] * width) + " |\n"
+        if self.unit is not None:  # a line of its own under the table, as a note
+            out += "\n"
+            pieces.append((len(out), self.unit))
+            out += self.unit.text
         return out.rstrip("\n"), pieces
 
 
@@ -513,7 +526,36 @@ def _row(read: Read, start: int, end: int, context: Context | None, question: st
         start += 1
     body = Piece(base + start, base + end, text[start:end])
     header = header_of(read, body.start, context)
-    return Quote(read, body, header, _cell(read, body, header, question))
+    unit = None if header is None else _unit(read, body, header, context)
+    return Quote(read, body, header, _cell(read, body, header, question), unit)
+
+
+def _unit(read: Read, body: Piece, header: Piece, context: Context | None) -> Piece | None:
+    """The unit the table's amounts are printed in, where the document prints it apart
+    from the header row and the row: on the caption's lines just above the header (no
+    row of another table between, at most ``UNIT_GAP`` characters up), or on a line of
+    its own between the header and the row; None where the header or the row says it,
+    or nothing does."""
+    if _UNIT.search(header.text) or _UNIT.search(body.text):
+        return None
+    chunk = read.hit.chunk
+    start = max(header.start - UNIT_WINDOW, 0)
+    if start < chunk.char_start and context is not None:
+        text = context(chunk.document_id, start, body.start)
+    else:
+        start = max(start, chunk.char_start)
+        text = chunk.text[start - chunk.char_start : body.start - chunk.char_start]
+    above = header.start - start  # where the header starts in ``text`` (< 0: above it)
+    found = None
+    for m in _UNIT.finditer(text):
+        line = text[text.rfind("\n", 0, m.start()) + 1 : _end_of_line(text, m.end())]
+        gap = text[m.end() : above]
+        below = m.start() >= above + len(header.text) and CELLS not in line  # not a row's label
+        if below or (m.end() <= above and CELLS not in gap and len(gap.strip()) <= UNIT_GAP):
+            found = m
+    if found is None:
+        return None
+    return Piece(start + found.start(), start + found.end(), found.group())
 
 
 def header_of(read: Read, row: int, context: Context | None) -> Piece | None:
