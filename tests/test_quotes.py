@@ -80,6 +80,16 @@ def test_a_sentence_opening_with_a_pronoun_brings_its_antecedent() -> None:
     )
 
 
+def test_a_pronoun_stands_for_no_heading_label_or_salutation() -> None:
+    """What is above a pronoun's sentence is brought only when it is a sentence: not the
+    heading above it ("Miscellaneous" is not what "These Terms" are), nor a label or a
+    letter's salutation."""
+    for above in ("Miscellaneous", "Global Services Segment", "technology.esl Committers,"):
+        text = f"{above}\n\nThese Terms are governed by the laws of the state of California."
+        q = quote(read_at(text, "California"), None, "Which state's law governs the terms?")
+        assert q.text == "These Terms are governed by the laws of the state of California.", above
+
+
 def test_a_heading_or_a_bullet_is_never_the_quote() -> None:
     text = (
         "3.3 Citation Quality\n\nCitation quality is measured by citation recall and "

@@ -45,6 +45,7 @@ ITEM_CHARS = 200  # the longest unmarked list item
 HEADING_WORDS = 14  # a line without an end stop and no longer than this may be a heading
 _HOW = re.compile(r"\s*(?:To do (?:this|so|that)|This is done|Doing (?:this|so))\b")
 # the next sentence says how to do what the quote says can be done: it is the answer
+_SENTENCE_ENDS = (".", "!", "?", ":", ";", '"', "”", "’", ")")  # how a sentence may end
 _PRONOUN = re.compile(r"(?:This|These|That|Those|It|They|Such|Its|Their)\b")
 _BULLET = re.compile(r"[•●▪◦‣∙·\-–*]\s+|\(?[0-9a-zA-Z]{1,2}[.)]\s+(?=\S)")
 _ITEM = re.compile(r"\s*(?:[•●▪◦‣∙·\-–*]|\(?[0-9a-zA-Z]{1,3}[.)]|[A-Z]\.)\s")
@@ -219,7 +220,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     start, end = _past_headings(text, start, end, chunk.section)
     start = _past_bullet(text, start, end)
     if _PRONOUN.match(text, start):
-        start = _antecedent(text, start)
+        start = _antecedent(text, start, chunk.section)
     body = Piece(base + start, base + end, text[start:end])
     if body.text.rstrip().endswith(":") or _HOW.match(text, end):
         body = _introduced(read, body, context)
@@ -287,13 +288,18 @@ def _past_bullet(text: str, start: int, end: int) -> int:
     return found.end() if found and found.end() < end else start
 
 
-def _antecedent(text: str, start: int) -> int:
-    """The start of the sentence before ``start`` in the passage (``start`` if none)."""
+def _antecedent(text: str, start: int, section: str | None) -> int:
+    """The start of the sentence before ``start`` in the passage (``start`` if none, or
+    if what comes before is not a sentence: a heading, a label, a salutation, which the
+    pronoun does not stand for: "Miscellaneous" above "These Terms are governed …")."""
     before = [s for s, e, _ in chunk_sentences(text) if e <= start]
     if not before:
         return start
     previous = before[-1]
-    return previous if not heading(text[previous:start], None) else start
+    said = text[previous:start].strip().strip(PAGE_BREAK).rstrip()
+    if heading(said, section) or not said.endswith(_SENTENCE_ENDS):
+        return start
+    return previous
 
 
 def _introduced(read: Read, body: Piece, context: Context | None) -> Piece:
