@@ -823,6 +823,7 @@ def test_a_table_answer_and_a_list_answer_read_as_the_document_wrote_them(site: 
     assert costs.locator("tbody td").all_inner_texts() == ["Freight", "412", "455"]
     shown = costs.locator(".answer-text").inner_text()
     assert "(in thousands)" in shown.split("455")[-1]  # the unit, under the table
+    screenshot(page, "21-table-answer-unit")
     costs.locator(".badge").first.click()
     page.wait_for_selector("#viewer mark.exact")
     assert "(in thousands)" in "".join(page.locator("#viewer mark.exact").all_inner_texts())
