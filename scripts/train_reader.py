@@ -50,7 +50,8 @@ answer's passage learns to outscore the others (shared normalisation). The SQuAD
 stage of the log (the next 3,000 questions, ``--squad2 unanswerable``, no TAT-QA) with
 ``--shared 1`` (16 minutes here) cited SQuAD's gold paragraph as often (92.6% of those
 answered) and moved the real documents' halves apart (tuning half +4 right facts,
-reporting half -6): not shipped.
+reporting half -6); in the held reports stage above (``--tatqa 2 --distil 1 --squad2
+unanswerable``) right facts moved by a question or two on each half: not shipped.
 
 On a GPU (used when there is one) all of SQuAD 1.1 fits in minutes:
 
