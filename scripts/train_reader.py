@@ -269,8 +269,9 @@ def squad11_pairs(
         for number, ((pi, qa), row) in enumerate(zip(block, scores, strict=True), start):
             answer = qa["answers"][0]
             golds = [a["text"] for a in qa["answers"]]
-            own = Pair(qa["question"], contexts[pi], answer["answer_start"], answer["text"])
-            own = replace(own, group=number)
+            own = Pair(
+                qa["question"], contexts[pi], answer["answer_start"], answer["text"], group=number
+            )
             pairs.append(own)
             asked = replace(own, answer_start=-1, answer_text="")  # of another passage
             same = article == article[pi]
@@ -483,16 +484,18 @@ def shared(logits: torch.Tensor, targets: torch.Tensor, groups: torch.Tensor) ->
     the passages read together, so that the answer's own passage outscores the others
     (Clark and Gardner's shared normalisation). Mean over the batch's questions whose
     windows include the answer's; 0 when none does."""
-    losses = []
-    for group in torch.unique(groups[groups >= 0]):
-        rows = torch.nonzero(groups == group).flatten()
-        holding = rows[targets[rows] > 0]
-        if len(holding) != 1:
-            continue
-        spans = logits[rows, 1:].reshape(-1)  # position 0: no answer
-        at = int((rows == holding[0]).nonzero()) * (logits.shape[1] - 1)
-        losses.append(torch.logsumexp(spans, 0) - spans[at + int(targets[holding[0]]) - 1])
-    return torch.stack(losses).mean() if losses else logits.new_zeros(())
+    _, slot = torch.unique(groups, return_inverse=True)  # each window's question
+    count = len(groups)  # at most as many questions as windows
+    spans = torch.logsumexp(logits[:, 1:], dim=1)  # each window's; position 0: no answer
+    top = spans.new_full((count,), -math.inf).scatter_reduce(0, slot, spans, "amax")
+    spread = spans.new_zeros(count).index_add(0, slot, torch.exp(spans - top[slot]))
+    across = torch.log(spread) + top  # over all the question's windows
+    holding = (targets > 0) & (groups >= 0)
+    holders = torch.zeros_like(groups).index_add(0, slot, holding.long())
+    counted = holding & (holders[slot] == 1)
+    answer = logits.gather(1, targets[:, None]).squeeze(1)
+    losses = torch.where(counted, across[slot] - answer, 0.0)
+    return losses.sum() / counted.sum().clamp(min=1)
 
 
 def held(student: torch.Tensor, teacher: torch.Tensor, kept: torch.Tensor) -> torch.Tensor:
