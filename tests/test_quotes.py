@@ -102,6 +102,20 @@ def test_a_heading_or_a_bullet_is_never_the_quote() -> None:
     assert q.text == "Starter plans answer within one business day."
 
 
+def test_a_numbered_heading_ending_in_its_abbreviation_is_a_heading() -> None:
+    """ "6.2 … (SBOM)" closes on its abbreviation, not on a sentence's end: it heads the
+    text under it; a sentence closing on a parenthesis is still a sentence."""
+    text = (
+        "6.2 CISA - 2025 Minimum Elements for a Software Bill of Materials (SBOM)\n\n"
+        "The minimum elements are the author, the timestamp and the component names."
+    )
+    q = quote(read_at(text, "Minimum Elements"), "Guide > 6. Compliance Elements", "")
+    assert q.text.startswith("The minimum elements are")
+    said = "6.2 The guide names three elements (the author, the timestamp and the names)"
+    q = quote(read_at(said, "three elements"), None, "How many elements?")
+    assert q.text == said
+
+
 def test_the_exact_answer_is_marked_only_when_it_is_the_value_asked_for() -> None:
     text = "The Zephyr party hall allows at most forty helium balloons per event."
     many = "How many balloons does the hall allow?"

@@ -157,6 +157,35 @@ def chunk_bag(text: str) -> Bag:
     return frozenset().union(*(words for _, _, words in chunk_sentences(text)))
 
 
+# a table of contents' entry: a title, then its page ("3.5 Method of delivery 14",
+# "Introduction ........ 7", "Item 1A. | Risk Factors | 6", "Preface iii")
+_CONTENTS_ENTRY = re.compile(
+    r"(?P<title>.*[^\W\d_][^.?!;:,=]*?[\w)\]’'\"])(?:\s*\.{2,}\s*|\s*\|\s*|\s+)"
+    r"(?P<page>[1-9]\d{0,3}|[ivxlc]{1,7})"
+)
+CONTENTS_LINES = 3  # the fewest lines a table of contents shows
+
+
+def contents_listing(text: str) -> bool:
+    """Whether ``text`` is (part of) a table of contents: at least
+    :data:`CONTENTS_LINES` lines, most of them a title and its page, the pages never
+    going back. It points to where things are said; it says none of them."""
+    lines = [line.strip().strip(PAGE_BREAK).strip() for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    if len(lines) < CONTENTS_LINES:
+        return False
+    pages: list[int] = []
+    for line in lines:
+        entry = _CONTENTS_ENTRY.fullmatch(line)
+        if entry is None or any(c.strip().replace(",", "").isdigit()
+                                for c in entry["title"].split("|")[1:]):  # fmt: skip
+            continue
+        page = entry["page"]
+        pages.append(int(page) if page.isdigit() else 0)
+    arabic = [n for n in pages if n]
+    return 2 * len(pages) > len(lines) and len(pages) >= CONTENTS_LINES and arabic == sorted(arabic)
+
+
 @dataclass(frozen=True, slots=True)
 class Sentence:
     hit: int  # index into the candidates

@@ -14,7 +14,7 @@ import numpy as np
 
 from .errors import InvalidInput, ReindexRequired
 from .inference.embedding import Embedder, Vectors
-from .lexical import QuestionTerms, chunk_sentences, content_words
+from .lexical import QuestionTerms, chunk_sentences, content_words, contents_listing
 from .models import RetrievedChunk
 from .stores.base import SearchIndex, StoredChunk
 
@@ -173,8 +173,11 @@ def rerank(question: str, candidates: list[RetrievedChunk]) -> list[RetrievedChu
     A chunk whose single sentence covers the question's rarest terms usually holds the
     answer. Measured on SQuAD dev (docs/quality.md): the answering chunk ranks first for 82% of
     answerable questions instead of 75% with fusion alone (240-token chunks).
+    A table of contents (``contents_listing``) goes after the others: its titles cover
+    the question's words like no passage does, and it says none of what they head.
     """
     head, tail = candidates[:RERANK_DEPTH], candidates[RERANK_DEPTH:]
     terms = QuestionTerms(question, candidates)
     head.sort(key=lambda hit: hit.score + terms.best_sentence_cover(hit), reverse=True)
+    head.sort(key=lambda hit: contents_listing(hit.chunk.text))  # stable: order kept
     return head + tail

@@ -51,6 +51,7 @@ _BULLET = re.compile(r"[•●▪◦‣∙·\-–*]\s+|\(?[0-9a-zA-Z]{1,2}[.)]\s
 _ITEM = re.compile(r"\s*(?:[•●▪◦‣∙·\-–*]|\(?[0-9a-zA-Z]{1,3}[.)]|[A-Z]\.)\s")
 _NUMBERED_HEADING = re.compile(r"(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Item \d+[A-Z]?\.?)\s+\S")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_NAMED = re.compile(r"\s\([A-Z][A-Za-z0-9&/-]{1,11}\)$")  # a title's abbreviation: "… (SBOM)"
 # the unit a table's amounts are printed in: "(Dollars in millions, except per share data)"
 _UNIT = re.compile(
     r"\((?:[A-Za-z]+ )?in (?:thousands|millions|billions)\b[^()\n]{0,80}\)", re.IGNORECASE
@@ -246,13 +247,15 @@ def _sentences(text: str, start: int, end: int) -> tuple[int, int]:
 
 def heading(line: str, section: str | None) -> bool:
     """Whether a line is a heading, not a sentence: one of the passage's own section
-    headings, or a numbered heading ("3.3 Citation Quality", "Item 7."); never a line
-    that ends a sentence, nor a table row. A short line of data (a date, an address, a
+    headings, or a numbered heading ("3.3 Citation Quality", "Item 7.", "6.2 Minimum
+    Elements for a Software Bill of Materials (SBOM)"); never a line that ends a
+    sentence, nor a table row. A short line of data (a date, an address, a
     list item) is not a heading."""
     stripped = line.strip().strip(PAGE_BREAK).strip()
     if not stripped or CELLS in stripped or len(stripped.split()) > HEADING_WORDS:
         return False
-    if stripped[-1] in ".?!;,\"”'’)" and not _NUMBERED_HEADING.fullmatch(stripped.rstrip(".")):
+    ended = stripped[-1] in ".?!;,\"”'’)" and not _NAMED.search(stripped)
+    if ended and not _NUMBERED_HEADING.fullmatch(stripped.rstrip(".")):
         return False
     plain = _plain(stripped)
     if section and any(plain == _plain(part) for part in section.split(SECTION_JOIN)):
