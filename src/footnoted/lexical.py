@@ -172,7 +172,8 @@ def contents_listing(text: str) -> bool:
     going back. It points to where things are said; it says none of them."""
     lines = [line.strip().strip(PAGE_BREAK).strip() for line in text.splitlines()]
     lines = [line for line in lines if line]
-    if len(lines) < CONTENTS_LINES:
+    paged = sum(line[-1].isdigit() or line[-1] in "ivxlc" for line in lines)
+    if paged < CONTENTS_LINES or 2 * paged <= len(lines):  # most lines do not end in a page
         return False
     pages: list[int] = []
     for line in lines:
