@@ -18,6 +18,22 @@ def test_a_question_names_its_years_and_its_names_but_not_its_first_word() -> No
     assert asked("How are annual plans refunded? Refunds take 5 days.").names == ()
 
 
+def test_a_fiscal_year_as_finance_writes_it_is_a_year_not_a_name() -> None:
+    written = (
+        ("What was Lyft's FY2021 revenue?", "2021"),
+        ("In its FY 22 report, what was the backlog?", "2022"),
+        ("What was FY'98 revenue?", "1998"),
+        ("What was 4Q22 revenue?", "2022"),
+    )
+    for question, year in written:
+        wanted = asked(question)
+        assert wanted.years == {year} and not any(year[2:] in n for n in wanted.names), question
+    table = ["Years ended December 31, | 2022 | 2021", "Total revenues | $66,608 | $62,286"]
+    assert asked("What were FY2022 total revenues?").missing(table) == []
+    assert asked("What were FY2019 total revenues?").missing(table) == ["2019"]
+    assert asked("What did the FYI note say?").years == set()
+
+
 def test_a_name_is_held_as_written_run_together_by_initials_or_without_accents() -> None:
     text = ["Graph RAG builds a graph. Union School District serves it.", "Jean de Rély, 1987"]
     assert asked("How does GraphRAG work?").missing(text) == []

@@ -81,6 +81,14 @@ def test_a_year_column_of_a_real_annual_report(service: Footnoted) -> None:
     [span] = [s for s in result.answer.spans if s.answer_start == at]
     source = service.store.document_text(result.answer.citations[0].document_id)
     assert source[span.doc_start : span.doc_end] == unit
+    # a fiscal year as finance writes it is the year's column, not a name to look for
+    for asked in (
+        "What was Boeing's net loss attributable to shareholders in FY2021?",
+        "What was the net loss attributable to Boeing shareholders in FY21?",
+    ):
+        result = service.answer(asked)
+        assert result.answer is not None, result.refusal
+        assert exact(result.answer) == "($4,202)", result.answer.text
 
 
 def test_a_sheet_cell_is_named_as_the_sheet_names_it() -> None:

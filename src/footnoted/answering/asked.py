@@ -35,6 +35,8 @@ COVER_CHARS = 1000  # a document's cover: its title, its owner, what it is
 TYPO_LETTERS = 6  # names this long are held with one letter wrong
 _ENDINGS = frozenset(("n", "an", "ian", "ean", "ese", "ish", "i", "ic", "s", "es", "ns", "ans"))
 YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+# a year written the way finance writes it: "FY2018", "FY 22", "FY'21", "4Q22"
+_SHORT_YEAR = re.compile(r"\bFY\s?['’]?(\d{4}|\d{2})\b|\b[1-4]Q(\d{4}|\d{2})\b", re.IGNORECASE)
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
              "fourth": 4, "4th": 4}  # fmt: skip
 _NTH = "|".join(_ORDINALS)
@@ -215,21 +217,32 @@ def _initials(text: str) -> set[str]:
 
 
 def asked(question: str) -> Asked:
-    """The years a question names, its quarters ("the fourth quarter", "Q4"), and its
+    """The years a question names (written out, or as finance writes them: "FY2018",
+    "FY22", "4Q22"), its quarters ("the fourth quarter", "Q4"), and its
     names: capitalised, mixed-case or upper-case words (and words with digits) past the
     first word of each of its sentences, but the question's own words."""
     names: list[str] = []
     question = _folded(question)
+    short = list(_SHORT_YEAR.finditer(question))
     tokens = list(_TOKEN.finditer(question))
     for i, match in enumerate(tokens):
         token = match.group().strip("'’.-")
         lower = token.lower()
         if lower in _COMMON or len(token) < 2:
             continue
+        if any(y.start() <= match.start() < y.end() for y in short):
+            continue  # "FY2018" is the year 2018, not a name
         opens = i == 0 or question[: match.start()].rstrip()[-1:] in ".?!:"
         capital = token[0].isupper() and not opens  # a sentence's first word names nothing
         shaped = any(ch.isupper() for ch in token[1:]) or any(ch.isdigit() for ch in token)
         if (capital or shaped) and not YEAR.fullmatch(token):
             names.append(token.removesuffix("'s").removesuffix("’s"))
-    years = frozenset(YEAR.findall(question))
+    years = frozenset(YEAR.findall(question)) | {_full_year(y[1] or y[2]) for y in short}
     return Asked(years, tuple(dict.fromkeys(names)), _quarters(question))
+
+
+def _full_year(digits: str) -> str:
+    """A year written with two digits or four: "22" is 2022, "98" 1998."""
+    if len(digits) == 4:
+        return digits
+    return f"{'19' if int(digits) >= 50 else '20'}{digits}"

@@ -31,6 +31,7 @@ from ..lexical import CELLS, GIVEN_NUMBER, NUMBER_WORD, bag, chunk_sentences, st
 from ..loaders.blocks import CURRENCY, table_headers
 from ..models import SECTION_JOIN
 from ..pages import PAGE_BREAK
+from .asked import YEAR, asked
 from .evidence import Read
 
 Context = Callable[[str, int, int], str]  # (document id, start, end) -> that piece of its text
@@ -50,7 +51,6 @@ _PRONOUN = re.compile(r"(?:This|These|That|Those|It|They|Such|Its|Their)\b")
 _BULLET = re.compile(r"[•●▪◦‣∙·\-–*]\s+|\(?[0-9a-zA-Z]{1,2}[.)]\s+(?=\S)")
 _ITEM = re.compile(r"\s*(?:[•●▪◦‣∙·\-–*]|\(?[0-9a-zA-Z]{1,3}[.)]|[A-Z]\.)\s")
 _NUMBERED_HEADING = re.compile(r"(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Item \d+[A-Z]?\.?)\s+\S")
-_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _NAMED = re.compile(r"\s\([A-Z][A-Za-z0-9&/-]{1,11}\)$")  # a title's abbreviation: "… (SBOM)"
 # the unit a table's amounts are printed in: "(Dollars in millions, except per share data)"
 _UNIT = re.compile(
@@ -464,7 +464,7 @@ def _asked_row(
     )
     if not rows or not terms or in_prose:
         return None
-    values = given_numbers(question) - set(YEARS.findall(question))  # a year names a column
+    values = given_numbers(question) - set(YEAR.findall(question))  # a year names a column
     labels = {row: terms & bag(label_words(text[row[0] : row[1]])) for row in rows}
     words_named = {row: len(label) for row, label in labels.items()}
     values_named = {
@@ -514,7 +514,6 @@ def _header_rows(
     return {first} if starts_with_it else set()
 
 
-YEARS = re.compile(r"\b(?:19|20)\d\d\b")
 _NO_WORDS = re.compile(r"[\s$€£%().,\-–\d]*")  # a cell of an amount, or an empty one
 _ACRONYM = re.compile(r"\b[A-Z](?:[/&]?[A-Z]){1,4}\b")  # "P/E", "EPS", "R&D"
 _LINKS = frozenset({"and", "of", "the"})  # words an abbreviation leaves out
@@ -649,10 +648,10 @@ def _named_cell(
     cells = _cells(body)
     if header is not None:
         names = [c.strip() for c in header.text.split(CELLS)]
-        years = set(_YEAR.findall(question))
+        years = set(asked(question).years)
         terms = asked_terms(question)
         scores = [
-            (bool(years & set(_YEAR.findall(name))), len(terms & column_terms(name)))
+            (bool(years & set(YEAR.findall(name))), len(terms & column_terms(name)))
             for name in names
         ]
         if max(scores) == (False, 0):  # no column named by its words: by its short name

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from ..inference.reader import Reading
 from ..lexical import CELLS, GIVEN_NUMBER, bag, words
 from ..models import Chunk
+from .asked import YEAR, asked
 from .evidence import Read
 from .quotes import (
     Context,
@@ -45,7 +46,6 @@ from .quotes import (
     value_at,
 )
 
-YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _VALUE = re.compile(r"[\s$€£%().,\-–\d]*\d[\s$€£%().,\-–\d]*")
 _PERCENT = re.compile(r"%|\bpercent|\bmargin|\brate\b|\bratio\b|\bshare of\b|\bproportion")
 _NOT_A_VALUE = re.compile(  # questions that ask for a reason, a way or a meaning
@@ -70,7 +70,7 @@ def named_row(question: str, read: Sequence[Read], context: Context | None) -> N
     if _NOT_A_VALUE.search(q):
         return None
     terms = asked_terms(question)
-    years = set(YEAR.findall(question))
+    years = set(asked(question).years)
     percent = bool(_PERCENT.search(q))
     best: tuple[tuple[int, int, int, bool, bool], Named] | None = None
     for r in read:
