@@ -34,6 +34,20 @@ def test_a_fiscal_year_as_finance_writes_it_is_a_year_not_a_name() -> None:
     assert asked("What did the FYI note say?").years == set()
 
 
+def test_a_half_year_asked_is_held_by_its_name_or_a_six_month_period() -> None:
+    wanted = asked("What was Lyft's revenue in H1 2022?")
+    assert wanted.halves == {1} and wanted.years == {"2022"} and wanted.names == ("Lyft",)
+    assert asked("What was 2H21 revenue?").halves == {2}
+    assert asked("What was H1'22 revenue?").years == {"2022"}
+    assert asked("How do labs produce H2?").halves == set()  # hydrogen, not a half year
+    assert wanted.missing(["Lyft: six months ended June 30, 2022 | $1,875"]) == []
+    assert wanted.missing(["In the first half of 2022 Lyft's revenue rose 40%."]) == []
+    assert wanted.missing(["Lyft's H1 2022 revenue was $1.9 billion."]) == []
+    # a year's total, or the other half, does not answer it
+    assert wanted.missing(["Lyft's revenue in 2022 was $4,095 million."]) == ["H1"]
+    assert wanted.missing(["Lyft's second half of 2022 was stronger."]) == ["H1"]
+
+
 def test_a_name_is_held_as_written_run_together_by_initials_or_without_accents() -> None:
     text = ["Graph RAG builds a graph. Union School District serves it.", "Jean de Rély, 1987"]
     assert asked("How does GraphRAG work?").missing(text) == []

@@ -35,8 +35,11 @@ COVER_CHARS = 1000  # a document's cover: its title, its owner, what it is
 TYPO_LETTERS = 6  # names this long are held with one letter wrong
 _ENDINGS = frozenset(("n", "an", "ian", "ean", "ese", "ish", "i", "ic", "s", "es", "ns", "ans"))
 YEAR = re.compile(r"\b(?:19|20)\d\d\b")
-# a year written the way finance writes it: "FY2018", "FY 22", "FY'21", "4Q22"
-_SHORT_YEAR = re.compile(r"\bFY\s?['’]?(\d{4}|\d{2})\b|\b[1-4]Q(\d{4}|\d{2})\b", re.IGNORECASE)
+# a year written the way finance writes it: "FY2018", "FY 22", "FY'21", "4Q22", "H1'22"
+_SHORT_YEAR = re.compile(
+    r"\b(?:FY\s?['’]?|H[12]\s?['’])(\d{4}|\d{2})\b|\b(?:[1-4]Q|[12]H)(\d{4}|\d{2})\b",
+    re.IGNORECASE,
+)
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
              "fourth": 4, "4th": 4}  # fmt: skip
 _NTH = "|".join(_ORDINALS)
@@ -48,6 +51,13 @@ _QUARTER = re.compile(
 )
 _QUARTER_CELL = re.compile(rf"(?:^|\|)\s*({_NTH})\s*(?=\||$)", re.IGNORECASE | re.MULTILINE)
 _QUARTER_ENDED = re.compile(r"\bthree months ended\b", re.IGNORECASE)  # a quarter, by its end
+# a half year as finance writes it ("H1 2022", "1H22"), and as a report prints one
+# (with its year: a bare "H2" is as likely hydrogen or a heading)
+_HALF = re.compile(
+    r"\bH([12])(?=\s*(?:FY\s?)?['’]?(?:19|20)?\d\d\b)|\b([12])H(?=\d\d)", re.IGNORECASE
+)
+_HALF_SHOWN = re.compile(r"\b(first|second)[\s-]+half\b|\bH([12])\b", re.IGNORECASE)
+_HALF_ENDED = re.compile(r"\bsix months ended\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z][\w'’&.-]*[\w]|[A-Za-z]")
 # capitalised words that name nothing in particular
 _COMMON = frozenset(
@@ -103,18 +113,21 @@ def holds_number(text: str, question: str = "") -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Asked:
-    """The years, the names and the quarters of a year a question asks about."""
+    """The years, the names, and the quarters and halves of a year a question asks
+    about."""
 
     years: frozenset[str]
     names: tuple[str, ...]
     quarters: frozenset[int] = frozenset()  # "the fourth quarter", "Q4": 4
+    halves: frozenset[int] = frozenset()  # "H1", "1H22": 1
 
     def missing(
         self, evidence: Iterable[str], further: Iterable[str] = (), about: str = ""
     ) -> list[str]:
-        """The years and quarters none of the ``evidence`` texts holds (a quarter is held
-        as the question names it, by "the first, third and fourth quarters", by a table
-        cell "Fourth", or by "three months ended": a quarter's table by its end) and the
+        """The years, quarters and halves none of the ``evidence`` texts holds (a quarter
+        is held as the question names it, by "the first, third and fourth quarters", by a
+        table cell "Fourth", or by "three months ended": a quarter's table by its end; a
+        half year as "H1", "the first half" or "six months ended") and the
         names neither they nor ``further`` (the other passages the answer quotes: a
         two-hop answer's bridge) nor ``about`` (the document's opening, on its cover or
         where it occurs :data:`ABOUT_TIMES` times) hold.
@@ -127,6 +140,10 @@ class Asked:
         shown = _quarters(near) | {_ORDINALS[m[1].lower()] for m in _QUARTER_CELL.finditer(near)}
         if self.quarters - shown and not _QUARTER_ENDED.search(near):
             gone += [f"Q{n}" for n in sorted(self.quarters - shown)]
+        halves = {1 if (m[1] or "").lower() == "first" or m[2] == "1" else 2
+                  for m in _HALF_SHOWN.finditer(near)}  # fmt: skip
+        if self.halves - halves and not _HALF_ENDED.search(near):
+            gone += [f"H{n}" for n in sorted(self.halves - halves)]
         text = _folded(f"{near} {' '.join(further)}")
         about = _folded(about)
         counted = Counter(words(about))
@@ -218,27 +235,30 @@ def _initials(text: str) -> set[str]:
 
 def asked(question: str) -> Asked:
     """The years a question names (written out, or as finance writes them: "FY2018",
-    "FY22", "4Q22"), its quarters ("the fourth quarter", "Q4"), and its
-    names: capitalised, mixed-case or upper-case words (and words with digits) past the
-    first word of each of its sentences, but the question's own words."""
+    "FY22", "4Q22"), its quarters ("the fourth quarter", "Q4"), its halves ("H1",
+    "1H22"), and its names: capitalised, mixed-case or upper-case words (and words with
+    digits) past the first word of each of its sentences, but the question's own
+    words."""
     names: list[str] = []
     question = _folded(question)
     short = list(_SHORT_YEAR.finditer(question))
+    halves = list(_HALF.finditer(question))
     tokens = list(_TOKEN.finditer(question))
     for i, match in enumerate(tokens):
         token = match.group().strip("'’.-")
         lower = token.lower()
         if lower in _COMMON or len(token) < 2:
             continue
-        if any(y.start() <= match.start() < y.end() for y in short):
-            continue  # "FY2018" is the year 2018, not a name
+        if any(y.start() <= match.start() < y.end() for y in (*short, *halves)):
+            continue  # "FY2018" is the year 2018, "H1" the first half: not names
         opens = i == 0 or question[: match.start()].rstrip()[-1:] in ".?!:"
         capital = token[0].isupper() and not opens  # a sentence's first word names nothing
         shaped = any(ch.isupper() for ch in token[1:]) or any(ch.isdigit() for ch in token)
         if (capital or shaped) and not YEAR.fullmatch(token):
             names.append(token.removesuffix("'s").removesuffix("’s"))
     years = frozenset(YEAR.findall(question)) | {_full_year(y[1] or y[2]) for y in short}
-    return Asked(years, tuple(dict.fromkeys(names)), _quarters(question))
+    half = frozenset(int(m[1] or m[2]) for m in halves)
+    return Asked(years, tuple(dict.fromkeys(names)), _quarters(question), half)
 
 
 def _full_year(digits: str) -> str:
