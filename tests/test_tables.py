@@ -89,6 +89,11 @@ def test_a_year_column_of_a_real_annual_report(service: Footnoted) -> None:
         result = service.answer(asked)
         assert result.answer is not None, result.refusal
         assert exact(result.answer) == "($4,202)", result.answer.text
+    # a row of percentages is not in the caption's dollars
+    result = service.answer("What was Boeing's effective income tax rate in 2022?")
+    assert result.answer is not None, result.refusal
+    assert "| Effective income tax rate | (0.6) % |" in result.answer.text
+    assert "Dollars in millions" not in result.answer.text
 
 
 def test_a_sheet_cell_is_named_as_the_sheet_names_it() -> None:

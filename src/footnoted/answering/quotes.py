@@ -543,8 +543,12 @@ def _unit(read: Read, body: Piece, header: Piece, context: Context | None) -> Pi
     from the header row and the row: on the caption's lines just above the header (no
     row of another table between, at most ``UNIT_GAP`` characters up), or on a line of
     its own between the header and the row; None where the header or the row says it,
-    or nothing does."""
+    or nothing does, or the row's amounts are all percentages (an "Effective income tax
+    rate" row under "(Dollars in millions)")."""
     if _UNIT.search(header.text) or _UNIT.search(body.text):
+        return None
+    amounts = [c for c in body.text.split(CELLS)[1:] if any(ch.isdigit() for ch in c)]
+    if amounts and all("%" in c for c in amounts):
         return None
     chunk = read.hit.chunk
     start = max(header.start - UNIT_WINDOW, 0)
