@@ -166,8 +166,12 @@ def test_a_rows_cell_under_a_header_cell() -> None:
     signs = "Adjusted EBITDA | $ | 92.9 | $ | (755.2) | $ | (678.9)"
     assert value_at(signs, years, 1) == 4  # "(755.2)", 2022's
     assert value_at(signs, "Years ended | 2023 | 2022 | 2021", 3) == 6
-    # more values than an unlabelled header has cells: which cell spans two is not known
-    assert value_at(signs + " | 112.3 % | (11.2)%", years, 1) is None
+    # more values than a header of years has cells: the years come first, the changes
+    # after them ("2023 | 2022 | 2021 | % Change"); under other headers, which cell
+    # spans two is not known
+    changes = signs + " | 112.3 % | (11.2)%"
+    assert value_at(changes, years, 1) == 4 and value_at(changes, years, 2) == 6
+    assert value_at(changes, "(1) | (2) | (3)", 1) is None
 
 
 def test_a_currency_sign_is_shown_with_its_amount() -> None:
@@ -183,6 +187,21 @@ def test_a_currency_sign_is_shown_with_its_amount() -> None:
             chunk.text[piece.start - chunk.char_start : piece.end - chunk.char_start] == piece.text
         )
     assert marked(q) == "(755.2)"
+
+
+def test_a_header_of_years_is_shown_over_the_first_amounts_not_the_changes() -> None:
+    """Lyft's 10-K: "2021 | 2020 | 2019" over revenue and its two changes. Shown lined
+    up at the last cells, 2021 stood over 2019's revenue."""
+    text = (
+        "2021 | 2020 | 2019\n\n(in thousands)\n\n"
+        "Revenue | $ | 3,208,323 | $ | 2,364,681 | $ | 3,615,960 | 36 % | (35) %"
+    )
+    q = quote(read_at(text, "3,208,323"), None, "What was Lyft's revenue in 2021?")
+    shown, _ = q.render()
+    header, _, row = shown.splitlines()[:3]
+    assert header == "| | 2021 | 2020 | 2019 | | |"
+    assert row == "| Revenue | $ 3,208,323 | $ 2,364,681 | $ 3,615,960 | 36 % | (35) % |"
+    assert marked(q) == "3,208,323"
 
 
 def test_a_short_column_name_marks_a_cell_only_where_the_question_gives_a_value() -> None:

@@ -8,8 +8,9 @@ import pytest
 import footnoted.retrieval as retrieval_module
 from conftest import shared
 from footnoted import Footnoted
-from footnoted.lexical import contents_listing
-from footnoted.retrieval import RERANK_DEPTH
+from footnoted.lexical import QuestionTerms, chunk_sentences, contents_listing
+from footnoted.models import Chunk, RetrievedChunk
+from footnoted.retrieval import RERANK_DEPTH, sentence_words
 
 SBOM_CONTENTS = (
     "3.5 Method of SBOM Document delivery 14\n\n3.5.1 Verification and reference material 14"
@@ -21,6 +22,39 @@ INDEX_10K = (
     "Unresolved Staff Comments | 17\n\nItem 2. | Properties | 18"
 )
 DOTTED = "Contents\nIntroduction ........ 7\nPreface ....... ix\nScope ......... 9\nTerms ..... 10"
+
+
+def hit(text: str, title: str, cid: str, header: str | None = None) -> RetrievedChunk:
+    chunk = Chunk(cid, title, 0, text, 0, len(text), header=header)
+    return RetrievedChunk(chunk, title, None, 0.6)
+
+
+def covers(terms: QuestionTerms, h: RetrievedChunk) -> float:
+    return terms.cover(sentence_words(h.chunk.text, h.chunk.header))
+
+
+def test_a_name_most_candidates_are_about_weighs_little() -> None:
+    """A report says "we", not its company's name: the name, in the title of most
+    candidates, weighs less than the words that set the answer's sentence apart."""
+    question = "How many employees does Lyft have?"
+    staff = hit("As of December 31, 2021, we had 4,453 employees.", "Lyft, Inc.", "a")
+    aside = hit("Flexdrive is Lyft's independently managed subsidiary.", "Lyft, Inc.", "b")
+    hubs = hit("Our Driver Hubs offer support.", "Lyft, Inc.", "c")
+    other = hit("Employees of Uber met in San Francisco.", "Uber Technologies", "d")
+    terms = QuestionTerms(question, [staff, aside, hubs, other])
+    assert covers(terms, staff) > covers(terms, aside)
+
+
+def test_a_table_row_is_read_with_its_header_row() -> None:
+    """ "Revenue | 3,208,323" holds 2021's revenue only under "2021 | 2020 | 2019": the
+    row covers the year asked, whether its header is printed in the chunk or above."""
+    question = "What was Lyft's revenue in 2021?"
+    table = hit("2021 | 2020 | 2019\n\nRevenue | 3,208,323 | 2,364,681 | 3,615,960", "L", "a")
+    below = hit("Revenue | 3,208,323 | 2,364,681 | 3,615,960", "L", "b", "2021 | 2020 | 2019")
+    prose = hit("Revenue grew in 2021, and costs rose.", "L", "c")
+    terms = QuestionTerms(question, [table, below, prose])
+    assert covers(terms, table) == covers(terms, below) == covers(terms, prose) > 0
+    assert terms.cover(chunk_sentences(below.chunk.text)[0][2:]) < covers(terms, below)
 
 
 def test_a_table_of_contents_is_told_from_text_tables_and_lists() -> None:

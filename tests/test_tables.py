@@ -96,6 +96,23 @@ def test_a_year_column_of_a_real_annual_report(service: Footnoted) -> None:
     assert "Dollars in millions" not in result.answer.text
 
 
+def test_a_report_that_says_we_and_prints_changes_after_its_years(service: Footnoted) -> None:
+    """Lyft's 10-K names Lyft on its cover and says "we" on its pages; its tables print
+    two changes after the years. Asked its revenue in 2021, the answer is the revenue
+    row with 2021 over 2021's amount."""
+    report = service.ingest([shared("pdfs-more", "R2R__lyft_2021.pdf")])
+    assert not report.failed, report.failed
+    result = service.answer("What was Lyft's revenue in 2021?")
+    assert result.answer is not None, result.refusal
+    header, _, row = result.answer.text.split("\n")[:3]
+    assert row.startswith("| Revenue | $ 3,208,323 | $ 2,364,681 | $ 3,615,960 |"), row
+    assert header.startswith("| | 2021 | 2020 | 2019 |"), header
+    assert exact(result.answer) == "3,208,323"
+    result = service.answer("How many people did Lyft employ at the end of 2021?")
+    assert result.answer is not None, result.refusal
+    assert "we had 4,453 employees" in result.answer.text
+
+
 def test_a_sheet_cell_is_named_as_the_sheet_names_it() -> None:
     row = " | ".join(f"v{i}" for i in range(1, 30))  # 29 cells: A … AC
     text = f"{row}\n\n{row}"

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -187,21 +186,13 @@ def contents_listing(text: str) -> bool:
     return 2 * len(pages) > len(lines) and len(pages) >= CONTENTS_LINES and arabic == sorted(arabic)
 
 
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    hit: int  # index into the candidates
-    position: int  # sentence number within its chunk
-    start: int  # offsets into the chunk text
-    end: int
-    terms: Bag  # the question terms this sentence contains
-
-
 class QuestionTerms:
-    """The question's content terms, weighted by rarity among the candidate chunks."""
+    """The question's content terms, weighted by rarity among the candidate chunks (their
+    text and their document's title: a name most of them are about weighs little)."""
 
     def __init__(self, question: str, candidates: Sequence[RetrievedChunk]) -> None:
         self.terms = bag(question)
-        bags = [chunk_bag(h.chunk.text) for h in candidates]
+        bags = [chunk_bag(h.chunk.text) | _title_bag(h.document_title) for h in candidates]
         n = len(bags)
         self.idf = {
             t: math.log((n + 1) / (sum(1 for b in bags if t in b) + 0.5)) for t in self.terms
@@ -212,13 +203,11 @@ class QuestionTerms:
         """Share of the question's weight that ``terms`` cover, 0..1."""
         return sum(self.idf[t] for t in terms if t in self.idf) / self.total
 
-    def sentences(self, hits: Sequence[RetrievedChunk]) -> list[Sentence]:
-        out = []
-        for h, hit in enumerate(hits):
-            for p, (s, e, words) in enumerate(chunk_sentences(hit.chunk.text)):
-                out.append(Sentence(h, p, s, e, words & self.terms))
-        return out
+    def cover(self, sentences: Iterable[Bag]) -> float:
+        """The most of the question's weight one of ``sentences`` (their words) covers."""
+        return max((self.weight(words & self.terms) for words in sentences), default=0.0)
 
-    def best_sentence_cover(self, hit: RetrievedChunk) -> float:
-        sentences = chunk_sentences(hit.chunk.text)
-        return max((self.weight(words & self.terms) for _, _, words in sentences), default=0.0)
+
+@lru_cache(maxsize=4096)
+def _title_bag(title: str) -> Bag:
+    return bag(title)

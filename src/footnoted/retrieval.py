@@ -9,12 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from .errors import InvalidInput, ReindexRequired
 from .inference.embedding import Embedder, Vectors
-from .lexical import QuestionTerms, chunk_sentences, content_words, contents_listing
+from .lexical import (
+    CELLS,
+    Bag,
+    QuestionTerms,
+    bag,
+    chunk_sentences,
+    content_words,
+    contents_listing,
+)
+from .loaders.blocks import table_headers
 from .models import RetrievedChunk
 from .stores.base import SearchIndex, StoredChunk
 
@@ -171,13 +181,29 @@ def rerank(question: str, candidates: list[RetrievedChunk]) -> list[RetrievedChu
     """Reorder the top fused candidates by cosine plus their best sentence's coverage.
 
     A chunk whose single sentence covers the question's rarest terms usually holds the
-    answer. Measured on SQuAD dev (docs/quality.md): the answering chunk ranks first for 82% of
+    answer; a table row counts the words of its header row (``sentence_words``). Measured
+    on SQuAD dev (docs/quality.md): the answering chunk ranks first for 82% of
     answerable questions instead of 75% with fusion alone (240-token chunks).
     A table of contents (``contents_listing``) goes after the others: its titles cover
     the question's words like no passage does, and it says none of what they head.
     """
     head, tail = candidates[:RERANK_DEPTH], candidates[RERANK_DEPTH:]
     terms = QuestionTerms(question, candidates)
-    head.sort(key=lambda hit: hit.score + terms.best_sentence_cover(hit), reverse=True)
+    head.sort(key=lambda h: h.score + terms.cover(sentence_words(h.chunk.text, h.chunk.header)),
+              reverse=True)  # fmt: skip
     head.sort(key=lambda hit: contents_listing(hit.chunk.text))  # stable: order kept
     return head + tail
+
+
+@lru_cache(maxsize=4096)
+def sentence_words(text: str, header: str | None) -> tuple[Bag, ...]:
+    """The words of each of a chunk's sentences; a table row's with its header row's,
+    the years and names its cells are read under ("Revenue | $ | 3,208,323" under
+    "2021 | 2020 | 2019"), whether printed in the chunk or above it (``header``)."""
+    sentences = chunk_sentences(text)
+    heads = table_headers(text, [s for s, _, _ in sentences])
+    out = []
+    for (s, e, words), head in zip(sentences, heads, strict=True):
+        above = head or (header if CELLS in text[s:e] else None)
+        out.append(words | bag(above) if above else words)
+    return tuple(out)

@@ -93,15 +93,13 @@ class Quote:
             return self.body.text, [(0, self.body)]
         assert self.header is not None
         width = max(_width(self.header), _width(self.body))
-        from_first = column_offset(self.body.text, self.header.text) == 0
+        shift = column_offset(self.body.text, self.header.text)
         out, pieces = "", []
         for piece in (self.header, self.body):
-            missing = width - _width(piece)
-            if from_first:  # lined up from their labels: a short one's last cells empty
-                lead, trail = "| ", " |" * missing
-            else:  # a row of amounts under its header's last columns
-                lead, trail = "| " + "| " * missing, ""
-            out += lead
+            missing = width - _width(piece)  # empty cells: before it as ``shift`` says
+            before = max(shift, 0) if piece is self.header else max(-shift, 0)
+            out += "| " + "| " * before
+            trail = " |" * (missing - before)
             for i, part in enumerate(_columns(piece)):
                 out += " " if i else ""
                 pieces.append((len(out), part))
@@ -145,11 +143,18 @@ def _labelled(row: str) -> bool:
 def column_offset(row: str, header: str) -> int:
     """How far right of its header cell a row's cell is: a row with fewer cells than its
     header, both starting with a label, lines up from the first cell (its missing cells
-    are its last: a PDF prints no empty cell); otherwise they line up at their last
-    cells (a row's label has no header cell above it; a row of amounts, or a header of
-    column groups, sits over the last columns)."""
+    are its last: a PDF prints no empty cell); a header of years over a labelled row
+    with more amounts than years sits over its first amounts ("2021 | 2020 | 2019 |
+    Change" over "Revenue | 3,208,323 | 2,364,681 | 3,615,960 | 36 % | (35) %": the
+    changes come after the years); otherwise they line up at their last cells (a row's
+    label has no header cell above it; a row of amounts, or a header of column groups,
+    sits over the last columns)."""
     shift = _width(Piece(0, len(row), row)) - _width(Piece(0, len(header), header))
-    return 0 if shift < 0 and _labelled(row) and _labelled(header) else shift
+    if shift < 0 and _labelled(row) and _labelled(header):
+        return 0
+    if shift > 1 and _labelled(row) and YEAR.fullmatch(header.split(CELLS)[0].strip()):
+        return 1  # years over a labelled row's first amounts; changes after them
+    return shift
 
 
 def value_at(row: str, header: str, index: int) -> int | None:

@@ -10,9 +10,11 @@ passage's prose above its rows and its section: "stock-based compensation expens
 names the table, not its total row). A column is named by the year asked, in a header
 of years, else by the header's words or their initials ("P/E": "Price/Earnings").
 Between rows named as well, one of percentages answers a question asking for a
-percentage, margin or rate, and one of amounts any other. That row, among the passages
-read, leads the answer: it is quoted under its header with the named cell marked
-(``quotes``), and the answer's trust says how far a row like it is right (``trust``).
+percentage, margin or rate, and one of amounts any other; then the row whose label the
+question names most of ("Revenue" before "Revenue from contracts with customers"). That
+row, among the passages read, leads the answer: it is quoted under its header with the
+named cell marked (``quotes``), and the answer's trust says how far a row like it is
+right (``trust``).
 Rows named equally well in different passages lead by retrieval order; a question naming
 no column, or two rows of one passage alike, is left to the reader. A named row whose
 named cell is empty answers nothing: the table does not hold the value.
@@ -63,6 +65,9 @@ class Named:
     filled: bool
 
 
+_Naming = tuple[int, int, int, bool, bool, int]  # how well a row is named (``_row_in``)
+
+
 def named_row(question: str, read: Sequence[Read], context: Context | None) -> Named | None:
     """The row of the passages read that the question names (see the module); None
     when no row is named with one of its columns."""
@@ -72,7 +77,7 @@ def named_row(question: str, read: Sequence[Read], context: Context | None) -> N
     terms = asked_terms(question)
     years = set(asked(question).years)
     percent = bool(_PERCENT.search(q))
-    best: tuple[tuple[int, int, int, bool, bool], Named] | None = None
+    best: tuple[_Naming, Named] | None = None
     for r in read:
         found = _row_in(r, terms, years, percent, context)
         if found is not None and (best is None or found[0] > best[0]):
@@ -82,15 +87,16 @@ def named_row(question: str, read: Sequence[Read], context: Context | None) -> N
 
 def _row_in(
     r: Read, terms: frozenset[str], years: set[str], percent: bool, context: Context | None
-) -> tuple[tuple[int, int, int, bool, bool], Named] | None:
+) -> tuple[_Naming, Named] | None:
     """The row of ``r``'s passage the question names best, with how well it is named
     (label words the table's caption lacks, label words, column words, a filled cell,
-    amounts in the unit asked: percentages where ``percent``, else not), when exactly
-    one row is named best and a column too."""
+    amounts in the unit asked: percentages where ``percent``, else not; then the fewer
+    label words the question leaves out: "Revenue" before "Revenue from contracts with
+    customers"), when exactly one row is named best and a column too."""
     text = r.hit.chunk.text
     terms = terms - bag(r.hit.document_title)  # "Boeing" of Boeing's report names no row
     table = table_words(text, r.hit.chunk.section)
-    scored: list[tuple[tuple[int, int, int, bool, bool], int, int]] = []
+    scored: list[tuple[_Naming, int, int]] = []
     at = 0
     for line in text.split("\n"):
         start, end = at, at + len(line)
@@ -98,7 +104,8 @@ def _row_in(
         cells = line.split(CELLS)
         if len(cells) < 2 or not any(_VALUE.fullmatch(c) for c in cells[1:]):
             continue  # a row of values
-        label = terms & bag(label_words(line))
+        words = bag(label_words(line))
+        label = terms & words
         if not label:
             continue
         row = r.hit.chunk.char_start + start
@@ -112,7 +119,8 @@ def _row_in(
         if column:
             under = None if index is None else value_at(line, header, index)
             unit = _percent(cells, under) == percent
-            named = (len(label - table), len(label), column, _filled(cells, under), unit)
+            filled = _filled(cells, under)
+            named = (len(label - table), len(label), column, filled, unit, -len(words - terms))
             scored.append((named, start, end))
     if not scored:
         return None
