@@ -104,8 +104,8 @@ def _row_in(
         cells = line.split(CELLS)
         if len(cells) < 2 or not any(_VALUE.fullmatch(c) for c in cells[1:]):
             continue  # a row of values
-        words = bag(label_words(line))
-        label = terms & words
+        in_label = bag(label_words(line))
+        label = terms & in_label
         if not label:
             continue
         row = r.hit.chunk.char_start + start
@@ -120,7 +120,7 @@ def _row_in(
             under = None if index is None else value_at(line, header, index)
             unit = _percent(cells, under) == percent
             filled = _filled(cells, under)
-            named = (len(label - table), len(label), column, filled, unit, -len(words - terms))
+            named = (len(label - table), len(label), column, filled, unit, -len(in_label - terms))
             scored.append((named, start, end))
     if not scored:
         return None
