@@ -3,10 +3,14 @@ section and title, or the document's cover (``answering.asked``)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from conftest import write
 from footnoted.answering.asked import ABOUT_TIMES, COVER_CHARS, asked, counts, holds_number
+from footnoted.evaluation.datasets import safe_stem
 from footnoted.service.facade import Footnoted
 
 
@@ -131,6 +135,38 @@ def test_a_two_hop_answer_is_not_refused_for_a_name_its_bridge_holds(
     )
     assert result.answer is not None, result.refusal
     assert "David Weissman" in result.answer.text
+
+
+@pytest.mark.parametrize(
+    ("qid", "lead", "then"),
+    [
+        # the reader answers the first hop ("About a Boy"); the film's passage holds "1998"
+        ("fresh-14", "About a Boy (film)", "Silent Sigh"),
+        # "Meqele" is the war's; the treaty's passage prints the war's title with an en dash
+        ("fresh-24", "Treaty of Addis Ababa", "First Italo-Ethiopian War"),
+        # the bulletin's passage names "Robert Erskine Childers", as his father's does
+        ("fresh-10", "Robert Caesar Childers", "Irish Bulletin"),
+    ],
+)
+def test_a_two_hop_answer_leads_with_the_hop_that_holds_what_the_question_names(
+    service: Footnoted, tmp_path: Path, qid: str, lead: str, then: str
+) -> None:
+    """Three of tests/data/two-hop-fresh.json's questions, over their ten paragraphs: each
+    was refused, its first hop lacking a name or year the question asks about, which the
+    passage that hop leads to holds (a passage of a document it names, or one naming what
+    the reader found in it)."""
+    fresh = json.loads((Path(__file__).parent / "data" / "two-hop-fresh.json").read_text())
+    (q,) = [q for q in fresh if q["_id"] == qid]
+    paths = [
+        write(tmp_path / "docs" / f"{safe_stem(title)}.txt", " ".join(s.strip() for s in lines))
+        for title, lines in q["context"]
+    ]
+    assert not service.ingest(paths).failed
+    result = service.answer(q["question"])
+    assert result.answer is not None, result.refusal
+    cited = [c.document_title for c in result.answer.citations]
+    assert cited[:2] == [lead, then]
+    assert result.answer.referenced[:2] == (1, 2)  # both quoted
 
 
 def test_a_name_is_held_as_its_adjective_or_with_one_letter_off_when_long() -> None:

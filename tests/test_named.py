@@ -69,3 +69,14 @@ def test_the_leads_own_title_shadows_a_shorter_title_inside_it() -> None:
     pool = [lead, _hit("Boots (EP)"), _hit("Lee Hazlewood")]
     (bridge,) = bridge_candidates("Who wrote These Boots?", lead, pool, {lead.chunk.id})
     assert bridge.hit.document_title == "Lee Hazlewood"
+
+
+def test_a_title_is_named_whichever_dash_the_text_prints() -> None:
+    lead = _hit(
+        "Treaty of Varnholm",
+        "The Treaty of Varnholm, signed in 1721, formally ended the Second Kestrel–Ardan War.",
+    )
+    pool = [lead, _hit("Second Kestrel-Ardan War"), _hit("Kestrel Ardan")]
+    (bridge,) = bridge_candidates("When did the war end?", lead, pool, {lead.chunk.id})
+    assert bridge.hit.document_title == "Second Kestrel-Ardan War"
+    assert lead.chunk.text[bridge.start : bridge.end] == lead.chunk.text

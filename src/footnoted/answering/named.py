@@ -28,6 +28,8 @@ _YES_NO = re.compile(
     re.IGNORECASE,
 )
 _EITHER = re.compile(r"\bor\b", re.IGNORECASE)
+# hyphens and dashes, each read as "-": a title's "Italo-Ethiopian" is printed "Italo–Ethiopian"
+_DASHES = str.maketrans("\u2010\u2011\u2012\u2013\u2014\u2212", "------")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,13 +126,15 @@ def named(titles: Sequence[str], text: str) -> set[int]:
     A title counts only where no longer title is named around it: "These Boots Are Made
     for Walkin'" names that song, not "Boots (EP)" too. A capitalised title counts only
     where the text capitalises it: "science fantasy series" does not name the magazine
-    "Science Fantasy"."""
+    "Science Fantasy". Any dash matches any other ("the First Italo–Ethiopian War" names
+    "First Italo-Ethiopian War")."""
+    text = text.translate(_DASHES)
     lower = text.lower()
     aligned = len(lower) == len(text)  # lower-casing kept every position
     spans: dict[str, list[tuple[int, int]]] = {}  # title key -> where the text names it
     found: list[tuple[int, int, int]] = []  # start, end, title index
     for i, title in enumerate(titles):
-        key = _title_key(title)
+        key = _title_key(title.translate(_DASHES))
         if len(key) < MIN_TITLE or key not in lower:
             continue
         if key not in spans:

@@ -7,9 +7,10 @@ into events: ``Refusal`` alone, or ``Started``, ``Delta``…, ``Sources``, ``Don
 gets the passages read, and is never called when none answers. A comparison of
 documents the question names (``named.comparison_sides``) is read side by side and
 answered from its sides in both modes. Documents the best passages name are read after
-the sentences that name them (``_bridges``): a two-hop question's second passage. A
-table row the question names (``tables``), else the passage that defines a term it asks
-the meaning of (``definitions``), leads the passages read.
+the sentences that name them (``_bridges``): a two-hop question's second passage, which
+leads when the first lacks a name or year the question asks and it holds them
+(``_second_hop``). A table row the question names (``tables``), else the passage that
+defines a term it asks the meaning of (``definitions``), leads the passages read.
 ``collect`` gathers the events into one ``AskResult``, so ``answer()`` is
 ``collect(ask())`` and both forms say the same.
 """
@@ -25,7 +26,7 @@ from itertools import groupby
 from ..errors import InvalidInput, NotFound
 from ..inference.embedding import SentenceTransformerEmbedder
 from ..inference.reader import Calibration, Reader, Reading, get_reader
-from ..lexical import MARKER
+from ..lexical import MARKER, chunk_sentences
 from ..models import (
     Chunk,
     Delta,
@@ -52,7 +53,7 @@ from .evidence import Link, Read
 from .extractive import already_said, choose, extract
 from .llm.answerer import LLMAnswerer
 from .llm.client import LLMUnavailable
-from .named import bridge_candidates, comparison_sides
+from .named import bridge_candidates, comparison_sides, named, naming_sentence
 from .question import Question
 from .quotes import Context, Quote, quote
 from .tables import Named, named_row, valued_row
@@ -229,9 +230,12 @@ class Pipeline:
                     read = (lead, *(r for r in read if r.hit.chunk.id != lead.hit.chunk.id))
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
         # a follow-up read with the conversation names what the follow-up itself names
-        named = question if about is not None else query
-        missing = self._missing(named, read) if read and not sides else ()
-        if read and not sides and not self._counted(named, read):
+        asking = question if about is not None else query
+        missing = self._missing(asking, read) if read and not sides else ()
+        hop = self._second_hop(asking, read, cal, about, missing) if missing else None
+        if hop is not None:
+            read, missing = hop, ()
+        if read and not sides and not self._counted(asking, read):
             read = ()  # asked for a number, the leading quote holds none: no answer
         judged = evidence.judge(retrieval, limit, read, cal, sides, missing)
         return Prepared(
@@ -360,6 +364,50 @@ class Pipeline:
             gone = wanted.missing(near, further, opening)
         return gone
 
+    def _second_hop(
+        self,
+        query: str,
+        read: tuple[Read, ...],
+        cal: Calibration,
+        about: str | None,
+        missing: Sequence[str],
+    ) -> tuple[Read, ...] | None:
+        """``read`` led by a passage of another document that the lead leads to, followed
+        by the lead's sentence that does (its ``link``), when so led the answer holds
+        every year and name ``query`` asks about that the lead lacks (``missing``): the
+        second hop of a two-hop question whose first hop the reader answered. The lead
+        leads to a document it names by its title ("The film whose soundtrack includes
+        ... "Silent Sigh" is an adaptation of a 1998 novel by which author?" read "About a
+        Boy" in the song's passage; the film's passage holds "1998"), or to a passage
+        that names what the reader found in it ("The team that finished first overall in
+        the 2006-07 QMJHL regular season played in a Memorial Cup held at which arena?"
+        read "The Lewiston Maineiacs", whom the 2007 Memorial Cup's passage names). The
+        passage is read again after that sentence, and must be believed. None when no
+        passage read does all this."""
+        lead = read[0]
+        text = lead.hit.chunk.text
+        titles = [r.hit.document_title for r in read]
+        by_title = named(titles, text)
+        found = _entity(text[lead.reading.start : lead.reading.end])
+        for i, r in enumerate(read[1:], start=1):
+            if r.hit.chunk.document_id == lead.hit.chunk.document_id:
+                continue
+            if i in by_title:
+                start, end = naming_sentence(titles[i], text)
+            elif found is not None and found.search(r.hit.chunk.text):
+                start, end = _sentence_at(text, lead.reading.start)
+            else:
+                continue
+            if end == start:
+                continue  # no one sentence leads to it
+            (again,) = self._read(query, [r.hit], cal, about, Link(lead, start, end))
+            if again.score < cal.threshold:
+                continue
+            hop = (again, *(x for x in read if x is not r))
+            if not set(self._missing(query, hop)) & set(missing):
+                return hop  # each name and year is held by one hop or the other
+        return None
+
     def _counted(self, query: str, read: Sequence[Read]) -> bool:
         """Whether a question asking for a number (``asked.counts``) has one in the
         leading quote (its table header aside); any other question is."""
@@ -379,12 +427,18 @@ class Pipeline:
         about: str | None,
         link: Link | None = None,
     ) -> tuple[Read, ...]:
-        """``hits`` read, in their order; with ``link``, after its sentence."""
+        """``hits`` read, in their order; with ``link``, after its sentence, each with the
+        better of its own cosine and the first hop's (the question describes the second
+        hop only through the first)."""
         if not hits:
             return ()
         lead = link.read.hit.chunk.text[link.start : link.end] if link else ""
         readings = self.reader.read(question, [h.chunk.text for h in hits], lead)
-        rows = zip(hits, readings, self._cosines(about, hits), strict=True)
+        cosines = self._cosines(about, [*hits, *([link.read.hit] if link else [])])
+        if link is not None:
+            first = cosines.pop()
+            cosines = [max(c, first) for c in cosines]
+        rows = zip(hits, readings, cosines, strict=True)
         return tuple(Read.of(h, r, cal, c, link) for h, r, c in rows)
 
     def _sides(
@@ -472,6 +526,25 @@ class Pipeline:
             f"The question is {tokens} tokens long; only the first {limit} were used to "
             "search the documents."
         )
+
+
+_ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
+
+
+def _entity(span: str) -> re.Pattern[str] | None:
+    """What a reader's span names, as a pattern that finds it in another passage (its
+    leading article aside): a name with a capital letter of four letters or more; None
+    for a number, a date or a lower-case phrase, which other passages name by chance."""
+    name = _ARTICLE.sub("", span.strip(), count=1) if _ARTICLE.match(span.strip()) else span.strip()
+    letters = sum(ch.isalpha() for ch in name)
+    if letters < 4 or not any(ch.isupper() for ch in name) or any(ch.isdigit() for ch in name):
+        return None
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+
+
+def _sentence_at(text: str, at: int) -> tuple[int, int]:
+    """The offsets of the sentence of ``text`` that holds offset ``at`` (0, 0: none)."""
+    return next(((s, e) for s, e, _ in chunk_sentences(text) if s <= at < e), (0, 0))
 
 
 def ranked(
