@@ -271,6 +271,14 @@ def test_furniture_and_contents_are_not_text(more: dict[str, ParsedDocument]) ->
     assert "2 3 4 5 6" not in transcript.text  # the line-number gutter
 
 
+def test_a_currency_sign_heads_its_own_column(more: dict[str, ParsedDocument]) -> None:
+    """Lyft's 10-K sets each column's "$" closer to the amount before it than cells
+    stand apart; the sign heads the next column, as it does where it stands apart."""
+    rows = [b for b in texts(more["R2R__lyft_2021.pdf"]) if b.startswith("Net loss | $ |")]
+    assert "Net loss | $ | (1,009,359) | $ | (1,752,857) | $ | (2,602,241)" in rows
+    assert not [row for row in rows if ") $ |" in row]
+
+
 def test_marks_are_not_text(more: dict[str, ParsedDocument]) -> None:
     """An exhibit's initials boxes ("gn gn") and ornaments ("oOo") are not blocks to quote;
     short blocks of words and numbers stay."""

@@ -108,6 +108,10 @@ def test_a_report_that_says_we_and_prints_changes_after_its_years(service: Footn
     assert row.startswith("| Revenue | $ 3,208,323 | $ 2,364,681 | $ 3,615,960 |"), row
     assert header.startswith("| | 2021 | 2020 | 2019 |"), header
     assert exact(result.answer) == "3,208,323"
+    result = service.answer("What was Lyft's net loss in 2020?")
+    assert result.answer is not None, result.refusal
+    row = result.answer.text.split("\n")[2]
+    assert row.startswith("| Net loss | $ (1,009,359) | $ (1,752,857) | $ (2,602,241) |"), row
     result = service.answer("How many people did Lyft employ at the end of 2021?")
     assert result.answer is not None, result.refusal
     assert "we had 4,453 employees" in result.answer.text

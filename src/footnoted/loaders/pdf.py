@@ -22,7 +22,7 @@ from footnoted.lexical import CELLS
 from footnoted.models import ParsedDocument
 
 from . import ocr
-from .blocks import LABEL_WORDS, assemble, clean, describe
+from .blocks import CURRENCY, LABEL_WORDS, assemble, clean, describe
 from .pdflayout import LINE_GAP, Bookmark, Line, lay_out
 
 PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe
@@ -315,9 +315,22 @@ def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> _
         cells[-1].append(word)
         offset += len(word)
     if len(cells) >= 3:
-        line.text = CELLS.join(" ".join(cell) for cell in cells)
+        line.text = CELLS.join(" ".join(cell) for cell in _signs_apart(cells))
         line.row = True
     return None
+
+
+def _signs_apart(cells: list[list[str]]) -> list[list[str]]:
+    """``cells`` with a currency sign that ends a cell set in a cell of its own: the sign
+    heads the next column, printed closer to the amount before it than the gap between
+    cells ("(1,009,359) $ | (1,752,857)" is "(1,009,359) | $ | (1,752,857)")."""
+    out: list[list[str]] = []
+    for i, cell in enumerate(cells):
+        if len(cell) > 1 and cell[-1] in CURRENCY and i + 1 < len(cells):
+            out += [cell[:-1], cell[-1:]]
+        else:
+            out.append(cell)
+    return out
 
 
 def _spaced_cells(page: _Page, line: Line, chars: list[int]) -> _Spaced:
@@ -413,12 +426,13 @@ def _even_rows(lines: list[Line]) -> None:
     """Split the cells of a row that holds fewer than the rows around it where numbers
     set close together ran into one cell ("21,550 56,941 51,670"): only when every such
     cell, cut at its spaces, gives the row exactly as many cells as the most that three
-    or more rows of its table (consecutive rows on the page) hold."""
+    or more rows of its table (consecutive rows on the page) hold. A currency sign's
+    own cell is not counted: some rows print one before each amount, most print none."""
     for is_row, run in itertools.groupby(lines, key=lambda line: line.row):
         rows = list(run)
         if not is_row or len(rows) < 3:
             continue
-        counts = [len(row.text.split(CELLS)) for row in rows]
+        counts = [_values(row.text.split(CELLS)) for row in rows]
         shared = [n for n, seen in collections.Counter(counts).items() if seen >= 3]
         if not shared:
             continue  # no count the table's whole rows share
@@ -430,8 +444,13 @@ def _even_rows(lines: list[Line]) -> None:
                 cell.split() if _NUMBERS.fullmatch(cell.strip()) else [cell]
                 for cell in row.text.split(CELLS)
             ]
-            if sum(map(len, cells)) == usual:
+            if sum(_values(cell) for cell in cells) == usual:
                 row.text = CELLS.join(itertools.chain.from_iterable(cells))
+
+
+def _values(cells: Sequence[str]) -> int:
+    """How many of ``cells`` are not a currency sign's own."""
+    return sum(cell.strip() not in CURRENCY for cell in cells)
 
 
 def _read_outline(pdf: Any, page_count: int) -> list[Bookmark]:
