@@ -102,6 +102,13 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "selected)\n\nDISCLAIMERS:",
             "multiple types of firearms selected",
         ),
+        (  # the first sentence under a heading that is the term alone, coded or not
+            Term("insecure direct object reference", False),
+            "A4 – Insecure Direct Object References\n\nA direct object reference occurs when "
+            "a developer exposes a reference to an internal object. Attackers can use it.",
+            "A direct object reference occurs when a developer exposes a reference to an "
+            "internal object.",
+        ),
         (  # an abbreviation's words in brackets after it
             Term("SPDX", True, expands=True),
             "the Linux Foundation’s SPDX (Software Package Data Exchange) Working Group",
@@ -162,6 +169,20 @@ def test_how_a_term_is_calculated_comes_before_what_it_represents() -> None:
     margin = "Adjusted EBITDA Margin is calculated by dividing Adjusted EBITDA by revenue."
     lead_in = "We calculate Adjusted EBITDA as net loss, adjusted for:"
     assert defining(ebitda, [margin, lead_in]) == (1, Definition(0, len(lead_in)))
+
+
+def test_a_heading_naming_the_term_is_the_weakest_sign() -> None:
+    """A definition written out in any passage read comes before the first sentence under
+    a heading naming the term in an earlier one; under a heading, a table's row or a
+    sentence too short to define anything is no definition."""
+    term = Term("compliance artifacts", False)
+    headed = "3.1.4 Compliance artifacts\n\nA process shall exist for creating the artifacts."
+    glossary = "2.1 compliance artifacts a collection of artifacts that represent the output"
+    found = defining(term, [headed, glossary])
+    assert found is not None and found[0] == 1
+    assert defining(term, [headed]) == (0, Definition(28, len(headed)))
+    rows = "Compliance artifacts\n\nArtifacts | Owner | Status of the process here.\n"
+    assert defining(term, [rows, "Compliance artifacts\n\nSee below.\n"]) is None
 
 
 def test_two_capitals_in_a_sentence_spell_nothing_and_brackets_come_first() -> None:

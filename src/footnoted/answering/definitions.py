@@ -178,12 +178,13 @@ def calculation(term: Term, text: str) -> Definition | None:
 def defining(term: Term, passages: Sequence[str]) -> tuple[int, Definition] | None:
     """The first of ``passages`` that defines ``term``, with where: how it is
     calculated first where that is asked, then by a written form, then by an
-    abbreviation's words in a sentence (the weaker sign), in any of them; None when
-    none does."""
+    abbreviation's words in a sentence (the weaker sign), then under a heading naming
+    it (``headed``, the weakest), in any of them; None when none does."""
     forms: list[Callable[[Term, str], Definition | None]] = [
         *([calculation] if term.calculated else []),
         partial(definition, loose=False),
         partial(definition, loose=True),
+        headed,
     ]
     for form in forms:
         for i, text in enumerate(passages):
@@ -225,6 +226,30 @@ def _glossary(name: str, text: str) -> Definition | None:
     for m in legend.finditer(text):
         if not _UNIT.match(m["d"]) and not _DIGIT.search(m["d"]):
             return Definition(m.start("d"), m.end("d"))
+    return None
+
+
+def headed(term: Term, text: str) -> Definition | None:
+    """The first sentence of the paragraph under a heading that is the term alone,
+    numbered or coded or not ("A4 – Insecure Direct Object References" over "A direct
+    object reference occurs when a developer exposes a reference to …"): a sentence of
+    words, not a table's row. The weakest sign: a heading names what its section is
+    about, which its first sentence need not define."""
+    if term.expands:
+        return None
+    heading = re.compile(
+        rf"^[ \t]*(?:[A-Z]?\d+(?:\.\d+)*\.?[ \t]*[–—:-]?[ \t]*)?(?i:{_name(term.text)})"
+        r"(?:[ \t]*\([^)\n]{1,80}\))?[ \t]*\n[ \t]*\n+(?=[^\W\d_])",
+        re.M,
+    )
+    for m in heading.finditer(text):
+        s, e = next(((s, e) for s, e in split_sentences(text, m.end()) if s >= m.end()), (0, 0))
+        sentence = text[s:e]
+        if CELLS in sentence or len(sentence.split()) < 6 or not sentence.rstrip().endswith("."):
+            continue
+        if _heading(sentence):
+            continue
+        return Definition(s, e)
     return None
 
 
