@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import write
+from conftest import shared, write
 from footnoted import Delta, Done, Footnoted, Refusal, Sources, Started
 from footnoted.answering.citations import answer_markdown
 from footnoted.api.wire import answer_payload
@@ -156,3 +156,44 @@ def test_a_comparison_of_two_documents_quotes_both(service: Footnoted, tmp_path:
     assert answer.grounding is not None and 0 < answer.grounding["confidence"] < 1
     alone = service.answer("Is the Northcape Lighthouse made of granite?")  # one side only
     assert alone.answer is None or "Southpoint" not in alone.answer.text
+
+
+def test_a_document_that_asks_the_question_itself_answers_it_next(service: Footnoted) -> None:
+    """The OWASP Top 10 deck asks "How Do I Prevent CSRF?" on its CSRF slide and answers
+    in the next sentence; the reader led with the release notes' sentence on why CSRF
+    fell in the ranking."""
+    deck = shared("docs-more", "owasp-top10__OWASP_Top_10_-_2013_Final_-_English.pptx")
+    assert not service.ingest([deck]).failed
+    result = service.answer("How do you prevent CSRF according to OWASP 2013?")
+    assert result.answer is not None, result.refusal
+    assert result.read[0].posed
+    assert result.answer.text.startswith(
+        "Preventing CSRF usually requires the inclusion of an unpredictable token"
+    )
+
+
+def test_a_question_in_a_list_of_questions_is_not_answered_by_the_next(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A quiz's questions follow one another; the sentence after one is no answer to it.
+    A question the document asks with fewer of the question's words is not the same."""
+    quiz = write(
+        tmp_path / "quiz.md",
+        "# Check your understanding\n\nWhat information matters when reviewing a vendor's "
+        "component?\n\nWhat steps assess the quality of the information collected in a "
+        "review?\n\nNotes: gather and analyze information on component usage and produce "
+        "guidance for the teams.\n",
+    )
+    faq = write(
+        tmp_path / "faq.md",
+        "# Questions\n\nHow do I rotate the keys?\n\nRotate the keys from the admin page "
+        "every ninety days, then restart the service.\n",
+    )
+    assert not service.ingest([quiz, faq]).failed
+    steps = service.answer("What steps assess the quality of the information collected?")
+    assert not any(r.posed for r in steps.read)
+    other = service.answer("How do I rotate the logs of the service?")
+    assert not any(r.posed for r in other.read)  # "logs" is not in the document's question
+    asked = service.answer("How do I rotate the keys?")
+    assert asked.read and asked.read[0].posed
+    assert asked.answer is not None and asked.answer.text.startswith("Rotate the keys")

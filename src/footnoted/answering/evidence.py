@@ -52,6 +52,7 @@ class Read:
     link: Link | None = None  # what it was read after: the first hop of a two-hop answer
     named: bool = False  # read at a table row the question names (``tables``): believed
     defines: bool = False  # read at the definition of the term asked (``definitions``): believed
+    posed: bool = False  # read at the answer after the document's own question: believed
 
     @classmethod
     def of(
@@ -131,7 +132,7 @@ def judge(
         reason = "ok"
     else:
         top = max(r.score for r in read)
-        believed = top >= calibration.threshold or read[0].named or read[0].defines
+        believed = top >= calibration.threshold or read[0].named or read[0].defines or read[0].posed
         reason = "ok" if believed else "no_answer"
     lacking = tuple(missing) if reason == "ok" and missing else ()
     return Evidence(

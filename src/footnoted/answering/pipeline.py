@@ -10,7 +10,8 @@ answered from its sides in both modes. Documents the best passages name are read
 the sentences that name them (``_bridges``): a two-hop question's second passage, which
 leads when the first lacks a name or year the question asks and it holds them
 (``_second_hop``). A table row the question names (``tables``), else the passage that
-defines a term it asks the meaning of (``definitions``), leads the passages read.
+defines a term it asks the meaning of (``definitions``), else one that asks the
+question itself and answers it next (``_posed``), leads the passages read.
 ``collect`` gathers the events into one ``AskResult``, so ``answer()`` is
 ``collect(ask())`` and both forms say the same.
 """
@@ -21,12 +22,12 @@ import re
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import groupby
+from itertools import groupby, pairwise
 
 from ..errors import InvalidInput, NotFound
 from ..inference.embedding import SentenceTransformerEmbedder
 from ..inference.reader import Calibration, Reader, Reading, get_reader
-from ..lexical import MARKER, chunk_sentences
+from ..lexical import MARKER, bag, chunk_sentences
 from ..models import (
     Chunk,
     Delta,
@@ -224,6 +225,8 @@ class Pipeline:
                     if row is not None
                     else self._defined(q, query, read, retrieval, cal, about)
                 )
+                if lead is None:
+                    lead = _posed(query, read)
                 if row is not None and not row.filled:
                     read = ()  # the row the question names leaves the value it asks out
                 elif lead is not None:
@@ -540,6 +543,37 @@ def _entity(span: str) -> re.Pattern[str] | None:
     if letters < 4 or not any(ch.isupper() for ch in name) or any(ch.isdigit() for ch in name):
         return None
     return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+
+
+_SCOPE = frozenset({"accord", "per"})  # "according to the slides": where, not what
+
+
+def _posed(query: str, read: tuple[Read, ...]) -> Read | None:
+    """The first passage read that asks the question itself and answers it in the
+    sentence after (an FAQ, a slide's "How Do I Prevent CSRF?" over "Preventing CSRF
+    usually requires the inclusion of an unpredictable token …"), read at that
+    sentence: the document's question holds two or more of ``query``'s words and every
+    one its title and section path do not ("according to" aside). A question in a
+    list of them (a quiz's) is not followed by its answer, nor is one followed by
+    another question or a fragment."""
+    asked = bag(query) - _SCOPE
+    if not asked:
+        return None
+    for r in read:
+        text = r.hit.chunk.text
+        around = bag(f"{r.hit.document_title} {r.hit.chunk.section or ''}")
+        sentences = chunk_sentences(text)
+        questions = [text[s:e].rstrip().endswith("?") for s, e, _ in sentences]
+        for i, ((_, _, words), (ns, ne, _)) in enumerate(pairwise(sentences)):
+            if not questions[i] or (i and questions[i - 1]):
+                continue  # no question, or one of a list of them (a quiz)
+            if asked - words - around or len(words & asked) < 2:
+                continue
+            answer = text[ns:ne]
+            if answer.rstrip().endswith("?") or len(answer.split()) < 4:
+                continue
+            return replace(r, reading=Reading(r.reading.score, ns, ne), posed=True)
+    return None
 
 
 def _sentence_at(text: str, at: int) -> tuple[int, int]:
