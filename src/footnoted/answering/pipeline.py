@@ -561,6 +561,8 @@ def _posed(query: str, read: tuple[Read, ...]) -> Read | None:
         return None
     for r in read:
         text = r.hit.chunk.text
+        if "?" not in text:
+            continue
         around = bag(f"{r.hit.document_title} {r.hit.chunk.section or ''}")
         sentences = chunk_sentences(text)
         questions = [text[s:e].rstrip().endswith("?") for s, e, _ in sentences]
