@@ -531,14 +531,14 @@ class Pipeline:
         )
 
 
-_ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 
 
 def _entity(span: str) -> re.Pattern[str] | None:
     """What a reader's span names, as a pattern that finds it in another passage (its
     leading article aside): a name with a capital letter of four letters or more; None
     for a number, a date or a lower-case phrase, which other passages name by chance."""
-    name = _ARTICLE.sub("", span.strip(), count=1) if _ARTICLE.match(span.strip()) else span.strip()
+    name = _ARTICLE.sub("", span.strip())
     letters = sum(ch.isalpha() for ch in name)
     if letters < 4 or not any(ch.isupper() for ch in name) or any(ch.isdigit() for ch in name):
         return None
