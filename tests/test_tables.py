@@ -329,3 +329,32 @@ def test_a_unit_belongs_to_its_own_table(service: Footnoted, tmp_path: Path) -> 
     assert bikes.answer is not None, bikes.refusal
     assert bikes.answer.text.startswith("| | 2021 (in units) | 2020 (in millions) |")
     assert bikes.answer.text.count("(in ") == 2  # the header's own, not repeated under it
+
+
+def test_a_label_written_out_in_the_question_wins_over_its_words_reordered() -> None:
+    """ReAct's Table 1 has rows "CoT-SC → ReAct" and "ReAct→ CoT-SC": the same words,
+    named alike; the question writes out the first."""
+    header = "Prompt Methoda | HotpotQA | Fever (EM) (Acc)"
+    rows = (
+        "ReAct | 27.4 | 60.9\n\nCoT-SC → ReAct | 34.2 | 64.6\n\nReAct→ CoT-SC | 35.1 | 62.0\n\n"
+        "Supervised SoTAb | 67.5 | 89.5"
+    )
+    chunk = Chunk("c1", "d1", 0, rows, 900, 900 + len(rows), section="3 Results", header=header)
+    read = Read(RetrievedChunk(chunk, "ReAct", None, 0.6), Reading(3.0, 0, 10), 10.0)
+    for question, label in (
+        ("Best Fever accuracy in Table 1 of ReAct, CoT-SC → ReAct?", "CoT-SC → ReAct |"),
+        ("Fever accuracy of ReAct → CoT-SC?", "ReAct→ CoT-SC |"),
+    ):
+        row = named_row(question, [read], None)
+        assert row is not None, question
+        assert rows[row.read.reading.start :].startswith(label), question
+    assert named_row("Fever accuracy of ReAct and CoT-SC together?", [read], None) is None
+
+
+def test_a_row_of_a_real_papers_table_named_in_its_printed_order(service: Footnoted) -> None:
+    report = service.ingest([shared("pdfs", "haystack__react_paper.pdf")])
+    assert not report.failed, report.failed
+    result = service.answer("Best Fever accuracy in Table 1 of ReAct, CoT-SC → ReAct?")
+    assert result.answer is not None, result.refusal
+    assert "| CoT-SC → ReAct | 34.2 | 64.6 |" in result.answer.text
+    assert "ReAct→ CoT-SC" not in result.answer.text

@@ -65,7 +65,8 @@ class Named:
     filled: bool
 
 
-_Naming = tuple[int, int, int, bool, bool, int]  # how well a row is named (``_row_in``)
+_Naming = tuple[int, int, int, bool, bool, int, bool]  # how well a row is named (``_row_in``)
+_SYMBOL = re.compile(r"[^\w\s'’-]")
 
 
 def named_row(question: str, read: Sequence[Read], context: Context | None) -> Named | None:
@@ -77,22 +78,30 @@ def named_row(question: str, read: Sequence[Read], context: Context | None) -> N
     terms = asked_terms(question)
     years = set(asked(question).years)
     percent = bool(_PERCENT.search(q))
+    written = _spelled(question)
     best: tuple[_Naming, Named] | None = None
     for r in read:
-        found = _row_in(r, terms, years, percent, context)
+        found = _row_in(r, terms, years, percent, written, context)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
     return None if best is None else best[1]
 
 
 def _row_in(
-    r: Read, terms: frozenset[str], years: set[str], percent: bool, context: Context | None
+    r: Read,
+    terms: frozenset[str],
+    years: set[str],
+    percent: bool,
+    written: str,
+    context: Context | None,
 ) -> tuple[_Naming, Named] | None:
     """The row of ``r``'s passage the question names best, with how well it is named
     (label words the table's caption lacks, label words, column words, a filled cell,
     amounts in the unit asked: percentages where ``percent``, else not; then the fewer
     label words the question leaves out: "Revenue" before "Revenue from contracts with
-    customers"), when exactly one row is named best and a column too."""
+    customers"; then a label the question (``written``, ``_spelled``) writes as printed:
+    "CoT-SC → ReAct" before "ReAct → CoT-SC"), when exactly one row is named best and a
+    column too."""
     text = r.hit.chunk.text
     terms = terms - bag(r.hit.document_title)  # "Boeing" of Boeing's report names no row
     table = table_words(text, r.hit.chunk.section)
@@ -120,7 +129,16 @@ def _row_in(
             under = None if index is None else value_at(line, header, index)
             unit = _percent(cells, under) == percent
             filled = _filled(cells, under)
-            named = (len(label - table), len(label), column, filled, unit, -len(in_label - terms))
+            spelled = _spelled(label_words(line)) in written
+            named = (
+                len(label - table),
+                len(label),
+                column,
+                filled,
+                unit,
+                -len(in_label - terms),
+                spelled,
+            )
             scored.append((named, start, end))
     if not scored:
         return None
@@ -133,6 +151,13 @@ def _row_in(
         start += 1
     reading = Reading(r.reading.score, start, end)
     return top, Named(replace(r, reading=reading, named=True), bool(top[3]))
+
+
+def _spelled(text: str) -> str:
+    """``text`` lower-cased with each symbol a word of its own, words in their order
+    (" cot-sc → react " for "CoT-SC→ ReAct"), padded with a space: a row's label
+    written out in a question is a part of the question's."""
+    return f" {' '.join(_SYMBOL.sub(lambda m: f' {m.group()} ', text.lower()).split())} "
 
 
 def _percent(cells: list[str], under: int | None) -> bool:
