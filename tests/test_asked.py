@@ -101,6 +101,47 @@ def test_a_name_may_be_on_the_documents_cover_or_named_again_and_again_in_its_op
     assert wanted.missing(lead, about=f"{far} {often}") == []
 
 
+def test_a_year_naming_the_document_asked_is_held_by_its_cover() -> None:
+    for question, filed in (
+        ("Who signed Lyft's 2021 10-K as Chief Financial Officer?", {"2021"}),
+        ("In the 2022 annual report, who is the auditor?", {"2022"}),
+        ("What does the Form 10-K for fiscal year 2020 say about risk?", {"2020"}),
+        ("What was Lyft's revenue in 2021?", set()),
+        ("What were Lyft's gross bookings for 2021?", set()),
+    ):
+        assert asked(question).filed == filed, question
+    lead = ["Elaine Paul, Chief Financial Officer"]
+    cover = "FORM 10-K ANNUAL REPORT for the fiscal year ended December 31, 2021. Lyft, Inc."
+    assert (
+        asked("Who signed Lyft's 2021 10-K as Chief Financial Officer?").missing(lead, about=cover)
+        == []
+    )
+    # a year asked of the figure is held only by what is quoted, the cover's aside
+    assert asked("What was Lyft's revenue in 2021?").missing(lead, about=cover) == ["2021"]
+    assert asked("Who signed Lyft's 2020 10-K?").missing(lead, about=cover) == ["2020"]
+
+
+def test_a_document_year_asked_is_read_off_the_cover(service: Footnoted, tmp_path: Path) -> None:
+    filler = "\n\n".join(
+        f"Section {i}. The company operates a fleet of delivery vans across {i} regions "
+        "and reports its results every quarter to its shareholders." for i in range(40)
+    )  # fmt: skip
+    text = (
+        "# Northwind Traders Annual Report\n\nFor the fiscal year ended December 31, "
+        f"2021.\n\n{filler}\n\n## Signatures\n\nThe report was signed by Jane Roe, "
+        "Chief Financial Officer of Northwind Traders, on March 1, 2022.\n"
+    )
+    report = service.ingest([write(tmp_path / "docs" / "northwind-annual-report.md", text)])
+    assert not report.failed, report.failed
+    asking = "Who signed Northwind's {} annual report as Chief Financial Officer?"
+    answered = service.answer(asking.format(2021))
+    assert answered.answer is not None, answered.refusal
+    assert "Jane Roe" in answered.answer.text
+    refused = service.answer(asking.format(2019))
+    assert refused.refusal is not None
+    assert refused.refusal.evidence.missing == ("2019",)
+
+
 def test_a_question_about_what_the_documents_do_not_name_is_refused_saying_so(
     samples_service: Footnoted,
 ) -> None:

@@ -11,12 +11,13 @@ passages the answer quotes (a two-hop answer's bridge names the film the questio
 describes), on the document's cover (its first :data:`COVER_CHARS` characters:
 "Northwind Cloud" atop its policy) or in its opening pages, when they name it again and
 again (a paper that calls itself "ALCE" there, a report naming its company: not a
-competitor it mentions twice). Where one is not, the question is refused, and the
-refusal says what was looked for and not found. A quarter the question asks about ("the
-fourth quarter of 2022") is held as a year is: a year's total does not answer it. A
-question asking for a number ("How many …", "What percentage …", "In what year …",
-``counts``) is answered only by a leading quote that holds one other than those the
-question gives itself (``holds_number``).
+competitor it mentions twice). A year that names the document rather than the figure
+("Who signed Lyft's 2021 10-K?") is held by the document's cover too. Where one is not,
+the question is refused, and the refusal says what was looked for and not found. A
+quarter the question asks about ("the fourth quarter of 2022") is held as a year is: a
+year's total does not answer it. A question asking for a number ("How many …", "What
+percentage …", "In what year …", ``counts``) is answered only by a leading quote that
+holds one other than those the question gives itself (``holds_number``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,14 @@ COVER_CHARS = 1000  # a document's cover: its title, its owner, what it is
 TYPO_LETTERS = 6  # names this long are held with one letter wrong
 _ENDINGS = frozenset(("n", "an", "ian", "ean", "ese", "ish", "i", "ic", "s", "es", "ns", "ans"))
 YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+# a year that says which document is asked ("Lyft's 2021 10-K", "the annual report for
+# 2022"), not which figure: its cover holds it
+_DOCUMENT = r"(?:annual\s+report|(?:form\s+)?10-?[KQ]|proxy\s+statement|report|filing)"
+_FILED = re.compile(
+    rf"\b((?:19|20)\d\d)\s+{_DOCUMENT}\b"
+    rf"|\b{_DOCUMENT}\s+(?:for\s+(?:the\s+)?(?:fiscal\s+)?(?:year\s+)?|of\s+)((?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
 # a year written the way finance writes it: "FY2018", "FY 22", "FY'21", "4Q22", "H1'22"
 _SHORT_YEAR = re.compile(
     r"\b(?:FY\s?['’]?|H[12]\s?['’])(\d{4}|\d{2})\b|\b(?:[1-4]Q|[12]H)(\d{4}|\d{2})\b",
@@ -120,6 +129,7 @@ class Asked:
     names: tuple[str, ...]
     quarters: frozenset[int] = frozenset()  # "the fourth quarter", "Q4": 4
     halves: frozenset[int] = frozenset()  # "H1", "1H22": 1
+    filed: frozenset[str] = frozenset()  # years naming the document asked: "its 2021 10-K"
 
     def missing(
         self, evidence: Iterable[str], further: Iterable[str] = (), about: str = ""
@@ -130,13 +140,16 @@ class Asked:
         half year as "H1", "the first half" or "six months ended") and the
         names neither they nor ``further`` (the other passages the answer quotes: a
         two-hop answer's bridge) nor ``about`` (the document's opening, on its cover or
-        where it occurs :data:`ABOUT_TIMES` times) hold.
+        where it occurs :data:`ABOUT_TIMES` times) hold. A year that names the document
+        asked (``filed``: "Lyft's 2021 10-K") is held by its cover too.
         A name is held as a word, its stem, two words run together, the start of a word
         ("Nov" of "November"), a word and a short ending ("European"), one letter off in
         a long word (``_held``) or the initials of capitalised words ("USD" of "Union
         School District")."""
         near = _folded(" ".join(evidence))
-        gone = sorted(self.years - set(YEAR.findall(near)))
+        about = _folded(about)
+        cover = set(YEAR.findall(about[:COVER_CHARS])) & self.filed
+        gone = sorted(self.years - set(YEAR.findall(near)) - cover)
         shown = _quarters(near) | {_ORDINALS[m[1].lower()] for m in _QUARTER_CELL.finditer(near)}
         if self.quarters - shown and not _QUARTER_ENDED.search(near):
             gone += [f"Q{n}" for n in sorted(self.quarters - shown)]
@@ -145,7 +158,6 @@ class Asked:
         if self.halves - halves and not _HALF_ENDED.search(near):
             gone += [f"H{n}" for n in sorted(self.halves - halves)]
         text = _folded(f"{near} {' '.join(further)}")
-        about = _folded(about)
         counted = Counter(words(about))
         often = " ".join(w for w, n in counted.items() if n >= ABOUT_TIMES)
         often = f"{about[:COVER_CHARS]} {often}"
@@ -258,7 +270,8 @@ def asked(question: str) -> Asked:
             names.append(token.removesuffix("'s").removesuffix("’s"))
     years = frozenset(YEAR.findall(question)) | {_full_year(y[1] or y[2]) for y in short}
     half = frozenset(int(m[1] or m[2]) for m in halves)
-    return Asked(years, tuple(dict.fromkeys(names)), _quarters(question), half)
+    filed = frozenset(m[1] or m[2] for m in _FILED.finditer(question))
+    return Asked(years, tuple(dict.fromkeys(names)), _quarters(question), half, filed)
 
 
 def _full_year(digits: str) -> str:

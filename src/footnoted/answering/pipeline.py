@@ -362,7 +362,7 @@ class Pipeline:
         further = [text for q in quotes[1:] for text in _shown(q)]
         gone = wanted.missing(near, further)
         quarters = {f"Q{n}" for n in wanted.quarters}  # like years: not in an opening
-        if gone and self.context is not None and set(gone) - wanted.years - quarters:
+        if self.context is not None and set(gone) - (wanted.years - wanted.filed) - quarters:
             opening = self.context(read[0].hit.chunk.document_id, 0, OPENING_CHARS)
             gone = wanted.missing(near, further, opening)
         return gone
