@@ -109,6 +109,12 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "A direct object reference occurs when a developer exposes a reference to an "
             "internal object.",
         ),
+        (  # a slide's first bullet under its title, ended or not
+            Term("GraphRAG", True),
+            "GraphRAG\n\n• Construct a graph on your dataset and query it using LLMs\n\n"
+            "• Natively supports population level queries",
+            "Construct a graph on your dataset and query it using LLMs",
+        ),
         (  # an abbreviation's words in brackets after it
             Term("SPDX", True, expands=True),
             "the Linux Foundation’s SPDX (Software Package Data Exchange) Working Group",
@@ -183,6 +189,10 @@ def test_a_heading_naming_the_term_is_the_weakest_sign() -> None:
     assert defining(term, [headed]) == (0, Definition(28, len(headed)))
     rows = "Compliance artifacts\n\nArtifacts | Owner | Status of the process here.\n"
     assert defining(term, [rows, "Compliance artifacts\n\nSee below.\n"]) is None
+    # a bullet that leads into a list, asks, or is too short to define anything
+    for bullet in ("• The artifacts the process creates are these:", "• Which ones?",
+                   "• See the list"):  # fmt: skip
+        assert defining(term, [f"Compliance artifacts\n\n{bullet}\n\n• Licenses\n"]) is None
 
 
 def test_two_capitals_in_a_sentence_spell_nothing_and_brackets_come_first() -> None:
@@ -213,6 +223,14 @@ def test_an_abbreviation_is_spelled_out_where_first_used(service: Footnoted) -> 
     assert exact(result.answer) == "Automatic LLMs’ Citation Evaluation"
     assert result.read[0].defines
     assert result.answer.citations[0].page == 1
+
+
+def test_a_slide_titled_with_the_term_answers_with_its_first_bullet(service: Footnoted) -> None:
+    report = service.ingest([shared("pdfs-more", "R2R__graphrag.pdf")])
+    assert not report.failed, report.failed
+    result = service.answer("What is GraphRAG according to the deck?")
+    assert result.answer is not None, result.refusal
+    assert result.answer.text.startswith("Construct a graph on your dataset and query it")
 
 
 def test_a_term_used_but_never_defined_is_left_to_the_reader(service: Footnoted) -> None:

@@ -18,7 +18,10 @@ one of them leads the answer (``definition``):
 - for an abbreviation, its words beside it ("SPDX (Software Package Data Exchange)",
   "Software Package Data Exchange (SPDX)") or in the same sentence ("ALCE, the first
   benchmark for Automatic LLMs’ Citation Evaluation"), matched letter by letter as
-  Schwartz and Hearst match an abbreviation to its long form (PSB 2003).
+  Schwartz and Hearst match an abbreviation to its long form (PSB 2003);
+- the weakest sign, taken only where no passage read defines the term otherwise: the
+  first sentence under a heading that is the term alone, or a slide's first bullet
+  under its title (``headed``).
 
 The quote is the definition's sentence or line; what an abbreviation stands for is
 marked as the exact answer (a name), a definition is not (``quotes``).
@@ -232,25 +235,36 @@ def _glossary(name: str, text: str) -> Definition | None:
 def headed(term: Term, text: str) -> Definition | None:
     """The first sentence of the paragraph under a heading that is the term alone,
     numbered or coded or not ("A4 – Insecure Direct Object References" over "A direct
-    object reference occurs when a developer exposes a reference to …"): a sentence of
-    words, not a table's row. The weakest sign: a heading names what its section is
-    about, which its first sentence need not define."""
+    object reference occurs when a developer exposes a reference to …"), or a slide's
+    first bullet under its title ("GraphRAG" over "• Construct a graph on your dataset
+    and query it using LLMs"): words, not a table's row. The weakest sign: a heading
+    names what its section is about, which its first sentence need not define."""
     if term.expands:
         return None
     heading = re.compile(
         rf"^[ \t]*(?:[A-Z]?\d+(?:\.\d+)*\.?[ \t]*[–—:-]?[ \t]*)?(?i:{_name(term.text)})"
-        r"(?:[ \t]*\([^)\n]{1,80}\))?[ \t]*\n[ \t]*\n+(?=[^\W\d_])",
+        r"(?:[ \t]*\([^)\n]{1,80}\))?[ \t]*\n[ \t]*\n+(?P<bullet>[•●▪◦‣∙·*-][ \t]+)?(?=[^\W\d_])",
         re.M,
     )
     for m in heading.finditer(text):
-        s, e = next(((s, e) for s, e in split_sentences(text, m.end()) if s >= m.end()), (0, 0))
+        if m["bullet"]:  # a bullet: its line, ended or not
+            s, e = m.end(), _line_end(text, m.end())
+            ended = not text[s:e].rstrip().endswith((":", "?"))
+        else:
+            s, e = next(((s, e) for s, e in split_sentences(text, m.end()) if s >= m.end()), (0, 0))
+            ended = text[s:e].rstrip().endswith(".")
         sentence = text[s:e]
-        if CELLS in sentence or len(sentence.split()) < 6 or not sentence.rstrip().endswith("."):
+        if CELLS in sentence or len(sentence.split()) < 6 or not ended:
             continue
         if _heading(sentence):
             continue
         return Definition(s, e)
     return None
+
+
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
 
 
 def _sentence(
