@@ -210,6 +210,26 @@ def test_a_two_hop_answer_leads_with_the_hop_that_holds_what_the_question_names(
     assert result.answer.referenced[:2] == (1, 2)  # both quoted
 
 
+def test_a_believed_second_hop_is_quoted_where_the_leads_chunk_does_not_name_it(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """tests/data/two-hop-fresh.json's fresh-06 over its ten paragraphs: the film's
+    passage names "Gone in 60 Seconds" in its other chunk; read after that sentence, the
+    2000 film's passage is believed and holds the writer asked for."""
+    fresh = json.loads((Path(__file__).parent / "data" / "two-hop-fresh.json").read_text())
+    (q,) = [q for q in fresh if q["_id"] == "fresh-06"]
+    paths = [
+        write(tmp_path / "docs" / f"{safe_stem(title)}.txt", " ".join(s.strip() for s in lines))
+        for title, lines in q["context"]
+    ]
+    assert not service.ingest(paths).failed
+    result = service.answer(q["question"])
+    assert result.answer is not None, result.refusal
+    quoted = {result.answer.citations[i - 1].document_title for i in result.answer.referenced}
+    assert {"Season of the Witch (2011 film)", "Gone in 60 Seconds (2000 film)"} <= quoted
+    assert "Scott Rosenberg" in result.answer.text
+
+
 def test_a_name_is_held_as_its_adjective_or_with_one_letter_off_when_long() -> None:
     text = ["Trade with Europe and Russia grew; Hartmanis and Stearns wrote the paper."]
     assert asked("What European trade grew with the Russian market?").missing(text) == []

@@ -187,3 +187,22 @@ def test_a_passage_read_after_a_naming_sentence_leads_and_that_sentence_follows(
     assert answer.spans[1].exact_start is None
     # without the link the first hop is not quoted: it holds no evidence of its own
     assert extract(q, [second, first], 0.0).referenced == (1,)
+
+
+def test_a_believed_second_hop_of_a_quoted_document_is_quoted_though_unnamed_there() -> None:
+    """The lead's chunk does not name the second hop's document (another of its chunks
+    did, and the second hop was read after that chunk's sentence); believed, the second
+    hop is quoted, not believed it is not."""
+    lead = _read(
+        "witch", "Season of the Witch is a 2011 film directed by Dominic Sena.", 0, "Sena", 4.0
+    )
+    naming = "Sena and Cage had worked together on Gone in 60 Seconds."
+    other = _read("witch", naming, 0, "Gone in 60 Seconds", 1.0)
+    film = "Gone in 60 Seconds is a 2000 heist film written by Scott Rosenberg."
+    for score, quoted in ((7.0, True), (5.0, False)):
+        hop = replace(
+            _read("gone", film, 0, "Scott Rosenberg", score), link=Link(other, 0, len(naming))
+        )
+        answer = extract("Who wrote the film Sena and Cage made first?", [lead, hop, other], 6.0)
+        assert ("written by Scott Rosenberg. [2]" in answer.text) is quoted, score
+        assert answer.referenced == ((1, 2) if quoted else (1,))

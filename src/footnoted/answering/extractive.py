@@ -7,7 +7,8 @@ of its own: the reader believes it on its own (a score of at least ``SECOND_SCOR
 it comes from a document not quoted yet that the question or the leading passage names
 by its title, the bridge of a two-hop question ("Who directed the film that ..."; the
 pipeline reads such documents' chunks too, ``named.bridge_candidates``); when the
-leading passage names no other document, one a quoted bridge names too (``_Links``).
+leading passage names no other document, one a quoted bridge names too; or it was read
+after a sentence of a quoted document and believed so, the second hop (``_Links``).
 A leading passage that was read after another passage's sentence naming it (its
 ``link``: the first hop, ``pipeline.Pipeline._bridges``) is followed by that sentence.
 Nothing else pads the answer. A comparison (``named.comparison_sides``) quotes each
@@ -21,6 +22,7 @@ never a passage that only resembles the question.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -45,12 +47,16 @@ def already_said(read: Read, said: str) -> bool:
 
 
 def choose(
-    question: str, read: Sequence[Read], sides: int = 0, context: Context | None = None
+    question: str,
+    read: Sequence[Read],
+    sides: int = 0,
+    context: Context | None = None,
+    threshold: float = math.inf,
 ) -> list[Quote]:
     """The best passage's quote, then quotes of other chunks with evidence of their own
     (see the module), or with ``sides`` the first ``sides`` passages' quotes alone;
     none repeats text already quoted. ``context`` reads on past a passage (a lead-in's
-    list, a table row's header)."""
+    list, a table row's header); ``threshold``: the evidence score a second hop needs."""
     if not read:
         return []
 
@@ -63,7 +69,7 @@ def choose(
     link = read[0].link
     if link is not None:  # the first hop the lead was read after
         quotes = _distinct([*quotes, _linked(link)])
-    links = _Links(question, read)
+    links = _Links(question, read, threshold)
     waiting = list(range(1, len(read)))
     while len(quotes) < MAX_QUOTES:
         nxt = next((i for i in waiting if read[i].reading.score >= SECOND_SCORE or links(i)), None)
@@ -86,10 +92,16 @@ class _Links:
 
     A passage that merely names a quoted document is no bridge: on HotpotQA dev that
     completed 2 more answers of 53, on SQuAD dev it added a quote from another article
-    to 11 more answers of 2,544."""
+    to 11 more answers of 2,544. A passage read after a quoted document's sentence (its
+    ``link``, ``pipeline.Pipeline._bridges``) and believed so (evidence at ``threshold``)
+    is one: the second hop, which the first hop's passage may name only in a chunk not
+    read ("Season of the Witch reunited Dominic Sena and Nicolas Cage, who had earlier
+    worked together on a film written by whom?": "Gone in 60 Seconds" read after the
+    sentence that names it, "… written by Scott Rosenberg")."""
 
-    def __init__(self, question: str, read: Sequence[Read]) -> None:
+    def __init__(self, question: str, read: Sequence[Read], threshold: float) -> None:
         self.read = read
+        self.threshold = threshold
         self.titles = [r.hit.document_title for r in read]
         lead = read[0].hit.chunk
         by_lead = {
@@ -111,7 +123,13 @@ class _Links:
 
     def __call__(self, i: int) -> bool:
         """Passage ``i`` is a bridge."""
-        return i in self.named and self.read[i].hit.chunk.document_id not in self.documents
+        r = self.read[i]
+        if r.hit.chunk.document_id in self.documents:
+            return False
+        if i in self.named:
+            return True
+        first = r.link.read.hit.chunk.document_id if r.link is not None else None
+        return first in self.documents and r.score >= self.threshold  # a believed second hop
 
 
 def _linked(link: Link) -> Quote:
@@ -142,7 +160,7 @@ def extract(
 ) -> Answer:
     """The answer quoting ``read`` (every passage read, best first; the first believed),
     or with ``sides``, a comparison's: its first ``sides`` passages."""
-    quotes = choose(question, read, sides, context)
+    quotes = choose(question, read, sides, context, threshold)
     order: list[str] = []  # chunk ids in order of first quote
     for q in quotes:
         if q.read.hit.chunk.id not in order:

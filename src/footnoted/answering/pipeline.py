@@ -234,7 +234,7 @@ class Pipeline:
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
         # a follow-up read with the conversation names what the follow-up itself names
         asking = question if about is not None else query
-        missing = self._missing(asking, read) if read and not sides else ()
+        missing = self._missing(asking, read, cal) if read and not sides else ()
         hop = self._second_hop(asking, read, cal, about, missing) if missing else None
         if hop is not None:
             read, missing = hop, ()
@@ -344,11 +344,11 @@ class Pipeline:
             return None
         reading = Reading(r.reading.score, where.start, where.end)
         defined = replace(r, reading=reading, defines=True)
-        if self._missing(query, (defined,)) and not self._missing(query, read):
+        if self._missing(query, (defined,), cal) and not self._missing(query, read, cal):
             return None  # it lacks a name the question asks about that the lead holds
         return defined
 
-    def _missing(self, query: str, read: Sequence[Read]) -> list[str]:
+    def _missing(self, query: str, read: Sequence[Read], cal: Calibration) -> list[str]:
         """The years, quarters and names ``query`` asks about that the leading passage
         lacks: its text and quote (a table row's header included), section path and
         title; a year or quarter may be in the answer's other quotes too, a name in their
@@ -356,7 +356,9 @@ class Pipeline:
         wanted = asked(query)
         if not wanted.years and not wanted.names and not wanted.quarters:
             return []
-        quotes = choose(query, read, 0, self.context) or [quote(read[0], self.context, query)]
+        quotes = choose(query, read, 0, self.context, cal.threshold) or [
+            quote(read[0], self.context, query)
+        ]
         # a year is held by the lead or another quote's words; a name by any of its passage
         near = [*_shown(quotes[0]), *(q.text for q in quotes[1:])]
         further = [text for q in quotes[1:] for text in _shown(q)]
@@ -407,7 +409,7 @@ class Pipeline:
             if again.score < cal.threshold:
                 continue
             hop = (again, *(x for x in read if x is not r))
-            if not set(self._missing(query, hop)) & set(missing):
+            if not set(self._missing(query, hop, cal)) & set(missing):
                 return hop  # each name and year is held by one hop or the other
         return None
 
