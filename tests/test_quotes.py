@@ -80,6 +80,25 @@ def test_a_sentence_opening_with_a_pronoun_brings_its_antecedent() -> None:
     )
 
 
+def test_a_sentence_that_also_says_something_brings_what_it_adds_to() -> None:
+    """Lyft's 10-K: asked why revenue rose, the reader's sentence is the second reason."""
+    text = (
+        "Revenue increased $843.6 million, or 36%, in 2021 as compared to the prior year, "
+        "driven primarily by the significant increase in the number of Active Riders. "
+        "Revenue in 2021 also benefited from revenues from licensing and data access "
+        "agreements."
+    )
+    q = quote(read_at(text, "licensing"), None, "Why did Lyft's revenue go up in 2021?")
+    assert q.text == text
+    # "also" late in a sentence adds nothing to the one before; at its start, nothing is
+    # before it
+    late = "Revenue rose in 2021. Riders took more trips and drivers were also paid more."
+    q = quote(read_at(late, "paid more"), None, "What happened to drivers' pay?")
+    assert q.text == "Riders took more trips and drivers were also paid more."
+    alone = "Revenue in 2021 also benefited from licensing agreements."
+    assert quote(read_at(alone, "licensing"), None, "Why?").text == alone
+
+
 def test_a_pronoun_stands_for_no_heading_label_or_salutation() -> None:
     """What is above a pronoun's sentence is brought only when it is a sentence: not the
     heading above it ("Miscellaneous" is not what "These Terms" are), nor a label or a

@@ -11,7 +11,9 @@ The quote starts from the sentences the reader's span touches (``extractive.quot
 - **a lead-in** (a sentence ending in a colon) brings what it introduces: its list, its
   command, or the sentence after it, read on past the passage when the passage ends;
 - **a sentence that opens with a pronoun** ("This", "These", "It", …) brings the sentence
-  before it, which says what the pronoun stands for;
+  before it, which says what the pronoun stands for; so does one that says "also" in its
+  first words ("Revenue in 2021 also benefited from …"): it adds to what that sentence
+  says;
 - **headings, captions and running labels** are not quoted as an answer: a quote that is
   only such lines gives way to the first sentence under them, and bullets are left off;
 - **the exact answer** is marked only where it is a value (a number, a date, a name, a
@@ -48,6 +50,7 @@ _HOW = re.compile(r"\s*(?:To do (?:this|so|that)|This is done|Doing (?:this|so))
 # the next sentence says how to do what the quote says can be done: it is the answer
 _SENTENCE_ENDS = (".", "!", "?", ":", ";", '"', "”", "’", ")")  # how a sentence may end
 _PRONOUN = re.compile(r"(?:This|These|That|Those|It|They|Such|Its|Their)\b")
+_ALSO = re.compile(r"(?:[^\s.;:]+\s+){1,6}?also\b")  # "also" among a sentence's first words
 _BULLET = re.compile(r"[•●▪◦‣∙·\-–*]\s+|\(?[0-9a-zA-Z]{1,2}[.)]\s+(?=\S)")
 _ITEM = re.compile(r"\s*(?:[•●▪◦‣∙·\-–*]|\(?[0-9a-zA-Z]{1,3}[.)]|[A-Z]\.)\s")
 _NUMBERED_HEADING = re.compile(r"(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Item \d+[A-Z]?\.?)\s+\S")
@@ -225,7 +228,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     start, end = _sentences(text, span.start, span.end)
     start, end = _past_headings(text, start, end, chunk.section)
     start = _past_bullet(text, start, end)
-    if _PRONOUN.match(text, start):
+    if _PRONOUN.match(text, start) or _ALSO.match(text, start, end):
         start = _antecedent(text, start, chunk.section)
     body = Piece(base + start, base + end, text[start:end])
     if body.text.rstrip().endswith(":") or _HOW.match(text, end):
