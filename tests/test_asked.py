@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write
+from conftest import shared, write
 from footnoted.answering.asked import ABOUT_TIMES, COVER_CHARS, asked, counts, holds_number
 from footnoted.evaluation.datasets import safe_stem
 from footnoted.service.facade import Footnoted
@@ -230,6 +230,28 @@ def test_a_believed_second_hop_is_quoted_where_the_leads_chunk_does_not_name_it(
     assert "Scott Rosenberg" in result.answer.text
 
 
+def test_a_web_address_alone_answers_only_a_question_asking_where(service: Footnoted) -> None:
+    """The SBOM guide's reference list: asked which elements the CISA list names, the
+    list's address is no answer (the passages were read, and none answers); asked where
+    to find it, or for its link, it is."""
+    guide = shared("docs-more", "openchain__Cross-Industry-SBOM-Quality-Guide.docx")
+    assert not service.ingest([guide]).failed
+    which = service.answer(
+        "Which element names does the SBOM quality guide list as required under the CISA "
+        "2025 Minimum Elements?"
+    )
+    assert which.refusal is not None and which.refusal.evidence.reason == "no_answer"
+    assert which.read
+    address = "https://www.cisa.gov/resources-tools/resources/2025-minimum-elements-software"
+    for where in (
+        "Where can I find the CISA 2025 Minimum Elements for an SBOM?",
+        "What is the link to the CISA 2025 minimum elements?",
+    ):
+        result = service.answer(where)
+        assert result.answer is not None, result.refusal
+        assert result.answer.text.startswith(address)
+
+
 def test_a_name_is_held_as_its_adjective_or_with_one_letter_off_when_long() -> None:
     text = ["Trade with Europe and Russia grew; Hartmanis and Stearns wrote the paper."]
     assert asked("What European trade grew with the Russian market?").missing(text) == []
@@ -292,8 +314,9 @@ def test_a_question_asking_for_a_number_is_not_answered_by_a_quote_without_one(
     report = service.ingest([write(tmp_path / "docs" / "timeouts.md", text)])
     assert not report.failed, report.failed
     asked_value = service.answer("How many seconds does the TimeOut directive wait by default?")
-    assert asked_value.refused and asked_value.read == ()
+    assert asked_value.refused and asked_value.read  # read, and found no answer
     assert asked_value.refusal is not None and asked_value.refusal.evidence.reason == "no_answer"
+    assert "passages about it were found" in asked_value.refusal.message
     said = text.replace("for a client.", "for a client; its default value is 60 seconds.")
     report = service.ingest([write(tmp_path / "docs" / "timeouts.md", said)])
     assert not report.failed, report.failed

@@ -115,11 +115,13 @@ def judge(
     calibration: Calibration,
     sides: int = 0,
     missing: Sequence[str] = (),
+    answers: bool = True,
 ) -> Evidence:
     """Why to answer or refuse, by the best evidence score in ``read`` (empty: nothing
     was read), or with ``sides``, a comparison's first ``sides`` passages; ``missing``:
     the years and names the question asks about that the leading passage lacks
-    (``asked``), which refuse an answer the reader would give."""
+    (``asked``), which refuse an answer the reader would give; ``answers``: whether the
+    leading quote is an answer at all (``pipeline.Pipeline._answers``)."""
     if retrieval.total_chunks == 0:
         return Evidence(None, threshold, "empty")
     best = retrieval.max_score
@@ -133,7 +135,7 @@ def judge(
     else:
         top = max(r.score for r in read)
         believed = top >= calibration.threshold or read[0].named or read[0].defines or read[0].posed
-        reason = "ok" if believed else "no_answer"
+        reason = "ok" if believed and answers else "no_answer"
     lacking = tuple(missing) if reason == "ok" and missing else ()
     return Evidence(
         round(best, 4), threshold, "unnamed" if lacking else reason, round(top, 4),

@@ -238,9 +238,8 @@ class Pipeline:
         hop = self._second_hop(asking, read, cal, about, missing) if missing else None
         if hop is not None:
             read, missing = hop, ()
-        if read and not sides and not self._counted(asking, read):
-            read = ()  # asked for a number, the leading quote holds none: no answer
-        judged = evidence.judge(retrieval, limit, read, cal, sides, missing)
+        answers = not read or bool(sides) or self._answers(asking, read)
+        judged = evidence.judge(retrieval, limit, read, cal, sides, missing, answers)
         return Prepared(
             question,
             config,
@@ -413,12 +412,15 @@ class Pipeline:
                 return hop  # each name and year is held by one hop or the other
         return None
 
-    def _counted(self, query: str, read: Sequence[Read]) -> bool:
-        """Whether a question asking for a number (``asked.counts``) has one in the
-        leading quote (its table header aside); any other question is."""
-        if not counts(query):
-            return True
-        return holds_number(quote(read[0], self.context, query).text, query)
+    def _answers(self, query: str, read: Sequence[Read]) -> bool:
+        """Whether the leading quote is an answer at all: for a question asking for a
+        number (``asked.counts``), one that holds one (its table header aside); for one
+        not asking where to find something, more than a web address (a guide's reference
+        list: "https://www.cisa.gov/resources-tools/…" asked which elements it lists)."""
+        text = quote(read[0], self.context, query).text
+        if counts(query) and not holds_number(text, query):
+            return False
+        return not (_WEB_ADDRESS.fullmatch(text.strip()) and not _ASKS_WHERE.search(query))
 
     def _cosines(self, about: str | None, hits: Sequence[RetrievedChunk]) -> list[float]:
         """Each hit's cosine to ``about``; without it, to what was searched."""
@@ -547,6 +549,10 @@ def _entity(span: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
 
 
+_WEB_ADDRESS = re.compile(r"[<(\[]?(?:https?://|www\.)\S+?[>)\].,;]*")
+_ASKS_WHERE = re.compile(
+    r"\b(?:links?|url|website|site|web ?page|address|download|where)\b", re.IGNORECASE
+)
 _SCOPE = frozenset({"accord", "per"})  # "according to the slides": where, not what
 
 
