@@ -178,6 +178,19 @@ def test_a_two_hop_answer_is_not_refused_for_a_name_its_bridge_holds(
     assert "David Weissman" in result.answer.text
 
 
+def _fresh(service: Footnoted, tmp_path: Path, qid: str) -> str:
+    """tests/data/two-hop-fresh.json's question ``qid``, its ten paragraphs ingested as
+    a document each."""
+    fresh = json.loads((Path(__file__).parent / "data" / "two-hop-fresh.json").read_text())
+    (q,) = [q for q in fresh if q["_id"] == qid]
+    paths = [
+        write(tmp_path / "docs" / f"{safe_stem(title)}.txt", " ".join(s.strip() for s in lines))
+        for title, lines in q["context"]
+    ]
+    assert not service.ingest(paths).failed
+    return str(q["question"])
+
+
 @pytest.mark.parametrize(
     ("qid", "lead", "then"),
     [
@@ -196,14 +209,7 @@ def test_a_two_hop_answer_leads_with_the_hop_that_holds_what_the_question_names(
     was refused, its first hop lacking a name or year the question asks about, which the
     passage that hop leads to holds (a passage of a document it names, or one naming what
     the reader found in it)."""
-    fresh = json.loads((Path(__file__).parent / "data" / "two-hop-fresh.json").read_text())
-    (q,) = [q for q in fresh if q["_id"] == qid]
-    paths = [
-        write(tmp_path / "docs" / f"{safe_stem(title)}.txt", " ".join(s.strip() for s in lines))
-        for title, lines in q["context"]
-    ]
-    assert not service.ingest(paths).failed
-    result = service.answer(q["question"])
+    result = service.answer(_fresh(service, tmp_path, qid))
     assert result.answer is not None, result.refusal
     cited = [c.document_title for c in result.answer.citations]
     assert cited[:2] == [lead, then]
@@ -216,14 +222,7 @@ def test_a_believed_second_hop_is_quoted_where_the_leads_chunk_does_not_name_it(
     """tests/data/two-hop-fresh.json's fresh-06 over its ten paragraphs: the film's
     passage names "Gone in 60 Seconds" in its other chunk; read after that sentence, the
     2000 film's passage is believed and holds the writer asked for."""
-    fresh = json.loads((Path(__file__).parent / "data" / "two-hop-fresh.json").read_text())
-    (q,) = [q for q in fresh if q["_id"] == "fresh-06"]
-    paths = [
-        write(tmp_path / "docs" / f"{safe_stem(title)}.txt", " ".join(s.strip() for s in lines))
-        for title, lines in q["context"]
-    ]
-    assert not service.ingest(paths).failed
-    result = service.answer(q["question"])
+    result = service.answer(_fresh(service, tmp_path, "fresh-06"))
     assert result.answer is not None, result.refusal
     quoted = {result.answer.citations[i - 1].document_title for i in result.answer.referenced}
     assert {"Season of the Witch (2011 film)", "Gone in 60 Seconds (2000 film)"} <= quoted
