@@ -417,8 +417,12 @@ class Pipeline:
         number (``asked.counts``), one that holds one (its table header aside); for one
         not asking where to find something, more than a web address (a guide's reference
         list: "https://www.cisa.gov/resources-tools/…" asked which elements it lists)."""
+        number = counts(query)
+        passage = read[0].hit.chunk.text
+        if not number and ("http" not in passage and "www." not in passage):
+            return True  # no quote of it can be a web address alone: not composed
         text = quote(read[0], self.context, query).text
-        if counts(query) and not holds_number(text, query):
+        if number and not holds_number(text, query):
             return False
         return not (_WEB_ADDRESS.fullmatch(text.strip()) and not _ASKS_WHERE.search(query))
 
