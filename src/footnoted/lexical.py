@@ -80,6 +80,12 @@ def content_stems(text: str) -> set[str]:
     return {stem(w) for w in content_words(text)}
 
 
+def line_end(text: str, at: int) -> int:
+    """The offset of the end of the line of ``text`` that holds offset ``at``."""
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
 def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """Sentence offsets in ``text[start:end]``, whitespace trimmed, end exclusive. Blocks
     on different pages (``"\\n\\f"``) part sentences as blank lines do; a bare ``"\\f"``

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from ..lexical import CELLS, split_sentences, stop_words
+from ..lexical import CELLS, line_end, split_sentences, stop_words
 
 MAX_TERM_WORDS = 6
 WHAT_IS_WORDS = 4  # "What is X?" asks what X means only of a name this short
@@ -248,7 +248,7 @@ def headed(term: Term, text: str) -> Definition | None:
     )
     for m in heading.finditer(text):
         if m["bullet"]:  # a bullet: its line, ended or not
-            s, e = m.end(), _line_end(text, m.end())
+            s, e = m.end(), line_end(text, m.end())
             ended = not text[s:e].rstrip().endswith((":", "?"))
         else:
             s, e = next(((s, e) for s, e in split_sentences(text, m.end()) if s >= m.end()), (0, 0))
@@ -260,11 +260,6 @@ def headed(term: Term, text: str) -> Definition | None:
             continue
         return Definition(s, e)
     return None
-
-
-def _line_end(text: str, at: int) -> int:
-    end = text.find("\n", at)
-    return len(text) if end < 0 else end
 
 
 def _sentence(

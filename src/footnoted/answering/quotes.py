@@ -29,7 +29,16 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..lexical import CELLS, GIVEN_NUMBER, NUMBER_WORD, bag, chunk_sentences, stem, words
+from ..lexical import (
+    CELLS,
+    GIVEN_NUMBER,
+    NUMBER_WORD,
+    bag,
+    chunk_sentences,
+    line_end,
+    stem,
+    words,
+)
 from ..loaders.blocks import CURRENCY, table_headers
 from ..models import SECTION_JOIN
 from ..pages import PAGE_BREAK
@@ -219,9 +228,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     chunk = read.hit.chunk
     text, base = chunk.text, chunk.char_start
     span = read.reading
-    line_start = text.rfind("\n", 0, span.start) + 1
-    line_end = _end_of_line(text, span.start)
-    line = (line_start, line_end)
+    line = (text.rfind("\n", 0, span.start) + 1, line_end(text, span.start))
     asked = line if read.named else _asked_row(text, question, line, chunk.header, chunk.section)
     if asked is not None:
         return _row(read, *asked, context, question)
@@ -238,11 +245,6 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     if _is_value(text[span.start : span.end], question, counted) and start <= span.start < end:
         exact = (base + span.start, base + min(span.end, end))
     return Quote(read, body, exact=exact)
-
-
-def _end_of_line(text: str, at: int) -> int:
-    end = text.find("\n", at)
-    return len(text) if end < 0 else end
 
 
 def _sentences(text: str, start: int, end: int) -> tuple[int, int]:
@@ -568,7 +570,7 @@ def _unit(read: Read, body: Piece, header: Piece, context: Context | None) -> Pi
     above = header.start - start  # where the header starts in ``text`` (< 0: above it)
     found = None
     for m in _UNIT.finditer(text):
-        line = text[text.rfind("\n", 0, m.start()) + 1 : _end_of_line(text, m.end())]
+        line = text[text.rfind("\n", 0, m.start()) + 1 : line_end(text, m.end())]
         gap = text[m.end() : above]
         below = m.start() >= above + len(header.text) and CELLS not in line  # not a row's label
         if below or (m.end() <= above and CELLS not in gap and len(gap.strip()) <= UNIT_GAP):

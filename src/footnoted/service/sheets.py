@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import NotFound
-from ..lexical import CELLS
+from ..lexical import CELLS, line_end
 from ..stores.base import Store
 
 AROUND = 10  # rows shown before and after the cited one
@@ -64,6 +64,5 @@ def _end_of(store: Store, document_id: str, start: int) -> int:
 
 def _row(text: str, base: int, start: int, number: int) -> SheetRow:
     at = start - base
-    cut = text.find("\n", at)
-    end = len(text) if cut < 0 else cut
+    end = line_end(text, at)
     return SheetRow(number, text[at:end].split(CELLS), start, base + end)
