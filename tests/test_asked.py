@@ -183,12 +183,31 @@ def _fresh(service: Footnoted, tmp_path: Path, qid: str) -> str:
     a document each."""
     fresh = json.loads((Path(__file__).parent / "data" / "two-hop-fresh.json").read_text())
     (q,) = [q for q in fresh if q["_id"] == qid]
+    _ingest_paragraphs(service, tmp_path, q["context"])
+    return str(q["question"])
+
+
+def _dev(service: Footnoted, tmp_path: Path, qid: str = "", titles: tuple[str, ...] = ()) -> str:
+    """HotpotQA dev-53's question ``qid`` with its ten paragraphs, or its paragraphs
+    ``titles`` (from any question's), ingested as a document each."""
+    dev = json.loads(shared("hotpotqa", "dev-53.json").read_text())
+    if qid:
+        (q,) = [q for q in dev if q["_id"] == qid]
+        _ingest_paragraphs(service, tmp_path, q["context"])
+        return str(q["question"])
+    paragraphs = {title: lines for q in dev for title, lines in q["context"]}
+    _ingest_paragraphs(service, tmp_path, [(t, paragraphs[t]) for t in titles])
+    return ""
+
+
+def _ingest_paragraphs(
+    service: Footnoted, tmp_path: Path, context: list[tuple[str, list[str]]]
+) -> None:
     paths = [
         write(tmp_path / "docs" / f"{safe_stem(title)}.txt", " ".join(s.strip() for s in lines))
-        for title, lines in q["context"]
+        for title, lines in context
     ]
     assert not service.ingest(paths).failed
-    return str(q["question"])
 
 
 @pytest.mark.parametrize(
@@ -214,6 +233,46 @@ def test_a_two_hop_answer_leads_with_the_hop_that_holds_what_the_question_names(
     cited = [c.document_title for c in result.answer.citations]
     assert cited[:2] == [lead, then]
     assert result.answer.referenced[:2] == (1, 2)  # both quoted
+
+
+def test_a_second_hop_through_what_the_reader_found_is_read_when_nothing_is_believed(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """Asked how long ago the genus of the narrow-leafed campion evolved sex chromosomes,
+    over ten of HotpotQA dev's paragraphs on Silene: the campion's passage, where the
+    reader finds "Silene", names neither the genus's sex-determination passage by its
+    title nor the time, and that passage alone is not believed ("5-10 million years"
+    found, under the threshold). Read after the campion's sentence, it is: the answer
+    quotes both, where it was refused."""
+    _dev(service, tmp_path, titles=(
+        "Silene tomentosa", "Ferocactus", "Silene latifolia", "Silene antirrhina",
+        "Silene stenophylla", "Sex determination in Silene", "Silene conoidea",
+        "Silene suksdorfii", "Silene", "Silene menziesii",
+    ))  # fmt: skip
+    result = service.answer(
+        "The genus to which the narrow-leafed campion belongs evolved sex chromosomes how long ago?"
+    )
+    assert result.answer is not None, result.refusal
+    cited = [result.answer.citations[i - 1].document_title for i in result.answer.referenced]
+    assert cited[:2] == ["Sex determination in Silene", "Silene stenophylla"]
+    assert "5-10 million years ago" in result.answer.text
+    assert "narrow-leafed campion" in result.answer.text
+
+
+def test_a_second_hop_believed_after_its_first_keeps_that_reading(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """HotpotQA dev's "A medieval fortress in Dirleton, East Lothian, Scotland borders on
+    the south side of what coastal area?": the castle's passage is believed alone, and a
+    little less when read after the sentence of Yellowcraigs' passage that names it ("It
+    is bordered … to the south by the village of Dirleton and Dirleton Castle"). The
+    question does not name the castle, so that reading is kept, and the answer quotes the
+    sentence it was read after; it quoted the village's passage instead."""
+    question = _dev(service, tmp_path, "5a7d54165542995f4f402256")
+    result = service.answer(question)
+    assert result.answer is not None, result.refusal
+    quoted = {result.answer.citations[i - 1].document_title for i in result.answer.referenced}
+    assert {"Yellowcraigs", "Dirleton Castle"} <= quoted
 
 
 def test_a_believed_second_hop_is_quoted_where_the_leads_chunk_does_not_name_it(

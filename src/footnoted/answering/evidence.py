@@ -108,6 +108,19 @@ def _listed(names: Sequence[str]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
+def believed(read: Sequence[Read], calibration: Calibration) -> bool:
+    """Whether the reader believes a passage of ``read`` (not empty): one scores at its
+    threshold, or the lead was read where a rule found the answer (a table row the
+    question names, the term's definition, the document's own question)."""
+    lead = read[0]
+    return (
+        max(r.score for r in read) >= calibration.threshold
+        or lead.named
+        or lead.defines
+        or lead.posed
+    )
+
+
 def judge(
     retrieval: Retrieval,
     threshold: float,
@@ -134,8 +147,7 @@ def judge(
         reason = "ok"
     else:
         top = max(r.score for r in read)
-        believed = top >= calibration.threshold or read[0].named or read[0].defines or read[0].posed
-        reason = "ok" if believed and answers else "no_answer"
+        reason = "ok" if believed(read, calibration) and answers else "no_answer"
     lacking = tuple(missing) if reason == "ok" and missing else ()
     return Evidence(
         round(best, 4), threshold, "unnamed" if lacking else reason, round(top, 4),

@@ -31,7 +31,7 @@ from ..models import Span
 from .citations import Answer, make_citation, pin_pages
 from .evidence import Link, Read
 from .named import named
-from .quotes import Context, Piece, Quote, quote
+from .quotes import Context, Piece, Quote, quote, with_antecedent
 
 MAX_QUOTES = 3
 SECOND_SCORE = 8.0  # reader score a passage after the first needs to be quoted on its own
@@ -133,12 +133,12 @@ class _Links:
 
 
 def _linked(link: Link) -> Quote:
-    """The first hop's sentence a second hop was read after, quoted as it is."""
+    """The first hop's sentence a second hop was read after, with the sentence its
+    pronoun stands for ("It was founded by Henry J. Kaiser …" after "Kaiser Ventures …")."""
     chunk = link.read.hit.chunk
     base = chunk.char_start
-    return Quote(
-        link.read, Piece(base + link.start, base + link.end, chunk.text[link.start : link.end])
-    )
+    start = with_antecedent(chunk.text, link.start, link.end, chunk.section)
+    return Quote(link.read, Piece(base + start, base + link.end, chunk.text[start : link.end]))
 
 
 def _distinct(quotes: Sequence[Quote]) -> list[Quote]:

@@ -8,10 +8,11 @@ gets the passages read, and is never called when none answers. A comparison of
 documents the question names (``named.comparison_sides``) is read side by side and
 answered from its sides in both modes. Documents the best passages name are read after
 the sentences that name them (``_bridges``): a two-hop question's second passage, which
-leads when the first lacks a name or year the question asks and it holds them
-(``_second_hop``). A table row the question names (``tables``), else the passage that
-defines a term it asks the meaning of (``definitions``), else one that asks the
-question itself and answers it next (``_posed``), leads the passages read.
+leads when the first lacks a name or year the question asks and it holds them, or when
+no passage is believed alone and it is, read after the sentence where the reader found
+what it names (``_second_hop``). A table row the question names (``tables``), else the
+passage that defines a term it asks the meaning of (``definitions``), else one that
+asks the question itself and answers it next (``_posed``), leads the passages read.
 ``collect`` gathers the events into one ``AskResult``, so ``answer()`` is
 ``collect(ask())`` and both forms say the same.
 """
@@ -231,6 +232,8 @@ class Pipeline:
                     read = ()  # the row the question names leaves the value it asks out
                 elif lead is not None:
                     read = (lead, *(r for r in read if r.hit.chunk.id != lead.hit.chunk.id))
+                if read and not evidence.believed(read, cal):  # a second hop named by its name
+                    read = self._second_hop(query, read, cal, about, (), LEADS) or read
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
         # a follow-up read with the conversation names what the follow-up itself names
         asking = question if about is not None else query
@@ -375,41 +378,45 @@ class Pipeline:
         cal: Calibration,
         about: str | None,
         missing: Sequence[str],
+        leads: int = 1,
     ) -> tuple[Read, ...] | None:
-        """``read`` led by a passage of another document that the lead leads to, followed
-        by the lead's sentence that does (its ``link``), when so led the answer holds
-        every year and name ``query`` asks about that the lead lacks (``missing``): the
-        second hop of a two-hop question whose first hop the reader answered. The lead
-        leads to a document it names by its title ("The film whose soundtrack includes
-        ... "Silent Sigh" is an adaptation of a 1998 novel by which author?" read "About a
-        Boy" in the song's passage; the film's passage holds "1998"), or to a passage
-        that names what the reader found in it ("The team that finished first overall in
-        the 2006-07 QMJHL regular season played in a Memorial Cup held at which arena?"
-        read "The Lewiston Maineiacs", whom the 2007 Memorial Cup's passage names). The
-        passage is read again after that sentence, and must be believed. None when no
+        """``read`` led by a passage of another document that one of its first ``leads``
+        passages leads to, read after the sentence that does (its ``link``) and believed
+        so: the second hop of a two-hop question. With ``missing`` (the years and names
+        the leading passage lacks), the first hop is the lead the reader answered, and
+        so led the answer must hold each of them; without, none of the passages read was
+        believed alone. A passage leads to a document it names by its title ("The film
+        whose soundtrack includes ... "Silent Sigh" is an adaptation of a 1998 novel by
+        which author?" read "About a Boy" in the song's passage; the film's passage
+        holds "1998"), or to a passage that names what the reader found in it ("The
+        team that finished first overall in the 2006-07 QMJHL regular season played in a
+        Memorial Cup held at which arena?" read "The Lewiston Maineiacs", whom the 2007
+        Memorial Cup's passage names; "The genus to which the narrow-leafed campion
+        belongs evolved sex chromosomes how long ago?" read "Silene" in the campion's
+        passage, which the passage on sex determination in Silene names). None when no
         passage read does all this."""
-        lead = read[0]
-        text = lead.hit.chunk.text
         titles = [r.hit.document_title for r in read]
-        by_title = named(titles, text)
-        found = _entity(text[lead.reading.start : lead.reading.end])
-        for i, r in enumerate(read[1:], start=1):
-            if r.hit.chunk.document_id == lead.hit.chunk.document_id:
-                continue
-            if i in by_title:
-                start, end = naming_sentence(titles[i], text)
-            elif found is not None and found.search(r.hit.chunk.text):
-                start, end = _sentence_at(text, lead.reading.start)
-            else:
-                continue
-            if end == start:
-                continue  # no one sentence leads to it
-            (again,) = self._read(query, [r.hit], cal, about, Link(lead, start, end))
-            if again.score < cal.threshold:
-                continue
-            hop = (again, *(x for x in read if x is not r))
-            if not set(self._missing(query, hop, cal)) & set(missing):
-                return hop  # each name and year is held by one hop or the other
+        for lead in read[:leads]:
+            text = lead.hit.chunk.text
+            by_title = named(titles, text)
+            found = _entity(text[lead.reading.start : lead.reading.end])
+            for i, r in enumerate(read):
+                if r.hit.chunk.document_id == lead.hit.chunk.document_id:
+                    continue
+                if i in by_title:
+                    start, end = naming_sentence(titles[i], text)
+                elif found is not None and found.search(r.hit.chunk.text):
+                    start, end = _sentence_at(text, lead.reading.start)
+                else:
+                    continue
+                if end == start:
+                    continue  # no one sentence leads to it
+                (again,) = self._read(query, [r.hit], cal, about, Link(lead, start, end))
+                if again.score < cal.threshold:
+                    continue
+                hop = (again, *(x for x in read if x is not r))
+                if not set(self._missing(query, hop, cal)) & set(missing):
+                    return hop  # each name and year is held by one hop or the other
         return None
 
     def _answers(self, query: str, read: Sequence[Read]) -> bool:
@@ -490,7 +497,7 @@ class Pipeline:
                 seen.update(h.chunk.id for h in hits)  # read alone once, however many leads
                 for again in self._read(question, hits, cal, about, link):
                     held = best.get(again.hit.chunk.id)
-                    if held is None or again.score > held.score:
+                    if held is None or _better(again, held, question, cal.threshold):
                         best[again.hit.chunk.id] = again
         return tuple(sorted(best.values(), key=lambda r: -r.score))
 
@@ -540,6 +547,19 @@ class Pipeline:
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+
+
+def _better(again: Read, held: Read, question: str, threshold: float) -> bool:
+    """Whether a passage read after a link (``again``) replaces its reading alone
+    (``held``): when scored higher, or believed where the question does not name its
+    document (a second hop the question describes only through the first)."""
+    if again.score > held.score:
+        return True
+    return (
+        again.score >= threshold
+        and held.link is None
+        and not named([again.hit.document_title], question)
+    )
 
 
 def _entity(span: str) -> re.Pattern[str] | None:

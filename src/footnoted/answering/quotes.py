@@ -235,8 +235,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     start, end = _sentences(text, span.start, span.end)
     start, end = _past_headings(text, start, end, chunk.section)
     start = _past_bullet(text, start, end)
-    if _PRONOUN.match(text, start) or _ALSO.match(text, start, end):
-        start = _antecedent(text, start, chunk.section)
+    start = with_antecedent(text, start, end, chunk.section)
     body = Piece(base + start, base + end, text[start:end])
     if body.text.rstrip().endswith(":") or _HOW.match(text, end):
         body = _introduced(read, body, context)
@@ -299,6 +298,14 @@ def _lines_of(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def _past_bullet(text: str, start: int, end: int) -> int:
     found = _BULLET.match(text, start, end)
     return found.end() if found and found.end() < end else start
+
+
+def with_antecedent(text: str, start: int, end: int, section: str | None) -> int:
+    """Where the quote of ``text[start:end]`` starts: at the sentence before it when it
+    opens with a pronoun or says "also" in its first words (``_antecedent``)."""
+    if _PRONOUN.match(text, start) or _ALSO.match(text, start, end):
+        return _antecedent(text, start, section)
+    return start
 
 
 def _antecedent(text: str, start: int, section: str | None) -> int:
