@@ -232,7 +232,7 @@ class Pipeline:
                     read = ()  # the row the question names leaves the value it asks out
                 elif lead is not None:
                     read = (lead, *(r for r in read if r.hit.chunk.id != lead.hit.chunk.id))
-                if read and not evidence.believed(read, cal):  # a second hop named by its name
+                if read and not evidence.believed(read, cal):  # then through what each names
                     read = self._second_hop(query, read, cal, about, (), LEADS) or read
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
         # a follow-up read with the conversation names what the follow-up itself names
@@ -415,7 +415,7 @@ class Pipeline:
                 if again.score < cal.threshold:
                     continue
                 hop = (again, *(x for x in read if x is not r))
-                if not set(self._missing(query, hop, cal)) & set(missing):
+                if not missing or not set(self._missing(query, hop, cal)) & set(missing):
                     return hop  # each name and year is held by one hop or the other
         return None
 
