@@ -67,7 +67,10 @@ def squad() -> Any:
     return shared("squad2", "dev-16-articles.json")
 
 
-def test_extractive_follow_ups(squad: Any) -> None:
+def test_extractive_follow_ups(squad: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the reader in int8, as measured, on every CPU: where the CPU multiplies neither int8
+    # nor bf16 natively it reads in fp32, and one follow-up fewer cites right (69.8%)
+    monkeypatch.setenv("FOOTNOTED_READER_RUNTIME", "int8")
     aware = run_followups(DATA, SAMPLES, squad, context=True)
     alone = run_followups(DATA, SAMPLES, squad, context=False)
     for name, r in (("with conversation", aware), ("each turn alone", alone)):
