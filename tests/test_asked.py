@@ -178,10 +178,10 @@ def test_a_two_hop_answer_is_not_refused_for_a_name_its_bridge_holds(
     assert "David Weissman" in result.answer.text
 
 
-def _fresh(service: Footnoted, tmp_path: Path, qid: str) -> str:
-    """tests/data/two-hop-fresh.json's question ``qid``, its ten paragraphs ingested as
-    a document each."""
-    fresh = json.loads((Path(__file__).parent / "data" / "two-hop-fresh.json").read_text())
+def _fresh(service: Footnoted, tmp_path: Path, qid: str, name: str = "two-hop-fresh") -> str:
+    """tests/data/``name``.json's question ``qid``, its ten paragraphs ingested as a
+    document each."""
+    fresh = json.loads((Path(__file__).parent / "data" / f"{name}.json").read_text())
     (q,) = [q for q in fresh if q["_id"] == qid]
     _ingest_paragraphs(service, tmp_path, q["context"])
     return str(q["question"])
@@ -257,6 +257,21 @@ def test_a_second_hop_through_what_the_reader_found_is_read_when_nothing_is_beli
     assert cited[:2] == ["Sex determination in Silene", "Silene stenophylla"]
     assert "5-10 million years ago" in result.answer.text
     assert "narrow-leafed campion" in result.answer.text
+
+
+def test_two_seasons_that_share_a_head_are_a_comparison_of_two_documents(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """tests/data/two-hop-more.json's more-16 over its ten paragraphs, eight of them VCU
+    Rams seasons: the question names each season's team once, by "the 2010–11 and
+    2012–13 VCU Rams men's basketball teams". Refused before (no side named, the reader
+    not believed); both teams' passages quoted now, in the question's order."""
+    result = service.answer(_fresh(service, tmp_path, "more-16", "two-hop-more"))
+    assert result.answer is not None, result.refusal
+    cited = [result.answer.citations[i - 1].document_title for i in result.answer.referenced]
+    assert cited == [
+        "2010–11 VCU Rams men's basketball team", "2012–13 VCU Rams men's basketball team",
+    ]  # fmt: skip
 
 
 def test_a_second_hop_believed_after_its_first_keeps_that_reading(

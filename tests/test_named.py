@@ -80,3 +80,24 @@ def test_a_title_is_named_whichever_dash_the_text_prints() -> None:
     (bridge,) = bridge_candidates("When did the war end?", lead, pool, {lead.chunk.id})
     assert bridge.hit.document_title == "Second Kestrel-Ardan War"
     assert lead.chunk.text[bridge.start : bridge.end] == lead.chunk.text
+
+
+def test_two_seasons_that_share_a_head_name_a_document_each() -> None:
+    pool = [
+        _hit("VCU Rams men's basketball"),
+        _hit("2012–13 VCU Rams men's basketball team"),
+        _hit("2011–12 VCU Rams men's basketball team"),
+        _hit("2010–11 VCU Rams men's basketball team"),
+    ]
+    q = "Did the 2010–11 and 2012–13 VCU Rams men's basketball teams play in the same conference?"
+    sides = comparison_sides(q, pool)
+    assert [s.document_title for s in sides] == [
+        "2010–11 VCU Rams men's basketball team", "2012–13 VCU Rams men's basketball team",
+    ]  # fmt: skip
+    # the plural that ends the head is found among the words after the seasons
+    either = "Which won more games, the 2012–13 or 2010–11 VCU Rams men's basketball teams?"
+    assert [s.document_title for s in comparison_sides(either, pool)] == [
+        "2012–13 VCU Rams men's basketball team", "2010–11 VCU Rams men's basketball team",
+    ]  # fmt: skip
+    # one season named alone is no comparison of two
+    assert comparison_sides("Did the 2010–11 VCU Rams men's basketball team win?", pool) == []

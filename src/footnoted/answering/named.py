@@ -28,6 +28,12 @@ _YES_NO = re.compile(
     re.IGNORECASE,
 )
 _EITHER = re.compile(r"\bor\b", re.IGNORECASE)
+# two years or seasons that share the words after them: "the 2010–11 and 2012–13 VCU
+# Rams men's basketball teams" names "2010–11 VCU Rams men's basketball team" and
+# "2012–13 VCU Rams men's basketball team"
+_SEASON = r"(?:19|20)\d\d(?:[-\u2013/](?:\d\d){1,2})?"
+_SHARED_HEAD = re.compile(rf"\b({_SEASON}),? (?:and|or) (?:the )?({_SEASON}) ")
+MAX_SHARED = 8  # words a shared head runs to, its plural noun included
 # hyphens and dashes, each read as "-": a title's "Italo-Ethiopian" is printed "Italo–Ethiopian"
 _DASHES = str.maketrans("\u2010\u2011\u2012\u2013\u2014\u2212", "------")
 
@@ -91,8 +97,9 @@ def comparison_sides(question: str, candidates: Sequence[RetrievedChunk]) -> lis
     document whose title is the name itself first."""
     if not (_YES_NO.match(question) or _EITHER.search(question)):
         return []
+    text = unfolded(question)
     sides: dict[str, RetrievedChunk] = {}
-    for i in sorted(named([c.document_title for c in candidates], question)):
+    for i in sorted(named([c.document_title for c in candidates], text)):
         hit = candidates[i]
         key = _title_key(hit.document_title)
         held = sides.get(key)
@@ -100,8 +107,26 @@ def comparison_sides(question: str, candidates: Sequence[RetrievedChunk]) -> lis
             sides[key] = hit
     if len(sides) < 2:
         return []
-    lower = question.lower()
+    lower = text.lower()
     return [sides[key] for key in sorted(sides, key=lower.find)]
+
+
+def unfolded(question: str) -> str:
+    """The question as it reads with each pair of years or seasons that share a head
+    written out whole, one name each, the head's plural noun made singular: "Did the
+    2010–11 and 2012–13 VCU Rams men's basketball teams …?" then names both teams'
+    documents, in that order. Any word ending in "s" within :data:`MAX_SHARED` words may
+    be the plural that ends the head: one reading for each, joined."""
+    readings: list[str] = []
+    for pair in _SHARED_HEAD.finditer(question):
+        words = question[pair.end() :].split()
+        for k, word in enumerate(words[:MAX_SHARED]):
+            noun = word.rstrip("?!.,;:")
+            if len(noun) > 3 and noun.endswith("s"):
+                head = " ".join([*words[:k], noun[:-1]])
+                both = f"{pair[1]} {head} and {pair[2]} {head}"
+                readings.append(" ".join([question[: pair.start()] + both, *words[k + 1 :]]))
+    return " | ".join(readings) or question
 
 
 def _better_side(hit: RetrievedChunk, held: RetrievedChunk) -> bool:
