@@ -149,6 +149,19 @@ def test_hotpot_runner() -> None:
     assert sum(i["quotes_right"] for i in answers) == result.quotes.right
 
 
+def test_a_document_is_titled_as_its_passage_whatever_a_file_name_can_hold() -> None:
+    """A passage titled with a colon or a question mark is one document under that title,
+    as a user's upload titled so would be: the title is what a comparison or a bridge
+    names ("Which series has more books, The Divide trilogy or Left Behind: The Kids?")."""
+    titles = ["Left Behind: The Kids", "Haven't You Heard? I'm Sakamoto", "The Divide trilogy"]
+    passages = {t: f"{t} is a series. It has {n} books." for n, t in enumerate(titles, 2)}
+    with runners.knowledge_base(runners.passage_documents(passages)) as kb:
+        documents = kb.fn.store.list_documents()
+        assert sorted(d.title for d in documents) == sorted(titles)
+        assert sorted(kb.key_of[d.id] for d in documents) == sorted(titles)
+        assert kb.documents == 3 and kb.failed_files == 0
+
+
 def test_tatqa_runner() -> None:
     """Each page is its own collection: a question is asked of its page alone, and its
     record says what was asked, answered and marked."""

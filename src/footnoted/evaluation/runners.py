@@ -310,6 +310,11 @@ def knowledge_base(
 ) -> Iterator[KnowledgeBase]:
     """Write ``{key: (file name, text)}`` to files, ingest them in one call, yield the KB.
 
+    A document is titled by its file name, as a user's file is; one whose key a file
+    name could not hold (``safe_stem``: "Left Behind: The Kids") is ingested from memory
+    under its key as its title, as an upload titled so is, not as
+    "Left Behind_ The Kids-0b9f1366".
+
     Runs in a fresh temporary directory (removed afterwards) with default settings
     apart from ``home`` (``FOOTNOTED_*`` environment variables apply as usual).
     """
@@ -322,8 +327,10 @@ def knowledge_base(
         root = Path(tmp)
         folder = root / "documents"
         folder.mkdir()
-        for name, text in documents.values():
-            (folder / name).write_text(text, encoding="utf-8")
+        titled = {key for key, (name, _) in documents.items() if _renamed(key, name)}
+        for key, (name, text) in documents.items():
+            if key not in titled:
+                (folder / name).write_text(text, encoding="utf-8")
         fn = Footnoted(Settings(home=root / "home"))
         try:
             total = len(documents)
@@ -342,6 +349,14 @@ def knowledge_base(
                 progress("ingest", 0, total)
             started = time.perf_counter()
             report = fn.ingest([folder], progress=step)
+            for key in titled:
+                name, text = documents[key]
+                try:
+                    result = fn.ingest_bytes(text.encode(), name, title=key)
+                except FootnotedError as exc:
+                    result = FileResult(name, "failed", error=exc.message, code=exc.code)
+                report.results.append(result)
+                step(result)
             elapsed = time.perf_counter() - started
             key_of = {
                 d.id: names[Path(d.source).name]
@@ -353,6 +368,12 @@ def knowledge_base(
             )
         finally:
             fn.close()
+
+
+def _renamed(key: str, name: str) -> bool:
+    """Whether ``name`` is the file name ``safe_stem`` gave ``key``, changed from it."""
+    stem = Path(name).stem
+    return stem != key and stem == safe_stem(key)
 
 
 def squad_documents(articles: Sequence[SquadArticle]) -> dict[str, tuple[str, str]]:
