@@ -10,7 +10,7 @@ import pytest
 
 from conftest import shared, write
 from footnoted.answering.asked import ABOUT_TIMES, COVER_CHARS, asked, counts, holds_number
-from footnoted.evaluation.datasets import safe_stem
+from footnoted.evaluation.datasets import read_passages, safe_stem
 from footnoted.service.facade import Footnoted
 
 
@@ -257,6 +257,22 @@ def test_a_second_hop_through_what_the_reader_found_is_read_when_nothing_is_beli
     assert cited[:2] == ["Sex determination in Silene", "Silene stenophylla"]
     assert "5-10 million years ago" in result.answer.text
     assert "narrow-leafed campion" in result.answer.text
+
+
+def test_a_name_the_question_names_is_no_bridge(service: Footnoted, tmp_path: Path) -> None:
+    """The Premier League article's paragraphs (SQuAD 1.1 train), a document each, asked
+    "who has made the most premier league appearances", which none of them says: no
+    passage is believed, and the reader finds "Premier League" in one. Another naming
+    "Premier League", read after that sentence, was believed, and Alan Shearer's goals
+    record was the answer. The league is what the question is about, not a bridge it
+    describes: refused now."""
+    squad = read_passages(shared("squad1.1-train", "train-v1.1.json"), paragraphs=True)
+    league = [
+        (key, [text]) for key, text in squad.items() if key.rsplit(" ", 1)[0] == "Premier League"
+    ]
+    _ingest_paragraphs(service, tmp_path, league)
+    result = service.answer("who has made the most premier league appearances")
+    assert result.answer is None, result.answer.text
 
 
 def test_two_seasons_that_share_a_head_are_a_comparison_of_two_documents(

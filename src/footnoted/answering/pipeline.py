@@ -399,7 +399,7 @@ class Pipeline:
         for lead in read[:leads]:
             text = lead.hit.chunk.text
             by_title = named(titles, text)
-            found = _entity(text[lead.reading.start : lead.reading.end])
+            found = _entity(text[lead.reading.start : lead.reading.end], query)
             for i, r in enumerate(read):
                 if r.hit.chunk.document_id == lead.hit.chunk.document_id:
                     continue
@@ -562,15 +562,19 @@ def _better(again: Read, held: Read, question: str, threshold: float) -> bool:
     )
 
 
-def _entity(span: str) -> re.Pattern[str] | None:
+def _entity(span: str, query: str) -> re.Pattern[str] | None:
     """What a reader's span names, as a pattern that finds it in another passage (its
     leading article aside): a name with a capital letter of four letters or more; None
-    for a number, a date or a lower-case phrase, which other passages name by chance."""
+    for a number, a date or a lower-case phrase, which other passages name by chance,
+    and for a name the question names itself (in any case: "mayflower"), which is what
+    the question is about, not the bridge it describes: the passages about it are
+    retrieved by the question, not reached through the one read."""
     name = _ARTICLE.sub("", span.strip())
     letters = sum(ch.isalpha() for ch in name)
     if letters < 4 or not any(ch.isupper() for ch in name) or any(ch.isdigit() for ch in name):
         return None
-    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    pattern = rf"(?<!\w){re.escape(name)}(?!\w)"
+    return None if re.search(pattern, query, re.IGNORECASE) else re.compile(pattern)
 
 
 _WEB_ADDRESS = re.compile(r"[<(\[]?(?:https?://|www\.)\S+?[>)\].,;]*")
