@@ -566,7 +566,7 @@ def _entity(span: str, query: str) -> re.Pattern[str] | None:
     """What a reader's span names, as a pattern that finds it in another passage (its
     leading article aside): a name with a capital letter of four letters or more; None
     for a number, a date or a lower-case phrase, which other passages name by chance,
-    and for a name the question names itself (in any case: "mayflower"), which is what
+    and for a name the question names itself (in any case: "premier league"), which is what
     the question is about, not the bridge it describes: the passages about it are
     retrieved by the question, not reached through the one read."""
     name = _ARTICLE.sub("", span.strip())
