@@ -65,13 +65,25 @@ def test_the_shipped_file_reproduces_its_stated_scores_on_the_fixed_slice(
     precision: str, first_article: list[SquadQuestion]
 ) -> None:
     """SQuAD 2.0 dev's first article, each question against its own paragraph; stated
-    for each runtime by scripts/calibrate_reader.py, checked with this run's."""
+    for each runtime by scripts/calibrate_reader.py, checked with this run's.
+
+    bf16 rounds to 8 bits of mantissa in an order its kernels choose: where the CPU
+    computes bf16 natively the slice read as fp32 reads it, to the digit; where bf16 is
+    emulated (AVX2 alone), one answerable question's span of 96 came out otherwise. So a
+    bf16 score may differ from the stated one by one question's worth, and no more."""
     reader = get_reader(precision)
     stated = json.loads(CONFIG.read_text())["scores"]["slice"][reader.runtime]
     got = score_reader(reader, first_article)
     assert got.questions == stated["questions"] == len(first_article) > 200
-    for name in ("exact_match", "f1", "has_answer_f1", "no_answer_accuracy"):
-        assert getattr(got, name) == pytest.approx(stated[name], abs=0.005), name
+    counted_over = {
+        "exact_match": stated["questions"],
+        "f1": stated["questions"],
+        "has_answer_f1": stated["answerable"],
+        "no_answer_accuracy": stated["questions"] - stated["answerable"],
+    }
+    for name, over in counted_over.items():
+        tolerance = max(0.005, 1 / over) if reader.runtime == "bf16" else 0.005
+        assert getattr(got, name) == pytest.approx(stated[name], abs=tolerance), name
 
 
 def test_the_weights_ship_small_and_hold_no_embeddings() -> None:

@@ -97,7 +97,8 @@ class Calibration:
 
 def calibrated_as(runtime: str) -> str:
     """The calibration a runtime's scores take: int8 reads its own numbers; bf16 and fp32
-    read alike (the same SQuAD 2.0 slice scores, to the digit)."""
+    read alike (the same SQuAD 2.0 slice scores, to the digit, where the CPU computes
+    bf16 natively; one span of the slice's 208 otherwise where bf16 is emulated)."""
     return "int8" if runtime == "int8" else "float"
 
 
