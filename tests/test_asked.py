@@ -61,6 +61,28 @@ def test_a_name_is_held_as_written_run_together_by_initials_or_without_accents()
     assert asked("What did Uber earn?").missing(text) == ["Uber"]
 
 
+def test_a_name_led_by_digits_is_the_whole_word() -> None:
+    """ "3M's" names 3M, not "M" (which no passage holds as a word); an ordinal, a decade
+    or a quarter names nothing."""
+    assert asked("What is 3M's revenue?").names == ("3M",)
+    assert asked("How many 5G subscribers did Verizon have?").names == ("5G", "Verizon")
+    assert asked("Who came 2nd in the 1990s, and what was Lyft's 2Q revenue?").names == ("Lyft",)
+    assert asked("Which companies did Pfizer buy, per this 10K report?").names == ("Pfizer",)
+    assert asked("What is 3M's revenue?").missing(["3M Company | Net sales | $ 32,765"]) == []
+    assert asked("What is 3M's revenue?").missing(["Honeywell | Net sales | $ 34,392"]) == ["3M"]
+
+
+def test_a_currency_asked_by_its_code_is_held_by_its_sign_or_its_name() -> None:
+    """ "in USD millions" asked of a cash flow statement that prints "$" and "(Dollars in
+    millions)": the currency is there, written as reports write it."""
+    question = "What is 3M's FY2018 capital expenditure (in USD millions)?"
+    assert asked(question).missing(["3M | 2018 | Purchases of PP&E | $ | (1,577)"]) == []
+    assert asked(question).missing(["3M (Dollars in millions) 2018 capital spending 1,577"]) == []
+    assert asked(question).missing(["3M 2018 capital spending 1,577"]) == ["USD"]
+    assert asked("What was 3M's 2018 revenue in EUR?").missing(["3M 2018 | $ 32,765"]) == ["EUR"]
+    assert asked("What was 3M's 2018 revenue in EUR?").missing(["3M 2018 | € 29,000"]) == []
+
+
 def test_a_quarter_asked_is_held_by_its_name_its_number_or_a_three_month_period() -> None:
     wanted = asked("What were the revenues in the fourth quarter of 2022?")
     assert wanted.quarters == {4} and wanted.years == {"2022"}

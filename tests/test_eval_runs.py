@@ -12,6 +12,14 @@ from footnoted.answering.evidence import passes
 from footnoted.cli import app
 from footnoted.evaluation import runners
 from footnoted.evaluation.datasets import read_beir_corpus, read_beir_queries, read_qrels
+from footnoted.evaluation.financebench import (
+    UNANSWERABLE,
+    filing_markdown,
+    held_out,
+    numbers,
+    read_filings,
+    run_financebench,
+)
 from footnoted.evaluation.owndocs import quotes_passage
 from footnoted.evaluation.policies import read_conditional, read_policies, run_policyqa
 from footnoted.evaluation.realdocs import holds
@@ -23,6 +31,7 @@ NQ = DATA / "offtopic" / "nq-open-dev.jsonl"
 SCIFACT = DATA / "scifact"
 HOTPOT = DATA / "hotpotqa" / "dev-53.json"
 TATQA = DATA / "tatqa" / "dataset_raw" / "tatqa_dataset_dev.json"
+FINANCEBENCH = DATA / "financebench" / "financebench_open_source.jsonl"
 
 pytestmark = [
     pytest.mark.slow,
@@ -188,6 +197,54 @@ def test_a_tatqa_cell_holding_a_pipe_stays_one_cell() -> None:
     assert "| A \\| B | 1 |" in page_markdown(1, context)
 
 
+def financebench_subset(folder: Path, companies: set[str]) -> Path:
+    """FinanceBench's questions about ``companies``, with its filings' descriptions."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = FINANCEBENCH.read_text().splitlines()
+    kept = [line for line in lines if json.loads(line)["company"] in companies]
+    (folder / FINANCEBENCH.name).write_text("\n".join(kept) + "\n")
+    info = FINANCEBENCH.with_name("financebench_document_information.jsonl")
+    (folder / info.name).write_text(info.read_text())
+    return folder / FINANCEBENCH.name
+
+
+def test_financebench_reads_filings_as_their_pages_under_a_cover() -> None:
+    filings, questions = read_filings(FINANCEBENCH)
+    assert len(questions) == 150 and len(filings) == 84
+    markdown = filing_markdown("3M_2018_10K", filings["3M_2018_10K"])
+    assert markdown.startswith("# 3M: Form 10-K for 2018\n")
+    assert "## Page 59\n" in markdown and "Purchases of property, plant and equipment" in markdown
+    capex = next(q for q in questions if q.id == "financebench_id_03029")
+    assert capex.pages == (59,) and capex.figure == 1577.0  # "$1577.00", printed "1,577"
+    assert numbers("$ (1,577) and 8.70%") == [1577.0, 8.7]
+    assert {q.company for q in questions if q.kind == UNANSWERABLE} == {
+        q.company for q in questions if held_out(q.company)
+    }
+    assert 0.25 < sum(held_out(q.company) for q in questions) / len(questions) < 0.45
+
+
+def test_financebench_runner_asks_of_the_kept_filings_and_grades_by_page(tmp_path: Path) -> None:
+    """3M's filings are ingested and its questions graded by the page they cite; Best
+    Buy's are held out, so its questions are another company's, to be refused."""
+    assert not held_out("3M") and held_out("Best Buy")
+    subset = financebench_subset(tmp_path, {"3M", "Best Buy"})
+    result = run_financebench(subset)
+    assert result.companies == 1 and result.filings == result.info.documents == 3
+    t = result.overall
+    assert t.answerable == 8 and t.unanswerable == 8 and len(result.items) == 16
+    for item in result.items:
+        assert item["refused"] == (item["answer"] is None)
+        pages = {f"Page {p}" for p in item["pages"]}
+        on_page = [c for c in item["cited"] if c["doc"] == item["doc"]
+                   and c["section"].split(" > ")[-1] in pages]  # fmt: skip
+        assert item["right_page"] == bool(on_page)
+        assert item["wrong_grounded"] == (item["grounded"] and not item["right_page"])
+        if item["kind"] == UNANSWERABLE:
+            assert not item["found"] and not item["right_page"]
+            assert all(r["doc"] != item["doc"] for r in item["read"])  # not in the base
+    assert t.found == sum(i["found"] for i in result.items)
+
+
 @pytest.mark.parametrize(
     ("name", "args"),
     [
@@ -201,12 +258,15 @@ def test_a_tatqa_cell_holding_a_pipe_stays_one_cell() -> None:
         ("policyqa", [str(DATA / "policyqa" / "test.json"), "--policies", "1", "--questions", "3"]),
         ("conditionalqa", [str(DATA / "conditionalqa" / "dev.json"), "--pages", "1"]),
         ("beir", []),
+        ("financebench", []),
     ],
 )
 def test_cli_prints_table_and_writes_json(name: str, args: list[str], tmp_path: Path) -> None:
     if name == "beir":
         folder, qrels = beir_subset(tmp_path / "scifact", documents=8, queries=2)
         args = [str(folder), "--qrels", str(qrels)]
+    if name == "financebench":
+        args = [str(financebench_subset(tmp_path / "financebench", {"Costco", "Foot Locker"}))]
     out = tmp_path / "out" / f"{name}.json"
     result = CliRunner().invoke(app, ["eval", name, *args, "--json", str(out)])
     assert result.exit_code == 0, result.output

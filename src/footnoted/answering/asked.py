@@ -4,20 +4,21 @@ A question about Uber's revenue asked of Lyft's annual report, or about 2019 ask
 table of 2020 to 2022, finds passages that look right and are not: the reader answers
 the question it can. So before an answer is given, the years and the names a question
 asks about (a company, a product, a person, a model: a capitalised or mixed-case word
-that does not open the question, an acronym, a word with digits) must be found in the
-evidence: the leading passage's text, its section path, its table's header and the
-document's title. A year may also be in the answer's other quotes; a name in the other
-passages the answer quotes (a two-hop answer's bridge names the film the question
-describes), on the document's cover (its first :data:`COVER_CHARS` characters:
-"Northwind Cloud" atop its policy) or in its opening pages, when they name it again and
-again (a paper that calls itself "ALCE" there, a report naming its company: not a
-competitor it mentions twice). A year that names the document rather than the figure
-("Who signed Lyft's 2021 10-K?") is held by the document's cover too. Where one is not,
-the question is refused, and the refusal says what was looked for and not found. A
-quarter the question asks about ("the fourth quarter of 2022") is held as a year is: a
-year's total does not answer it. A question asking for a number ("How many …", "What
-percentage …", "In what year …", ``counts``) is answered only by a leading quote that
-holds one other than those the question gives itself (``holds_number``).
+that does not open the question, an acronym, a word with digits; a currency's code is
+found by its sign: "USD" by "$") must be found in the evidence: the leading passage's
+text, its section path, its table's header and the document's title. A year may also be
+in the answer's other quotes; a name in the other passages the answer quotes (a two-hop
+answer's bridge names the film the question describes), on the document's cover (its
+first :data:`COVER_CHARS` characters: "Northwind Cloud" atop its policy) or in its
+opening pages, when they name it again and again (a paper that calls itself "ALCE"
+there, a report naming its company: not a competitor it mentions twice). A year that
+names the document rather than the figure ("Who signed Lyft's 2021 10-K?") is held by
+the document's cover too. Where one is not, the question is refused, and the refusal
+says what was looked for and not found. A quarter the question asks about ("the fourth
+quarter of 2022") is held as a year is: a year's total does not answer it. A question
+asking for a number ("How many …", "What percentage …", "In what year …", ``counts``) is
+answered only by a leading quote that holds one other than those the question gives
+itself (``holds_number``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ _SHORT_YEAR = re.compile(
     r"\b(?:FY\s?['’]?|H[12]\s?['’])(\d{4}|\d{2})\b|\b(?:[1-4]Q|[12]H)(\d{4}|\d{2})\b",
     re.IGNORECASE,
 )
+_FORM = re.compile(r"\d{1,2}-?[KQF]", re.IGNORECASE)  # a filing's form: "10K", "8-K", "20F"
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
              "fourth": 4, "4th": 4}  # fmt: skip
 _NTH = "|".join(_ORDINALS)
@@ -188,12 +190,27 @@ def _folded(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
+# a currency a question names by its code ("in USD millions") is held by its sign or
+# its name: a report writes "$ 1,577" and "Dollars in millions", not "USD"
+_CURRENCIES = {
+    "usd": ("$", "dollar"),
+    "eur": ("€", "euro"),
+    "gbp": ("£", "sterling", "pound"),
+    "jpy": ("¥", "yen"),
+    "inr": ("₹", "rupee"),
+    "cny": ("yuan", "renminbi", "rmb"),
+}
+
+
 def _vocabulary(text: str) -> set[str]:
     """The words of ``text``, their stems, two words run together ("Graph RAG" holds
-    "GraphRAG") and the initials of capitalised words."""
+    "GraphRAG"), the initials of capitalised words and the codes of the currencies it
+    shows (``_CURRENCIES``)."""
     found = words(text)
     held = set(found) | {a + b for a, b in pairwise(found)}
-    return held | {stem(w) for w in held} | _initials(text)
+    lower = text.lower()
+    shown = {code for code, signs in _CURRENCIES.items() if any(s in lower for s in signs)}
+    return held | {stem(w) for w in held} | _initials(text) | shown
 
 
 def _held(word: str, held: set[str]) -> bool:
@@ -249,21 +266,27 @@ def asked(question: str) -> Asked:
     """The years a question names (written out, or as finance writes them: "FY2018",
     "FY22", "4Q22"), its quarters ("the fourth quarter", "Q4"), its halves ("H1",
     "1H22"), and its names: capitalised, mixed-case or upper-case words (and words with
-    digits) past the first word of each of its sentences, but the question's own
-    words."""
+    digits: "X1", and "3M" or "5G" whole, not "M" or "G") past the first word of each of
+    its sentences, but the question's own words."""
     names: list[str] = []
     question = _folded(question)
     short = list(_SHORT_YEAR.finditer(question))
     halves = list(_HALF.finditer(question))
+    quarters = list(_QUARTER.finditer(question))
     tokens = list(_TOKEN.finditer(question))
     for i, match in enumerate(tokens):
-        token = match.group().strip("'’.-")
+        start = match.start()
+        while match.group()[0].isupper() and start > 0 and question[start - 1].isdigit():
+            start -= 1  # a name led by digits is the whole word: "3M", "5G" (not "2nd")
+        token = question[start : match.end()].strip("'’.-")
         lower = token.lower()
-        if lower in _COMMON or len(token) < 2:
+        if lower in _COMMON or len(token.removesuffix("'s").removesuffix("’s")) < 2:
             continue
-        if any(y.start() <= match.start() < y.end() for y in (*short, *halves)):
-            continue  # "FY2018" is the year 2018, "H1" the first half: not names
-        opens = i == 0 or question[: match.start()].rstrip()[-1:] in ".?!:"
+        if any(y.start() <= start < y.end() for y in (*short, *halves, *quarters)):
+            continue  # "FY2018" is the year 2018, "H1" the first half, "2Q" a quarter
+        if _FORM.fullmatch(token):
+            continue  # "this 10K report": what the document is, not what it is about
+        opens = i == 0 or question[:start].rstrip()[-1:] in ".?!:"
         capital = token[0].isupper() and not opens  # a sentence's first word names nothing
         shaped = any(ch.isupper() for ch in token[1:]) or any(ch.isdigit() for ch in token)
         if (capital or shaped) and not YEAR.fullmatch(token):

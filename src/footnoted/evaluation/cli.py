@@ -25,6 +25,7 @@ from rich.table import Table
 from ..cli.errors import failure
 from ..errors import FootnotedError
 from . import realdocs, runners
+from .financebench import FilingsResult, run_financebench
 from .followups import FollowupResult, run_followups
 from .owndocs import OwnDocsResult
 from .policies import run_conditionalqa, run_policyqa
@@ -32,7 +33,7 @@ from .realdocs import DocsResult
 from .runners import ProgressFn, Result
 from .tatqa import run_tatqa
 
-Outcome = Result | FollowupResult | DocsResult | OwnDocsResult
+Outcome = Result | FollowupResult | DocsResult | OwnDocsResult | FilingsResult
 
 eval_app = typer.Typer(
     help="Measure answers, citations, refusals and retrieval on public datasets.",
@@ -97,7 +98,7 @@ def show(name: str, result: Outcome, wall: float) -> None:
     for metric in result.metrics():
         table.add_row(metric.name, _percent(metric.value), str(metric.n))
     out.print(table)
-    if isinstance(result, DocsResult | OwnDocsResult):
+    if isinstance(result, DocsResult | OwnDocsResult | FilingsResult):
         for by, rows in result.breakdowns().items():
             out.print(_breakdown(by, rows))
     info = result.info
@@ -139,6 +140,9 @@ def _notes(result: Outcome) -> list[str]:
         absent = [f"[red]not in the knowledge base (questions count as wrong): "
                   f"{', '.join(result.missing)}[/red]"] if result.missing else []  # fmt: skip
         return [f"{result.questions} questions", *absent, *_errors(result.errors)]
+    if isinstance(result, FilingsResult):
+        kept = f"{result.filings} filings of {result.companies} companies in the knowledge base"
+        return [f"{kept}; a third of the companies held out", *_errors(result.errors)]
     if isinstance(result, OwnDocsResult):
         length = f"answers' median length: {result.median_length} characters"
         each = f"{result.documents} {result.unit}, one collection each"
@@ -293,6 +297,14 @@ def docs(
         raise typer.BadParameter("split is tune, report or all", param_hint="--split")
     chosen = None if split == "all" else split
     _run("docs", lambda p: realdocs.run_docs(questions, data, chosen, home, p), json_path)
+
+
+@eval_app.command()
+def financebench(file: ExistingFile, json_path: JsonOpt = None) -> None:
+    """FinanceBench: questions over SEC filings' pages; a third of the companies are
+    held out, and their questions should be refused. Non-commercial data: evaluation
+    only."""
+    _run("financebench", lambda p: run_financebench(file, p), json_path)
 
 
 @eval_app.command()
