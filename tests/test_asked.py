@@ -62,8 +62,8 @@ def test_a_name_is_held_as_written_run_together_by_initials_or_without_accents()
 
 
 def test_a_name_led_by_digits_is_the_whole_word() -> None:
-    """ "3M's" names 3M, not "M" (which no passage holds as a word); an ordinal, a decade
-    or a quarter names nothing."""
+    """A question about 3M's revenue names 3M, not "M" (which no passage holds as a
+    word); an ordinal, a decade, a quarter or a filing's form names nothing."""
     assert asked("What is 3M's revenue?").names == ("3M",)
     assert asked("How many 5G subscribers did Verizon have?").names == ("5G", "Verizon")
     assert asked("Who came 2nd in the 1990s, and what was Lyft's 2Q revenue?").names == ("Lyft",)
@@ -73,8 +73,8 @@ def test_a_name_led_by_digits_is_the_whole_word() -> None:
 
 
 def test_a_currency_asked_by_its_code_is_held_by_its_sign_or_its_name() -> None:
-    """ "in USD millions" asked of a cash flow statement that prints "$" and "(Dollars in
-    millions)": the currency is there, written as reports write it."""
+    """A question "in USD millions" asked of a cash flow statement that prints "$" and
+    "(Dollars in millions)": the currency is there, written as reports write it."""
     question = "What is 3M's FY2018 capital expenditure (in USD millions)?"
     assert asked(question).missing(["3M | 2018 | Purchases of PP&E | $ | (1,577)"]) == []
     assert asked(question).missing(["3M (Dollars in millions) 2018 capital spending 1,577"]) == []
