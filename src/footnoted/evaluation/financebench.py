@@ -30,6 +30,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..lexical import MARKER
+from ..models import SECTION_JOIN
 from ..service.facade import AskResult
 from . import metrics as m
 from .realdocs import documents_base, shown_grounded
@@ -120,7 +121,8 @@ def filing_markdown(name: str, filing: dict[str, Any]) -> str:
     under a heading ``Page N``."""
     form = filing["form"]
     kind = _FORMS.get(str(form.get("doc_type", "")).lower(), "filing")
-    period = form.get("doc_period") or name.split("_")[1]
+    parts = name.split("_")
+    period = form.get("doc_period") or (parts[1] if len(parts) > 1 else "an unnamed period")
     lines = [f"# {filing['company']}: {kind} for {period}", ""]
     for page, text in sorted(filing["pages"].items()):
         body = "\n".join(line.strip() for line in text.splitlines() if line.strip())
@@ -143,7 +145,7 @@ class Verdict:
 
 
 def _on_page(q: FilingQuestion, doc: str | None, section: str | None) -> bool:
-    last = (section or "").replace("›", ">").split(">")[-1].strip()
+    last = (section or "").split(SECTION_JOIN)[-1]
     return doc == q.doc and any(last == f"Page {p}" for p in q.pages)
 
 
@@ -206,7 +208,7 @@ class Tally:
             "page": m.rate(self.right_page, self.answerable),
             "found": m.rate(self.found, self.answerable),
             "figure": m.rate(self.right_figure, self.graded),
-            "refused": m.rate(self.refused_unanswerable, self.unanswerable),
+            "refused": m.rate(self.refused_answerable + self.refused_unanswerable, self.questions),
             "wrong+grounded": m.rate(self.wrong_grounded, self.questions),
         }
 
