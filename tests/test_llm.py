@@ -313,3 +313,10 @@ def test_drop_mid_stream_as_json_is_a_502_and_history_keeps_the_partial(app: Liv
     sessions = app.http.get("/api/sessions", headers=app.alice).json()
     stored = app.messages(sessions[0]["id"])[1]
     assert stored["incomplete"] is True and stored["content"].startswith("Data is kept")
+
+
+def test_the_model_is_given_the_question_with_its_instructions(app: Live) -> None:
+    say(app, "Data is kept for 60 days after an account is closed [1].")
+    body = app.chat(f"{Q} Answer in one sentence.")
+    assert f"{Q} Answer in one sentence." in app.llm.last_prompt()[-1]["content"]
+    assert body["type"] == "answer" and body["referenced_indices"] == [1]

@@ -56,7 +56,7 @@ from .extractive import already_said, choose, extract
 from .llm.answerer import LLMAnswerer
 from .llm.client import LLMUnavailable
 from .named import bridge_candidates, comparison_sides, named, naming_sentence
-from .question import Question
+from .question import Question, without_instructions
 from .quotes import Context, Quote, quote
 from .tables import Named, named_row, valued_row
 
@@ -108,6 +108,7 @@ class Prepared:
     read: tuple[Read, ...]  # every passage read, best first
     reader_threshold: float  # the reader score an answer needs
     query: str  # what was searched and read: the question, or its standalone form
+    prompt: str  # what a model is asked: the question with its instructions, or that form
     conversation: Conversation = NO_CONVERSATION  # earlier turns, the client's instructions
     sides: int = 0  # a comparison: its sides are the first ``sides`` passages read
 
@@ -153,21 +154,22 @@ class Pipeline:
         named); after earlier turns of its conversation a follow-up is resolved as
         ``answering/conversation.py`` says."""
         q = replace(q, text=validate_question(q.text))
+        asked = without_instructions(q.text)  # "… ? Answer briefly.": what it asks
 
         def attempt(query: str, about: str | None = None, said: str = "") -> Prepared:
-            return self._prepare(q, query, about, said)
+            return self._prepare(q, asked, query, about, said)
 
         history = q.conversation.turns
         if not history:
-            return attempt(q.text)
+            return attempt(asked)
         if q.config.generation_mode == "llm":
             rewritten = self._condense(q.text, history)
             if rewritten is not None:
                 return attempt(rewritten)
-        alone = attempt(q.text)
+        alone = attempt(asked)
         if alone.evidence.reason in ("ok", "empty"):
             return alone
-        query, about = contextual(q.text, history), topic(q.text, history)
+        query, about = contextual(asked, history), topic(asked, history)
         leaning = attempt(query, about, said=history[-1].answer)
         return leaning if leaning.evidence.reason == "ok" else alone
 
@@ -180,10 +182,11 @@ class Pipeline:
             return None
 
     def _prepare(
-        self, q: Question, query: str, about: str | None = None, said: str = ""
+        self, q: Question, asked: str, query: str, about: str | None = None, said: str = ""
     ) -> Prepared:
-        """Retrieve and read ``query`` (the question itself, or its standalone form; the
-        client's embedding is the question's, so it is used only for the question); a
+        """Retrieve and read ``query`` (``asked``, the question without its instructions on
+        how to answer, or its standalone form; the client's embedding is the question's,
+        so it is used only for the question as it was sent); a
         passage's cosine in its evidence score is to ``about`` when given, else to
         ``query`` (its retrieval score). With ``said`` (the previous answer), a lead that
         would repeat it gives way as ``fresh_first`` says."""
@@ -236,7 +239,7 @@ class Pipeline:
                     read = self._second_hop(query, read, cal, about, (), LEADS) or read
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
         # a follow-up read with the conversation names what the follow-up itself names
-        asking = question if about is not None else query
+        asking = asked if about is not None else query
         missing = self._missing(asking, read, cal) if read and not sides else ()
         hop = self._second_hop(asking, read, cal, about, missing) if missing else None
         if hop is not None:
@@ -254,6 +257,7 @@ class Pipeline:
             read,
             cal.threshold,
             query,
+            question if query == asked else query,
             q.conversation,
             sides,
         )
@@ -518,7 +522,9 @@ class Pipeline:
             return
         answerer = self._answerer()
         try:
-            sources, first, tokens = answerer.open(p.query, [r.hit for r in p.read], p.conversation)
+            sources, first, tokens = answerer.open(
+                p.prompt, [r.hit for r in p.read], p.conversation
+            )
         except LLMUnavailable as exc:
             message = (
                 f"Generation was unavailable ({exc.message}); this answer quotes the documents."

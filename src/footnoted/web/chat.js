@@ -99,7 +99,7 @@ export function renderQuestion(text) {
 class AnswerView {
   constructor(messageId = null) {
     this.messageId = messageId;
-    this.readAs = null; // the standalone question a follow-up was read as
+    this.readAs = null; // the question as searched and read, where it differs from as asked
     this.text = "";
     this.citations = null;
     this.referenced = [];
@@ -187,7 +187,7 @@ class AnswerView {
       copy.textContent = "Copied";
       setTimeout(() => { copy.textContent = "Copy"; }, 1500);
     });
-    const readAs = this.readAs ? el("span", { class: "read-as muted", title: "How this follow-up was read with the conversation",
+    const readAs = this.readAs ? el("span", { class: "read-as muted", title: "How the question was searched and read: a follow-up with the conversation, without instructions on how to answer",
       text: `Read as: “${this.readAs}”` }) : null;
     this.status.append(el("div", { class: "answer-actions" }, copy, readAs), answerFeedback(this.messageId));
     this.addFlags();
