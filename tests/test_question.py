@@ -16,11 +16,6 @@ ASKED = "How long do deleted files stay in the trash?"
     [
         ("What is ALCE? Please answer briefly.", "What is ALCE?"),
         ("What is ALCE? Answer in one sentence and cite the page.", "What is ALCE?"),
-        (
-            "What was Lyft's revenue in 2021? Answer in USD millions.",
-            "What was Lyft's revenue in 2021?",
-        ),
-        ("What was the margin? Round your answer to one decimal place.", "What was the margin?"),
         ("Hi! What is ALCE?", "What is ALCE?"),
         ("Thanks, what is ALCE?", "what is ALCE?"),
         ("How many drivers were there? Thank you!", "How many drivers were there?"),
@@ -48,6 +43,9 @@ def test_instructions_on_how_to_answer_are_not_what_is_asked(sent: str, asked: s
         # where to look is asked too
         "What was 3M's capex? Give a response relying on the cash flow statement.",
         "Answer using the balance sheet: what were total assets?",
+        # a unit or a rounding says what kind of value is asked
+        "What was Lyft's revenue in 2021? Answer in USD millions.",
+        "What was the margin? Please round your answer to one decimal place.",
         "Be concise.",  # instructions alone: left whole
         "On QAMPARI, what Rec.-5 correctness did ChatGPT CLOSEDBOOK get?",  # untouched text
         "Can a packet be sent empty?  If so, is it billable?",

@@ -16,15 +16,15 @@ from ..settings import CollectionSettings
 from .conversation import NO_CONVERSATION, Conversation
 
 # a sentence that says how to answer, not what: "Please answer briefly.", "Cite the
-# page.", "Answer in USD millions.", "Round to one decimal place.", "Assume that you
-# are an analyst."; a greeting or thanks
+# page.", "Assume that you are an analyst."; a greeting or thanks. (A unit or a rounding,
+# "Answer in USD millions.", says what kind of value is asked: it stays.)
 _HOW_TO_ANSWER = re.compile(
     r"(?:(?:please|kindly|also|and|now)\s+)*(?:"
-    r"(?:answer|respond|reply|give|provide|keep|be|cite|include|use|format|round|write|"
+    r"(?:answer|respond|reply|give|provide|keep|be|cite|include|use|format|write|"
     r"state|express|show|return|limit|quote|add|explain|do\s+not|don['’]t|avoid|only)\b"
+    r"(?![^?]*\b(?:units?|millions|billions|thousands|percent(?:age)?s?|decimals?|round)\b)"
     r"[^?]*\b(?:answers?|response|reply|concise(?:ly)?|brief(?:ly)?|short|sentences?|"
-    r"words|bullets?|format(?:ted)?|sources?|cit(?:e|ations?)|pages?|round(?:ed)?|questions?|"
-    r"decimals?|places|units?|millions|billions|thousands|percent(?:age)?s?|"
+    r"words|bullets?|format(?:ted)?|sources?|cit(?:e|ations?)|pages?|questions?|"
     r"step[\s-]by[\s-]step|detail(?:ed)?|english)\b"
     r"|(?:assume|imagine|pretend|suppose)\s+(?:that\s+)?you\s+are\b|you\s+are\s+an?\b"
     r"|act\s+as\b|(?:hi|hello|hey|thanks(?!\s+to\b)|thank\s+you|cheers)\b[^?]{0,30}$)",
@@ -70,7 +70,8 @@ class Question:
 
 def without_instructions(text: str) -> str:
     """What ``text`` asks, without its sentences that say how to answer ("Answer in one
-    sentence.", "Cite the page.", "Assume you are an analyst.") or greet: each would be
+    sentence.", "Cite the page.", "Assume you are an analyst.", not a unit or rounding
+    asked: "Answer in USD millions.") or greet: each would be
     searched and read as words of the question (an LLM still reads them, in the question
     it is given). A sentence that asks ("… ?") is kept, without a greeting that opens it
     ("Thanks, what …?") and without an instruction that leads into it ("Answer using the
