@@ -108,7 +108,7 @@ class Prepared:
     read: tuple[Read, ...]  # every passage read, best first
     reader_threshold: float  # the reader score an answer needs
     query: str  # what was searched and read: the question, or its standalone form
-    prompt: str  # what a model is asked: the question with its instructions, or that form
+    prompt: str  # what a model is asked: the question with its instructions, or as query
     conversation: Conversation = NO_CONVERSATION  # earlier turns, the client's instructions
     sides: int = 0  # a comparison: its sides are the first ``sides`` passages read
 
@@ -185,11 +185,11 @@ class Pipeline:
         self, q: Question, asked: str, query: str, about: str | None = None, said: str = ""
     ) -> Prepared:
         """Retrieve and read ``query`` (``asked``, the question without its instructions on
-        how to answer, or its standalone form; the client's embedding is the question's,
-        so it is used only for the question as it was sent); a
-        passage's cosine in its evidence score is to ``about`` when given, else to
-        ``query`` (its retrieval score). With ``said`` (the previous answer), a lead that
-        would repeat it gives way as ``fresh_first`` says."""
+        how to answer, or its standalone form; the client's embedding is the question's
+        as it was sent, so it is used only for that); a passage's cosine in its evidence
+        score is to ``about`` when given, else to ``query`` (its retrieval score). With
+        ``said`` (the previous answer), a lead that would repeat it gives way as
+        ``fresh_first`` says."""
         config, collection = q.config, q.where
         embedding = q.embedding if query == q.text else None
         question = q.text

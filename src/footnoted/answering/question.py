@@ -70,14 +70,13 @@ class Question:
 
 def without_instructions(text: str) -> str:
     """What ``text`` asks, without its sentences that say how to answer ("Answer in one
-    sentence.", "Cite the page.", "Assume you are an analyst.", not a unit or rounding
-    asked: "Answer in USD millions.") or greet: each would be
+    sentence.", "Cite the page.", "Assume you are an analyst.") or greet: each would be
     searched and read as words of the question (an LLM still reads them, in the question
     it is given). A sentence that asks ("… ?") is kept, without a greeting that opens it
-    ("Thanks, what …?") and without an instruction that leads into it ("Answer using the
-    slides: what was …?"). An instruction that says where to look ("… shown in the
-    balance sheet") is kept: that is asked too. A question made of instructions alone is
-    left whole."""
+    ("Thanks, what …?") and without an instruction that leads into it ("Answer briefly:
+    what was …?"). An instruction that says where to look ("… shown in the balance
+    sheet") or what kind of value is asked ("Answer in USD millions.") is kept: that is
+    asked too. A question made of instructions alone is left whole."""
     cuts: list[tuple[int, int]] = []
     for start, end in split_sentences(text):
         sentence = text[start:end]
