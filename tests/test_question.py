@@ -20,6 +20,8 @@ ASKED = "How long do deleted files stay in the trash?"
         ("Thanks, what is ALCE?", "what is ALCE?"),
         ("How many drivers were there? Thank you!", "How many drivers were there?"),
         ("What is ALCE?\nBe concise.", "What is ALCE?"),
+        ("what is alce? keep it short", "what is alce?"),  # typed in lower case
+        ("What is ALCE? please answer briefly.", "What is ALCE?"),
         (
             "List the steps to reset a password. Keep it short.",
             "List the steps to reset a password.",
@@ -49,6 +51,7 @@ def test_instructions_on_how_to_answer_are_not_what_is_asked(sent: str, asked: s
         "Be concise.",  # instructions alone: left whole
         "On QAMPARI, what Rec.-5 correctness did ChatGPT CLOSEDBOOK get?",  # untouched text
         "Can a packet be sent empty?  If so, is it billable?",
+        "Who published What Is An Emotion?: Classic and Contemporary Readings?",
     ],
 )
 def test_what_asks_or_says_where_to_look_is_kept(sent: str) -> None:

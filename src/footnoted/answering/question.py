@@ -78,7 +78,7 @@ def without_instructions(text: str) -> str:
     sheet") or what kind of value is asked ("Answer in USD millions.") is kept: that is
     asked too. A question made of instructions alone is left whole."""
     cuts: list[tuple[int, int]] = []
-    for start, end in split_sentences(text):
+    for start, end in _sentences(text):
         sentence = text[start:end]
         if not sentence.endswith("?"):
             if _instruction(sentence):
@@ -98,6 +98,18 @@ def without_instructions(text: str) -> str:
     pieces.append(text[kept:].strip())
     asked = " ".join(piece for piece in pieces if piece)
     return asked if cuts and asked else text
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """``text``'s sentences, a question mark ending one even where the next starts in
+    lower case on the same line ("what is alce? keep it short")."""
+    out: list[tuple[int, int]] = []
+    for start, end in split_sentences(text):
+        for part in re.finditer(r"[^?]*\?+|[^?]+$", text[start:end]):
+            if part.group().strip():
+                lead = len(part.group()) - len(part.group().lstrip())
+                out.append((start + part.start() + lead, start + part.end()))
+    return out
 
 
 def _instruction(sentence: str) -> bool:
