@@ -114,11 +114,26 @@ def test_a_heading_or_a_bullet_is_never_the_quote() -> None:
         "3.3 Citation Quality\n\nCitation quality is measured by citation recall and "
         "citation precision."
     )
-    q = quote(read_at(text, "Citation Quality"), "Paper > 3.3 Citation Quality", "")
+    q = quote(read_at(text, "Citation Quality", "Paper > 3.3 Citation Quality"), None, "")
     assert not q.text.startswith("3.3")
     bullet = "Plans:\n\n• Starter plans answer within one business day."
     q = quote(read_at(bullet, "one business day"), None, "How fast is Starter?")
     assert q.text == "Starter plans answer within one business day."
+
+
+def test_a_heading_of_the_passage_is_a_heading_however_it_ends() -> None:
+    """Asked for the leave policy for jury duty, the reader's span sat in the handbook's
+    heading "Court leave (jury duty)", which closes on a parenthesis as a sentence may:
+    a line that is one of the passage's own section headings is a heading all the same."""
+    text = (
+        "Court leave (jury duty)\n\nWhen you are called to jury duty, your absence is "
+        "marked as Court Leave and does not count against any of your other leave balances."
+    )
+    read = read_at(text, "Court leave", "Types of leave > Court leave (jury duty)")
+    q = quote(read, None, "What is the leave policy for jury duty?")
+    assert q.text.startswith("When you are called to jury duty")
+    q = quote(read_at(text, "Court leave"), None, "What is the leave policy for jury duty?")
+    assert q.text == "Court leave (jury duty)"  # no section says it heads the passage
 
 
 def test_a_numbered_heading_ending_in_its_abbreviation_is_a_heading() -> None:
@@ -128,7 +143,7 @@ def test_a_numbered_heading_ending_in_its_abbreviation_is_a_heading() -> None:
         "6.2 CISA - 2025 Minimum Elements for a Software Bill of Materials (SBOM)\n\n"
         "The minimum elements are the author, the timestamp and the component names."
     )
-    q = quote(read_at(text, "Minimum Elements"), "Guide > 6. Compliance Elements", "")
+    q = quote(read_at(text, "Minimum Elements", "Guide > 6. Compliance Elements"), None, "")
     assert q.text.startswith("The minimum elements are")
     said = "6.2 The guide names three elements (the author, the timestamp and the names)"
     q = quote(read_at(said, "three elements"), None, "How many elements?")

@@ -263,12 +263,12 @@ def heading(line: str, section: str | None) -> bool:
     stripped = line.strip().strip(PAGE_BREAK).strip()
     if not stripped or CELLS in stripped or len(stripped.split()) > HEADING_WORDS:
         return False
+    plain = _plain(stripped)
+    if section and any(plain == _plain(part) for part in section.split(SECTION_JOIN)):
+        return True  # however it ends: "Court leave (jury duty)"
     ended = stripped[-1] in ".?!;,\"”'’)" and not _NAMED.search(stripped)
     if ended and not _NUMBERED_HEADING.fullmatch(stripped.rstrip(".")):
         return False
-    plain = _plain(stripped)
-    if section and any(plain == _plain(part) for part in section.split(SECTION_JOIN)):
-        return True
     return bool(_NUMBERED_HEADING.match(stripped)) and stripped[-1] != ":"
 
 
