@@ -299,6 +299,34 @@ def test_amounts_and_percentages_told_apart_by_most_of_a_rows_values() -> None:
     assert rows[margin.read.reading.start :].startswith("Adjusted EBITDA Margin")
 
 
+def test_one_word_of_a_longer_label_names_no_row() -> None:
+    """Asked for Boeing's floor space, the segment table's "Defense, Space & Security" row
+    was the answer, named by "space" alone; asked what share of its workforce unions
+    represent, "Share-based plans". One word of the question names a row only where it
+    is a label cell of one or two words ("Net loss", "Microsoft Corp.")."""
+    header = "Years ended December 31, | 2022 | 2021 | 2020"
+    rows = (
+        "Commercial Airplanes | 25,867 | 19,493 | 16,162\n\n"
+        "Defense, Space & Security | 23,162 | 26,540 | 26,257\n\n"
+        "Share-based plans | (114) | (174) | (120)\n\n"
+        "Net loss | (5,053) | (4,290) | (12,871)"
+    )
+    chunk = Chunk("c1", "d1", 0, rows, 800, 800 + len(rows), section="Segments", header=header)
+    read = Read(RetrievedChunk(chunk, "THE BOEING COMPANY", None, 0.7), Reading(3.0, 0, 10), 10.0)
+    for question in (
+        "How much floor space did Boeing have at the end of 2022?",
+        "What share of Boeing's workforce did unions represent at the end of 2022?",
+    ):
+        assert named_row(question, [read], None) is None, question
+    for question, label in (
+        ("What were Defense, Space & Security revenues in 2022?", "Defense, Space & Security |"),
+        ("How large was the loss in 2021?", "Net loss |"),  # one word of two
+    ):
+        row = named_row(question, [read], None)
+        assert row is not None, question
+        assert rows[row.read.reading.start :].startswith(label), question
+
+
 def test_a_unit_belongs_to_its_own_table(service: Footnoted, tmp_path: Path) -> None:
     """The unit closing a table's caption ("… (in thousands):") is its rows'; another
     table's unit, above rows of its own, is not; a header that says its unit is not

@@ -115,7 +115,7 @@ def _row_in(
             continue  # a row of values
         in_label = bag(label_words(line))
         label = terms & in_label
-        if not label:
+        if not label or (len(label) == 1 and not _one_names(label, cells)):
             continue
         row = r.hit.chunk.char_start + start
         header = header_row(r, row) if r.hit.chunk.header is not None else None
@@ -151,6 +151,14 @@ def _row_in(
         start += 1
     reading = Reading(r.reading.score, start, end)
     return top, Named(replace(r, reading=reading, named=True), bool(top[3]))
+
+
+def _one_names(label: frozenset[str], cells: list[str]) -> bool:
+    """Whether one word of the question names a row: it is a label cell of one or two
+    words ("Microsoft Corp.", "Net loss"), not one word of a longer one ("floor space"
+    asked of "Defense, Space & Security", "share of its workforce" of "Share-based
+    plans")."""
+    return any(label <= words and len(words) <= 2 for words in map(bag, cells))
 
 
 def _spelled(text: str) -> str:
