@@ -359,6 +359,33 @@ def test_a_unit_belongs_to_its_own_table(service: Footnoted, tmp_path: Path) -> 
     assert bikes.answer.text.count("(in ") == 2  # the header's own, not repeated under it
 
 
+def test_a_table_in_percentages_by_its_caption(service: Footnoted, tmp_path: Path) -> None:
+    """A 10-K prints its costs twice: in thousands, and "as a percentage of revenue" with
+    bare numbers ("Sales and marketing | 12.8"). The caption's unit is shown under a row
+    of the second table, and it tells the two rows apart: a question asking how much is
+    answered in thousands, one asking for the percentage in percentages."""
+    text = "\n".join([
+        "# Results of Operations", "",
+        "The following table summarizes our costs and expenses (in thousands):", "",
+        "| | 2021 | 2020 |", "| --- | --- | --- |",
+        "| Sales and marketing | 411,406 | 416,331 |", "",
+        "The following table sets forth our costs and expenses as a percentage of revenue:",
+        "",
+        "| | 2021 | 2020 |", "| --- | --- | --- |",
+        "| Sales and marketing | 12.8 | 17.6 |", "",
+    ])  # fmt: skip
+    report = service.ingest([write(tmp_path / "docs" / "results.md", text)])
+    assert not report.failed, report.failed
+    spent = service.answer("How much was spent on sales and marketing in 2021?")
+    assert spent.answer is not None, spent.refusal
+    assert "| Sales and marketing | 411,406 |" in spent.answer.text
+    assert "\n\n(in thousands)\n\n" in spent.answer.text
+    share = service.answer("What was sales and marketing as a percentage of revenue in 2021?")
+    assert share.answer is not None, share.refusal
+    assert "| Sales and marketing | 12.8 |" in share.answer.text
+    assert "\n\nas a percentage of revenue\n\n" in share.answer.text
+
+
 def test_a_label_written_out_in_the_question_wins_over_its_words_reordered() -> None:
     """ReAct's Table 1 has rows "CoT-SC → ReAct" and "ReAct→ CoT-SC": the same words,
     named alike; the question writes out the first."""

@@ -64,9 +64,12 @@ _BULLET = re.compile(r"[•●▪◦‣∙·\-–*]\s+|\(?[0-9a-zA-Z]{1,2}[.)]\s
 _ITEM = re.compile(r"\s*(?:[•●▪◦‣∙·\-–*]|\(?[0-9a-zA-Z]{1,3}[.)]|[A-Z]\.)\s")
 _NUMBERED_HEADING = re.compile(r"(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Item \d+[A-Z]?\.?)\s+\S")
 _NAMED = re.compile(r"\s\([A-Z][A-Za-z0-9&/-]{1,11}\)$")  # a title's abbreviation: "… (SBOM)"
-# the unit a table's amounts are printed in: "(Dollars in millions, except per share data)"
+# the unit a table's amounts are printed in: "(Dollars in millions, except per share
+# data)"; a caption's "… as a percentage of revenue:"
 _UNIT = re.compile(
-    r"\((?:[A-Za-z]+ )?in (?:thousands|millions|billions)\b[^()\n]{0,80}\)", re.IGNORECASE
+    r"\((?:[A-Za-z]+ )?in (?:thousands|millions|billions)\b[^()\n]{0,80}\)"
+    r"|\bas an? (?:percentage|percent) of (?:total |net )?(?:revenues?|sales)\b",
+    re.IGNORECASE,
 )
 
 
@@ -553,6 +556,13 @@ def _row(read: Read, start: int, end: int, context: Context | None, question: st
     header = header_of(read, body.start, context)
     unit = None if header is None else _unit(read, body, header, context)
     return Quote(read, body, header, _cell(read, body, header, question), unit)
+
+
+def in_percent(read: Read, start: int, end: int, context: Context | None) -> bool:
+    """Whether the table row at ``start:end`` of the passage is in percentages by the unit
+    its table prints apart ("… as a percentage of revenue:" above the header)."""
+    unit = _row(read, start, end, context, "").unit
+    return unit is not None and "percent" in unit.text.lower()
 
 
 def _unit(read: Read, body: Piece, header: Piece, context: Context | None) -> Piece | None:

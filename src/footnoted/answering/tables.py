@@ -43,6 +43,7 @@ from .quotes import (
     column_terms,
     header_of,
     header_row,
+    in_percent,
     label_words,
     table_words,
     value_at,
@@ -127,7 +128,8 @@ def _row_in(
         column, index = _column(header, terms, years)
         if column:
             under = None if index is None else value_at(line, header, index)
-            unit = _percent(cells, under) == percent
+            shown = _percent(cells, under) or in_percent(r, start, end, context)
+            unit = shown == percent
             filled = _filled(cells, under)
             spelled = _spelled(label_words(line)) in written
             named = (
