@@ -548,6 +548,14 @@ def label_words(row: str) -> str:
 def _row(read: Read, start: int, end: int, context: Context | None, question: str) -> Quote:
     """A table row quoted whole, with its table's header row when one is printed above
     it, and the cell of the year the question asks for (else the reader's) marked."""
+    body, header, unit = _row_parts(read, start, end, context)
+    return Quote(read, body, header, _cell(read, body, header, question), unit)
+
+
+def _row_parts(
+    read: Read, start: int, end: int, context: Context | None
+) -> tuple[Piece, Piece | None, Piece | None]:
+    """The table row at ``start:end`` of the passage, its header row and its unit."""
     chunk = read.hit.chunk
     text, base = chunk.text, chunk.char_start
     while start < end and text[start] in PAGE_BREAK:
@@ -555,13 +563,13 @@ def _row(read: Read, start: int, end: int, context: Context | None, question: st
     body = Piece(base + start, base + end, text[start:end])
     header = header_of(read, body.start, context)
     unit = None if header is None else _unit(read, body, header, context)
-    return Quote(read, body, header, _cell(read, body, header, question), unit)
+    return body, header, unit
 
 
 def in_percent(read: Read, start: int, end: int, context: Context | None) -> bool:
     """Whether the table row at ``start:end`` of the passage is in percentages by the unit
     its table prints apart ("… as a percentage of revenue:" above the header)."""
-    unit = _row(read, start, end, context, "").unit
+    unit = _row_parts(read, start, end, context)[2]
     return unit is not None and "percent" in unit.text.lower()
 
 
