@@ -386,6 +386,34 @@ def test_a_table_in_percentages_by_its_caption(service: Footnoted, tmp_path: Pat
     assert "\n\nas a percentage of revenue\n\n" in share.answer.text
 
 
+def test_a_row_named_whole_under_a_section_of_its_own_name(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """Lyft's 10-K gives its sales and marketing costs in dollars under a section titled
+    "Sales and Marketing", and as a percentage of revenue under "Results of Operations".
+    Words of a table's caption and section name no row, so the row under its own
+    section was named by nothing the other lacked; a label the question names whole is
+    named all the same, and the unit asked tells the two apart."""
+    text = "\n".join([
+        "# Annual Report 2021", "",
+        "## Results of Operations", "",
+        "The following table sets forth our costs and expenses as a percentage of revenue:",
+        "",
+        "| | 2021 | 2020 |", "| --- | --- | --- |",
+        "| Sales and marketing | 12.8 | 17.6 |",
+        "| General and administrative | 28.5 | 40.0 |", "",
+        "## Sales and Marketing", "",
+        "Sales and marketing expenses (in thousands):", "",
+        "| | 2021 | 2020 |", "| --- | --- | --- |",
+        "| Sales and marketing | 411,406 | 416,331 |", "",
+    ])  # fmt: skip
+    report = service.ingest([write(tmp_path / "docs" / "annual.md", text)])
+    assert not report.failed, report.failed
+    spent = service.answer("How much did the company spend on sales and marketing in 2021?")
+    assert spent.answer is not None, spent.refusal
+    assert "| Sales and marketing | 411,406 |" in spent.answer.text
+
+
 def test_a_label_written_out_in_the_question_wins_over_its_words_reordered() -> None:
     """ReAct's Table 1 has rows "CoT-SC → ReAct" and "ReAct→ CoT-SC": the same words,
     named alike; the question writes out the first."""

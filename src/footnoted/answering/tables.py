@@ -97,7 +97,9 @@ def _row_in(
     context: Context | None,
 ) -> tuple[_Naming, Named] | None:
     """The row of ``r``'s passage the question names best, with how well it is named
-    (label words the table's caption lacks, label words, column words, a filled cell,
+    (label words the table's caption lacks, or all of them where the question names the
+    whole label: "Sales and marketing" under a section "Sales and Marketing"; label
+    words, column words, a filled cell,
     amounts in the unit asked: percentages where ``percent``, else not; then the fewer
     label words the question leaves out: "Revenue" before "Revenue from contracts with
     customers"; then a label the question (``written``, ``_spelled``) writes as printed:
@@ -133,7 +135,7 @@ def _row_in(
             filled = _filled(cells, under)
             spelled = _spelled(label_words(line)) in written
             named = (
-                len(label - table),
+                len(label if label == in_label else label - table),
                 len(label),
                 column,
                 filled,
