@@ -20,6 +20,18 @@ from footnoted.models import Chunk, Citation, RetrievedChunk, Span
 from test_sheets_and_slides import workbook
 
 
+def ingest_markdown(service: Footnoted, path: Path, lines: list[str]) -> None:
+    report = service.ingest([write(path, "\n".join(lines))])
+    assert not report.failed, report.failed
+
+
+def answered(service: Footnoted, question: str) -> str:
+    """The answer's text; the test fails with the refusal when there is none."""
+    result = service.answer(question)
+    assert result.answer is not None, result.refusal
+    return result.answer.text
+
+
 def exact(answer: Answer) -> str | None:
     span = next((s for s in answer.spans if s.exact_start is not None), None)
     return None if span is None else answer.text[span.exact_start : span.exact_end]
@@ -331,7 +343,7 @@ def test_a_unit_belongs_to_its_own_table(service: Footnoted, tmp_path: Path) -> 
     """The unit closing a table's caption ("… (in thousands):") is its rows'; another
     table's unit, above rows of its own, is not; a header that says its unit is not
     told it twice."""
-    text = "\n".join([
+    ingest_markdown(service, tmp_path / "docs" / "report.md", [
         "# Annual Report 2021", "",
         "The following table summarizes our revenue (in thousands):", "",
         "| | 2021 | 2020 |", "| --- | --- | --- |",
@@ -343,20 +355,15 @@ def test_a_unit_belongs_to_its_own_table(service: Footnoted, tmp_path: Path) -> 
         "| | 2021 (in units) | 2020 (in millions) |", "| --- | --- | --- |",
         "| Bikes in service | 38,016 | 0.03 |", "",
     ])  # fmt: skip
-    report = service.ingest([write(tmp_path / "docs" / "report.md", text)])
-    assert not report.failed, report.failed
-    revenue = service.answer("How much rideshare revenue was there in 2021?")
-    assert revenue.answer is not None, revenue.refusal
-    assert "| Rideshare revenue | 3,208,323 |" in revenue.answer.text
-    assert "\n\n(in thousands)\n\n" in revenue.answer.text
-    riders = service.answer("How many active riders were there in the fourth quarter of 2021?")
-    assert riders.answer is not None, riders.refusal
-    assert "| Active riders in the fourth quarter | 18,728 |" in riders.answer.text
-    assert "(in " not in riders.answer.text  # the revenue table's unit is not theirs
-    bikes = service.answer("How many bikes were in service in 2021?")
-    assert bikes.answer is not None, bikes.refusal
-    assert bikes.answer.text.startswith("| | 2021 (in units) | 2020 (in millions) |")
-    assert bikes.answer.text.count("(in ") == 2  # the header's own, not repeated under it
+    revenue = answered(service, "How much rideshare revenue was there in 2021?")
+    assert "| Rideshare revenue | 3,208,323 |" in revenue
+    assert "\n\n(in thousands)\n\n" in revenue
+    riders = answered(service, "How many active riders were there in the fourth quarter of 2021?")
+    assert "| Active riders in the fourth quarter | 18,728 |" in riders
+    assert "(in " not in riders  # the revenue table's unit is not theirs
+    bikes = answered(service, "How many bikes were in service in 2021?")
+    assert bikes.startswith("| | 2021 (in units) | 2020 (in millions) |")
+    assert bikes.count("(in ") == 2  # the header's own, not repeated under it
 
 
 def test_a_table_in_percentages_by_its_caption(service: Footnoted, tmp_path: Path) -> None:
@@ -364,7 +371,7 @@ def test_a_table_in_percentages_by_its_caption(service: Footnoted, tmp_path: Pat
     bare numbers ("Sales and marketing | 12.8"). The caption's unit is shown under a row
     of the second table, and it tells the two rows apart: a question asking how much is
     answered in thousands, one asking for the percentage in percentages."""
-    text = "\n".join([
+    ingest_markdown(service, tmp_path / "docs" / "results.md", [
         "# Results of Operations", "",
         "The following table summarizes our costs and expenses (in thousands):", "",
         "| | 2021 | 2020 |", "| --- | --- | --- |",
@@ -374,16 +381,12 @@ def test_a_table_in_percentages_by_its_caption(service: Footnoted, tmp_path: Pat
         "| | 2021 | 2020 |", "| --- | --- | --- |",
         "| Sales and marketing | 12.8 | 17.6 |", "",
     ])  # fmt: skip
-    report = service.ingest([write(tmp_path / "docs" / "results.md", text)])
-    assert not report.failed, report.failed
-    spent = service.answer("How much was spent on sales and marketing in 2021?")
-    assert spent.answer is not None, spent.refusal
-    assert "| Sales and marketing | 411,406 |" in spent.answer.text
-    assert "\n\n(in thousands)\n\n" in spent.answer.text
-    share = service.answer("What was sales and marketing as a percentage of revenue in 2021?")
-    assert share.answer is not None, share.refusal
-    assert "| Sales and marketing | 12.8 |" in share.answer.text
-    assert "\n\nas a percentage of revenue\n\n" in share.answer.text
+    spent = answered(service, "How much was spent on sales and marketing in 2021?")
+    assert "| Sales and marketing | 411,406 |" in spent
+    assert "\n\n(in thousands)\n\n" in spent
+    share = answered(service, "What was sales and marketing as a percentage of revenue in 2021?")
+    assert "| Sales and marketing | 12.8 |" in share
+    assert "\n\nas a percentage of revenue\n\n" in share
 
 
 def test_a_row_named_whole_under_a_section_of_its_own_name(
@@ -394,7 +397,7 @@ def test_a_row_named_whole_under_a_section_of_its_own_name(
     Words of a table's caption and section name no row, so the row under its own
     section was named by nothing the other lacked; a label the question names whole is
     named all the same, and the unit asked tells the two apart."""
-    text = "\n".join([
+    ingest_markdown(service, tmp_path / "docs" / "annual.md", [
         "# Annual Report 2021", "",
         "## Results of Operations", "",
         "The following table sets forth our costs and expenses as a percentage of revenue:",
@@ -407,11 +410,8 @@ def test_a_row_named_whole_under_a_section_of_its_own_name(
         "| | 2021 | 2020 |", "| --- | --- | --- |",
         "| Sales and marketing | 411,406 | 416,331 |", "",
     ])  # fmt: skip
-    report = service.ingest([write(tmp_path / "docs" / "annual.md", text)])
-    assert not report.failed, report.failed
-    spent = service.answer("How much did the company spend on sales and marketing in 2021?")
-    assert spent.answer is not None, spent.refusal
-    assert "| Sales and marketing | 411,406 |" in spent.answer.text
+    spent = answered(service, "How much did the company spend on sales and marketing in 2021?")
+    assert "| Sales and marketing | 411,406 |" in spent
 
 
 def test_a_label_written_out_in_the_question_wins_over_its_words_reordered() -> None:

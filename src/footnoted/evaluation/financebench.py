@@ -33,7 +33,7 @@ from ..lexical import MARKER
 from ..models import SECTION_JOIN
 from ..service.facade import AskResult
 from . import metrics as m
-from .realdocs import _referenced, documents_base, shown_grounded
+from .realdocs import documents_base, referenced, shown_grounded
 from .runners import Metric, ProgressFn, RunInfo, _ask
 
 HELD_OUT = 3  # one company in this many is left out of the knowledge base
@@ -152,7 +152,7 @@ def _on_page(q: FilingQuestion, doc: str | None, section: str | None) -> bool:
 def judge(q: FilingQuestion, result: AskResult | None, doc_of: dict[str, str]) -> Verdict:
     refused = result is None or result.refused or result.answer is None
     answer = None if result is None or refused else result.answer
-    cited = [] if answer is None else _referenced(answer.citations, answer.referenced)
+    cited = [] if answer is None else referenced(answer.citations, answer.referenced)
     read = [] if result is None else [r.hit.chunk for r in result.read]
     right_page = q.answerable and any(
         _on_page(q, _name(doc_of, c.document_id), c.section) for c in cited
@@ -276,7 +276,7 @@ def _item(
     q: FilingQuestion, result: AskResult | None, v: Verdict, doc_of: dict[str, str]
 ) -> dict[str, Any]:
     answer = None if v.refused or result is None else result.answer
-    cited = [] if answer is None else _referenced(answer.citations, answer.referenced)
+    cited = [] if answer is None else referenced(answer.citations, answer.referenced)
     return {
         "id": q.id,
         "question": q.question,

@@ -130,7 +130,7 @@ def judge(q: DocQuestion, result: AskResult | None, doc_of: dict[str, str]) -> V
     refused = result is None or result.refused
     answer = None if result is None else result.answer
     text = "" if answer is None or refused else answer.text
-    cited = [] if answer is None or refused else _referenced(answer.citations, answer.referenced)
+    cited = [] if answer is None or refused else referenced(answer.citations, answer.referenced)
     read = [] if result is None else [r.hit.chunk for r in result.read]
     right_fact = q.answerable and not refused and holds(text, q.answers)
     right_place = q.answerable and any(_at_place(q, c, doc_of) for c in cited)
@@ -154,8 +154,10 @@ def shown_grounded(result: AskResult | None) -> bool:
     return float(grounding.get("confidence", 0.0)) >= GROUNDED
 
 
-def _referenced(citations: Sequence[Citation], used: Sequence[int]) -> list[Citation]:
-    return [c for c in citations if c.index in set(used)]
+def referenced(citations: Sequence[Citation], used: Sequence[int]) -> list[Citation]:
+    """The citations an answer's markers refer to."""
+    wanted = set(used)
+    return [c for c in citations if c.index in wanted]
 
 
 def _at_place(q: DocQuestion, c: Citation, doc_of: dict[str, str]) -> bool:
@@ -349,7 +351,7 @@ def _item(
     q: DocQuestion, result: AskResult | None, v: Verdict, doc_of: dict[str, str]
 ) -> dict[str, Any]:
     answer = None if result is None or result.refused else result.answer
-    cited = [] if answer is None else _referenced(answer.citations, answer.referenced)
+    cited = [] if answer is None else referenced(answer.citations, answer.referenced)
     exact = None
     if answer is not None:
         span = next((s for s in answer.spans if s.exact_start is not None), None)
