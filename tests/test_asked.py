@@ -61,6 +61,22 @@ def test_a_name_is_held_as_written_run_together_by_initials_or_without_accents()
     assert asked("What did Uber earn?").missing(text) == ["Uber"]
 
 
+def test_initials_joined_by_an_ampersand_are_held_by_the_words_they_stand_for() -> None:
+    """ "S&P" is no two words "s" and "p": asked of "the S&P 500 file", the file named
+    sp500__constituents-financials holds it, as "research and development" holds
+    "R&D" and "Property, plant and equipment" "PP&E"; words that merely start alike
+    ("we spend") do not."""
+    file = ["Exxon Mobil Corp. | Energy | 2.6174698", "sp500__constituents-financials"]
+    assert asked("What's ExxonMobil's price to book ratio in the S&P 500 file?").missing(file) == []
+    assert (
+        asked("What did Boeing spend on R&D?").missing(["Boeing's research and development"]) == []
+    )
+    assert (
+        asked("What was Lyft's PP&E?").missing(["Lyft | Property, plant and equipment, net"]) == []
+    )
+    assert asked("Which S&P index is it in?").missing(["We spend a lot on ads"]) == ["S&P"]
+
+
 def test_a_name_led_by_digits_is_the_whole_word() -> None:
     """A question about 3M's revenue names 3M, not "M" (which no passage holds as a
     word); an ordinal, a decade, a quarter or a filing's form names nothing."""

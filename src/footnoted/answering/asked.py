@@ -146,8 +146,9 @@ class Asked:
         asked (``filed``: "Lyft's 2021 10-K") is held by its cover too.
         A name is held as a word, its stem, two words run together, the start of a word
         ("Nov" of "November"), a word and a short ending ("European"), one letter off in
-        a long word (``_held``) or the initials of capitalised words ("USD" of "Union
-        School District")."""
+        a long word (``_held``), the initials of capitalised words ("USD" of "Union
+        School District") or, for initials joined by "&", the words they stand for
+        ("R&D": "research and development"; ``_spelled_out``)."""
         near = _folded(" ".join(evidence))
         about = _folded(about)
         cover = set(YEAR.findall(about[:COVER_CHARS])) & self.filed
@@ -163,12 +164,34 @@ class Asked:
         counted = Counter(words(about))
         often = " ".join(w for w, n in counted.items() if n >= ABOUT_TIMES)
         often = f"{about[:COVER_CHARS]} {often}"
-        held = _vocabulary(f"{text} {often}")
+        everything = f"{text} {often}"
+        held = _vocabulary(everything)
         for name in self.names:
             parts = [p for p in words(name) if p not in _COMMON]
-            if parts and not all(_held(p, held) for p in parts):
+            if (
+                parts
+                and not all(_held(p, held) for p in parts)
+                and not _spelled_out(name, everything)
+            ):
                 gone.append(name)
         return gone
+
+
+_SEPARATOR = r"[\s,/_-]+"
+
+
+def _spelled_out(name: str, text: str) -> bool:
+    """Whether ``text`` holds a name of initials joined by "&" ("R&D", "S&P", "PP&E")
+    as the words it stands for ("research and development", "Merger-and-Acquisition",
+    "property, plant and equipment") or as its letters run together, with digits after
+    them or none ("sp500" of a file's name, for "S&P 500")."""
+    groups = name.split("&")
+    if len(groups) < 2 or not all(g.isalpha() for g in groups):
+        return False
+    initials = [_SEPARATOR.join(rf"{c}\w*" for c in g) for g in groups]
+    spelled = rf"\b{f'{_SEPARATOR}(?:and|&){_SEPARATOR}'.join(initials)}\b"
+    joined = rf"(?<![a-z]){''.join(groups)}\d*(?![a-z])"
+    return any(re.search(p, text, re.IGNORECASE) for p in (spelled, joined))
 
 
 def _quarters(text: str) -> frozenset[int]:
