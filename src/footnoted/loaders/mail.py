@@ -9,7 +9,8 @@ another kind footnoted reads (PDF, Word, Excel, PowerPoint, a forwarded messageâ
 as a document of its own, linked to the message (``ParsedDocument.attachments``; the
 ingestor stores it); any other attachment (an image, an archive) is named under the
 message. An EML's title is its subject; an MBOX's is its mailing list's
-name, or else its first message's subject.
+name where all its messages are of that one list (a mailbox of several lists, or of
+none, is titled by its file's name, one of a single message by its subject).
 """
 
 from __future__ import annotations
@@ -51,9 +52,17 @@ def load_mbox(data: bytes, _text: str | None, name: str) -> ParsedDocument:
     messages = [_parse(part) for part in mbox_messages(data)]
     attached: list[Attachment] = []
     blocks = [block for message in messages for block in _message_blocks(message, attached)]
-    first = messages[0] if messages else None
-    title = None if first is None else clean_title(_list_name(first) or _subject(first))
-    return replace(assemble(blocks, kind="mbox", title=title), attachments=tuple(attached))
+    return replace(assemble(blocks, kind="mbox", title=_mailbox_title(messages)),
+                   attachments=tuple(attached))  # fmt: skip
+
+
+def _mailbox_title(messages: list[EmailMessage]) -> str | None:
+    """The mailing list's name, where every message is of that one list; else the
+    subject of a mailbox of one message; else none (the file's name is the title)."""
+    lists = {_list_name(m) for m in messages}
+    if len(lists) == 1 and None not in lists:
+        return clean_title(lists.pop() or "")
+    return clean_title(_subject(messages[0])) if len(messages) == 1 else None
 
 
 def mbox_messages(data: bytes) -> list[bytes]:
