@@ -54,6 +54,8 @@ UNIT_GAP = 200  # the most a unit's line may be above its header (a caption's re
 FOLLOW_CHARS = 700  # the most a lead-in brings
 FOLLOW_ITEMS = 8
 ITEM_CHARS = 200  # the longest unmarked list item
+WIDE_ROW = 6  # a row of more columns is shown as its label and the cell asked for
+MAX_NAMED_CELLS = 2  # and at most this many more cells the question names
 HEADING_WORDS = 14  # a line without an end stop and no longer than this may be a heading
 _HOW = re.compile(r"\s*(?:To do (?:this|so|that)|This is done|Doing (?:this|so))\b")
 # the next sentence says how to do what the quote says can be done: it is the answer
@@ -89,6 +91,7 @@ class Quote:
     header: Piece | None = None  # a table row's header row
     exact: tuple[int, int] | None = None  # the exact answer: document offsets inside the body
     unit: Piece | None = None  # a table row's unit, printed apart from its header row
+    columns: tuple[int, ...] = ()  # the columns shown of a wide row (``shown_columns``): all
 
     @property
     def text(self) -> str:
@@ -110,12 +113,26 @@ class Quote:
         width = max(_width(self.header), _width(self.body))
         shift = column_offset(self.body.text, self.header.text)
         out, pieces = "", []
-        for piece in (self.header, self.body):
+        if self.columns:
+            rows = [[_cell_pieces(p)[c] for c in self.columns] for p in (self.header, self.body)]
+        else:
+            rows = [_columns(self.header), _columns(self.body)]
+        for piece, parts in zip((self.header, self.body), rows, strict=True):
+            if self.columns:  # the columns shown of a wide row, each cell a piece
+                out += "|"
+                for part in parts:
+                    out += " "
+                    pieces.append((len(out), part))
+                    out += f"{part.text} |"
+                out += "\n"
+                if piece is self.header:
+                    out += "|" + " --- |" * len(parts) + "\n"
+                continue
             missing = width - _width(piece)  # empty cells: before it as ``shift`` says
             before = max(shift, 0) if piece is self.header else max(-shift, 0)
             out += "| " + "| " * before
             trail = " |" * (missing - before)
-            for i, part in enumerate(_columns(piece)):
+            for i, part in enumerate(parts):
                 out += " " if i else ""
                 pieces.append((len(out), part))
                 out += part.text
@@ -127,6 +144,19 @@ class Quote:
             pieces.append((len(out), self.unit))
             out += self.unit.text
         return out.rstrip("\n"), pieces
+
+
+def _cell_pieces(piece: Piece) -> list[Piece]:
+    """The row's cells as verbatim pieces without their spaces, a currency sign set in
+    a cell of its own left out (it takes no column)."""
+    out, at = [], piece.start
+    for cell in piece.text.split(CELLS):
+        lead = len(cell) - len(cell.lstrip())
+        text = cell.strip()
+        if text not in CURRENCY:
+            out.append(Piece(at + lead, at + lead + len(text), text))
+        at += len(cell) + len(CELLS)
+    return out
 
 
 def _width(piece: Piece) -> int:
@@ -549,7 +579,36 @@ def _row(read: Read, start: int, end: int, context: Context | None, question: st
     """A table row quoted whole, with its table's header row when one is printed above
     it, and the cell of the year the question asks for (else the reader's) marked."""
     body, header, unit = _row_parts(read, start, end, context)
-    return Quote(read, body, header, _cell(read, body, header, question), unit)
+    exact = _cell(read, body, header, question)
+    columns = shown_columns(body, header, exact, question)
+    return Quote(read, body, header, exact, unit, columns)
+
+
+def shown_columns(
+    body: Piece, header: Piece | None, exact: tuple[int, int] | None, question: str
+) -> tuple[int, ...]:
+    """The columns a row of more than ``WIDE_ROW`` columns is shown with: its label (a
+    row of numbers has none), the cells the question names ("Costco Wholesale Corp."
+    asked of Costco) or gives ("the car with 8 carburetors": its "carb" cell) and the
+    cell marked, each under its header cell ("| State / Territory | Permit |" over
+    "| Illinois | 87,190 |", not 25 columns); all (none given) where no cell is marked,
+    the row is narrow, or the row and its header do not line up from their first cells."""
+    if header is None or exact is None:
+        return ()
+    heads, cells = _cell_pieces(header), _cell_pieces(body)
+    wide = max(len(heads), len(cells)) > WIDE_ROW
+    if not wide or column_offset(body.text, header.text) != 0:
+        return ()
+    at = next((i for i, p in enumerate(cells) if p.start <= exact[0] < p.end), None)
+    labelled = _labelled(body.text)
+    if at is None or at >= len(heads) or (labelled and at == 0):
+        return ()  # the label marked, or a cell past the header's last
+    terms = {t for t in bag(question) if not t.isdigit()}  # words, not a value given
+    named = [i for i, c in enumerate(cells) if i != at and terms & bag(c.text)]
+    given = [i for i, c in enumerate(cells) if _given(c.text, question)]
+    shown = {at, *given, *named[:MAX_NAMED_CELLS]} | ({0} if labelled else set())
+    shown = {i for i in shown if i < len(heads)}  # under a header cell of their own
+    return tuple(sorted(shown)) if len(shown) > 1 else ()
 
 
 def _row_parts(
@@ -691,7 +750,9 @@ def _named_cell(
         terms = asked_terms(question)
         scores = [
             (bool(years & set(YEAR.findall(name))), len(terms & column_terms(name)))
-            for name in names
+            if not _gives(body, header, i, question)  # the column that picked the row
+            else (False, 0)
+            for i, name in enumerate(names)
         ]
         if max(scores) == (False, 0):  # no column named by its words: by its short name
             scores = [
@@ -708,6 +769,15 @@ def _named_cell(
         if a <= at + span.start and at + span.end <= b:
             return at + span.start, at + span.end
     return None
+
+
+def _gives(body: Piece, header: Piece, index: int, question: str) -> bool:
+    """Whether the row's cell under the header's column ``index`` holds a number the
+    question gives ("the car that gets 33.9 mpg": its "mpg" picked the row, "wt" is
+    asked)."""
+    at = value_at(body.text, header.text, index)
+    cells = body.text.split(CELLS)
+    return at is not None and at < len(cells) and _given(cells[at], question)
 
 
 def _cut_short(body: Piece, header: Piece, index: int, question: str) -> bool:
