@@ -273,6 +273,30 @@ def test_a_two_hop_answer_leads_with_the_hop_that_holds_what_the_question_names(
     assert result.answer.referenced[:2] == (1, 2)  # both quoted
 
 
+@pytest.mark.parametrize(
+    ("qid", "lead", "then"),
+    [
+        ("sq-29", "Beyoncé", "Kanye West"),  # the 2009 awards are Kanye West's passage's
+        # Paul VI's passage names "John XXIII", whose document is "Pope John XXIII"
+        ("sq-34", "Pope John XXIII", "Pope Paul VI"),
+    ],
+)
+def test_a_believed_answer_is_read_after_the_first_hop_that_names_its_document(
+    service: Footnoted, tmp_path: Path, qid: str, lead: str, then: str
+) -> None:
+    """Two of tests/data/two-hop-squad.json's bridges, over their ten paragraphs: the
+    reader found the answer in the second hop's passage read alone ("Dangerously in
+    Love", "10 August 1904"), which lacks what the question describes the bridge with
+    ("at the 2009 MTV Video Music Awards", "elevated Montini … in 1958"), so the answer
+    was refused or quoted one document. Read again after the sentence of another
+    document that names its document, it is still believed, and the two hops hold
+    every name: the answer quotes both."""
+    result = service.answer(_fresh(service, tmp_path, qid, "two-hop-squad"))
+    assert result.answer is not None, result.refusal
+    cited = [result.answer.citations[i - 1].document_title for i in result.answer.referenced]
+    assert cited[:2] == [lead, then]
+
+
 def test_a_second_hop_through_what_the_reader_found_is_read_when_nothing_is_believed(
     service: Footnoted, tmp_path: Path
 ) -> None:

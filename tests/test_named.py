@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from footnoted.answering.named import bridge_candidates, comparison_sides
+from footnoted.answering.named import bridge_candidates, comparison_sides, named
 from footnoted.models import Chunk, RetrievedChunk
 
 
@@ -101,3 +101,14 @@ def test_two_seasons_that_share_a_head_name_a_document_each() -> None:
     ]  # fmt: skip
     # one season named alone is no comparison of two
     assert comparison_sides("Did the 2010–11 VCU Rams men's basketball team win?", pool) == []
+
+
+def test_a_place_is_named_before_its_region_and_a_person_after_their_style() -> None:
+    """An encyclopedia titles a place "Santa Monica, California" and a pope "Pope John
+    XXIII"; a text names them "Santa Monica" and "John XXIII". A company's legal form is
+    part of its name ("Lyft, Inc." is not named by "Lyft"), and a short name of one word
+    names nothing ("Paris" is no name of "Paris, Texas")."""
+    titles = ["Santa Monica, California", "Pope John XXIII", "Lyft, Inc.", "Paris, Texas"]
+    text = "They shared an apartment in Santa Monica. John XXIII made him a cardinal."
+    assert named(titles, text) == {0, 1}
+    assert named(titles, "Lyft grew in Paris and in Santa Monica, California.") == {0}

@@ -34,6 +34,11 @@ _EITHER = re.compile(r"\bor\b", re.IGNORECASE)
 _SEASON = r"(?:19|20)\d\d(?:[-\u2013/](?:\d\d){1,2})?"
 _SHARED_HEAD = re.compile(rf"\b({_SEASON}),? (?:and|or) (?:the )?({_SEASON}) ")
 MAX_SHARED = 8  # words a shared head runs to, its plural noun included
+# a person titled with their style: "Pope John XXIII" is named "John XXIII" as well
+_STYLE = re.compile(
+    r"(?:pope|king|queen|emperor|empress|saint|st\.|sir|prince|princess|president) "
+)
+_COMPANY = re.compile(r"(?:inc|llc|ltd|corp|co|plc|l\.?p|n\.?v|s\.?a|ag|gmbh|limited)\.?")
 # hyphens and dashes, each read as "-": a title's "Italo-Ethiopian" is printed "Italo–Ethiopian"
 _DASHES = str.maketrans("\u2010\u2011\u2012\u2013\u2014\u2212", "------")
 
@@ -140,6 +145,20 @@ def _title_key(title: str) -> str:
     return title.split(" (")[0].strip().lower()
 
 
+def _keys(title: str) -> list[str]:
+    """What names a document by its title: the title (less a bracketed qualifier), a
+    place's name before the region that qualifies it ("Santa Monica" of "Santa Monica,
+    California", as an encyclopedia titles places), and a person's name after their
+    style ("John XXIII" of "Pope John XXIII"); a short name of one word names nothing."""
+    key = _title_key(title)
+    place, _, region = key.partition(", ")
+    if not region or _COMPANY.fullmatch(region):
+        place = ""  # "Lyft, Inc." is a company's name whole
+    styled = _STYLE.sub("", key, count=1) if _STYLE.match(key) else ""
+    whole = [key] if len(key) >= MIN_TITLE else []
+    return whole + [name for name in (place, styled) if " " in name]
+
+
 @lru_cache(maxsize=4096)
 def _title_pattern(key: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(key)}(?!\w)")  # keys may end in "'" or ")"
@@ -159,17 +178,17 @@ def named(titles: Sequence[str], text: str) -> set[int]:
     spans: dict[str, list[tuple[int, int]]] = {}  # title key -> where the text names it
     found: list[tuple[int, int, int]] = []  # start, end, title index
     for i, title in enumerate(titles):
-        key = _title_key(title.translate(_DASHES))
-        if len(key) < MIN_TITLE or key not in lower:
-            continue
-        if key not in spans:
-            capital = aligned and title[:1].isupper()
-            spans[key] = [
-                m.span()
-                for m in _title_pattern(key).finditer(lower)
-                if not (capital and text[m.start()].islower())
-            ]
-        found += [(start, end, i) for start, end in spans[key]]
+        for key in _keys(title.translate(_DASHES)):
+            if key not in lower:
+                continue
+            if key not in spans:
+                capital = aligned and title[:1].isupper()
+                spans[key] = [
+                    m.span()
+                    for m in _title_pattern(key).finditer(lower)
+                    if not (capital and text[m.start()].islower())
+                ]
+            found += [(start, end, i) for start, end in spans[key]]
     # by start, longest first: a span lies inside a longer one exactly when an earlier,
     # different span reaches as far as it does
     found.sort(key=lambda f: (f[0], -f[1]))

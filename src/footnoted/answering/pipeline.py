@@ -421,6 +421,37 @@ class Pipeline:
                 hop = (again, *(x for x in read if x is not r))
                 if not missing or not set(self._missing(query, hop, cal)) & set(missing):
                     return hop  # each name and year is held by one hop or the other
+        return self._first_hop(query, read, cal, about, missing) if missing else None
+
+    def _first_hop(
+        self,
+        query: str,
+        read: tuple[Read, ...],
+        cal: Calibration,
+        about: str | None,
+        missing: Sequence[str],
+    ) -> tuple[Read, ...] | None:
+        """``read`` with its lead, which the reader believed but which lacks names the
+        question gives, read again after the sentence of another document's passage that
+        names the lead's document by its title (its ``link``): the lead is a two-hop
+        question's second hop, and the names describe the first ("the place where Arnold
+        Schwarzenegger and Barbara Outland shared an apartment": Santa Monica's passage
+        answers, Schwarzenegger's names Santa Monica and Barbara Outland). None unless so
+        read the lead is still believed and the two hops hold every name."""
+        lead = read[0]
+        title = lead.hit.document_title
+        for r in read[1:]:
+            if r.hit.chunk.document_id == lead.hit.chunk.document_id:
+                continue
+            start, end = naming_sentence(title, r.hit.chunk.text)
+            if end == start:
+                continue
+            (again,) = self._read(query, [lead.hit], cal, about, Link(r, start, end))
+            if again.score < cal.threshold:
+                continue
+            hop = (again, *read[1:])
+            if not set(self._missing(query, hop, cal)) & set(missing):
+                return hop
         return None
 
     def _answers(self, query: str, read: Sequence[Read]) -> bool:
