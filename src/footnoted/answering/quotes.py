@@ -588,9 +588,9 @@ def shown_columns(
     body: Piece, header: Piece | None, exact: tuple[int, int] | None, question: str
 ) -> tuple[int, ...]:
     """The columns a row of more than ``WIDE_ROW`` columns is shown with: its label (a
-    row of numbers has none), the cells the question names ("Costco Wholesale Corp."
-    asked of Costco) or gives ("the car with 8 carburetors": its "carb" cell) and the
-    cell marked, each under its header cell ("| State / Territory | Permit |" over
+    row of numbers has none), the cells the question names ("Tesla Inc" asked of
+    Tesla) or gives ("the car with 8 carburetors": its "carb" cell) and the cell
+    marked, each under its header cell ("| State / Territory | Permit |" over
     "| Illinois | 87,190 |", not 25 columns); all (none given) where no cell is marked,
     the row is narrow, or the row and its header do not line up from their first cells."""
     if header is None or exact is None:
