@@ -415,13 +415,31 @@ class Pipeline:
                     continue
                 if end == start:
                     continue  # no one sentence leads to it
-                (again,) = self._read(query, [r.hit], cal, about, Link(lead, start, end))
-                if again.score < cal.threshold:
-                    continue
-                hop = (again, *(x for x in read if x is not r))
-                if not missing or not set(self._missing(query, hop, cal)) & set(missing):
-                    return hop  # each name and year is held by one hop or the other
+                hop = self._hop(query, read, r, Link(lead, start, end), cal, about, missing)
+                if hop is not None:
+                    return hop
         return self._first_hop(query, read, cal, about, missing) if missing else None
+
+    def _hop(
+        self,
+        query: str,
+        read: tuple[Read, ...],
+        target: Read,
+        link: Link,
+        cal: Calibration,
+        about: str | None,
+        missing: Sequence[str],
+    ) -> tuple[Read, ...] | None:
+        """``read`` led by ``target`` read again after ``link``'s sentence, the others
+        after it; None unless so read it is believed and, with ``missing``, the two hops
+        hold each of those names and years."""
+        (again,) = self._read(query, [target.hit], cal, about, link)
+        if again.score < cal.threshold:
+            return None
+        hop = (again, *(x for x in read if x is not target))
+        if missing and set(self._missing(query, hop, cal)) & set(missing):
+            return None
+        return hop
 
     def _first_hop(
         self,
@@ -446,11 +464,8 @@ class Pipeline:
             start, end = naming_sentence(title, r.hit.chunk.text)
             if end == start:
                 continue
-            (again,) = self._read(query, [lead.hit], cal, about, Link(r, start, end))
-            if again.score < cal.threshold:
-                continue
-            hop = (again, *read[1:])
-            if not set(self._missing(query, hop, cal)) & set(missing):
+            hop = self._hop(query, read, lead, Link(r, start, end), cal, about, missing)
+            if hop is not None:
                 return hop
         return None
 

@@ -149,14 +149,8 @@ class Quote:
 def _cell_pieces(piece: Piece) -> list[Piece]:
     """The row's cells as verbatim pieces without their spaces, a currency sign set in
     a cell of its own left out (it takes no column)."""
-    out, at = [], piece.start
-    for cell in piece.text.split(CELLS):
-        lead = len(cell) - len(cell.lstrip())
-        text = cell.strip()
-        if text not in CURRENCY:
-            out.append(Piece(at + lead, at + lead + len(text), text))
-        at += len(cell) + len(CELLS)
-    return out
+    cells = [Piece(a, b, piece.text[a - piece.start : b - piece.start]) for a, b in _cells(piece)]
+    return [cell for cell in cells if cell.text not in CURRENCY]
 
 
 def _width(piece: Piece) -> int:
@@ -799,6 +793,6 @@ def _cells(body: Piece) -> list[tuple[int, int]]:
     out, at = [], body.start
     for cell in body.text.split(CELLS):
         lead = len(cell) - len(cell.lstrip())
-        out.append((at + lead, at + len(cell.rstrip())))
+        out.append((at + lead, at + lead + len(cell.strip())))  # an empty cell: empty
         at += len(cell) + len(CELLS)
     return out
