@@ -295,15 +295,27 @@ def test_table_rows_stay_rows(more: dict[str, ParsedDocument]) -> None:
     assert any(block.startswith("Alabama | 18,870 | 23,022 | 22,650 |") for block in nics)
     assert all(block.count("Alaska") <= 1 for block in nics)  # one row, not all of them
     rows = {block.split(" | ")[0]: block.split(" | ") for block in nics if " | " in block}
-    # numbers set close together ran into one cell; cut, the row has the table's columns
+    header = rows["State / Territory"]
+    assert len(header) == 25 and header[16:19] == ["Handgun", "Long Gun", "Handgun"]
+    # numbers set close together ran into one cell; cut, each under its own column
     assert rows["Texas"][1:7] == ["21,550", "56,941", "51,670", "2,532", "3,048", "0"]
-    assert len(rows["Texas"]) == len(rows["Kentucky"]) == len(rows["Alabama"]) == 23
+    assert len(rows["Texas"]) == len(rows["Kentucky"]) == len(rows["Alabama"]) == 25
     assert rows["Kentucky"][1] == "264,140"
+    # no state fills the two Rentals columns: blank, so Private Sale stays under its header
+    assert rows["Alabama"][15:20] == ["0", "-", "-", "13", "14"]
+    assert rows["Alabama"][-1] == "71,137"
+    assert rows["Totals"][1] == "804,006" and rows["Totals"][16:19] == ["0", "0", "1,067"]
+    assert len(rows["Totals"]) == 25 and rows["Totals"][-1] == "2,236,457"
     assert "98 452" in rows["California"]  # thousands spaced, in their own cells: kept
-    assert "0 00 0 0" in rows["Hawaii"]  # cut at its spaces it would not fit: left as it is
     senate = texts(more["pdfplumber__senate-expenditures.pdf"])  # a page printed sideways
     row = next(block for block in senate if block.startswith("DHAW20190001 |"))
-    assert row.endswith("920.68 AIRFARE FOR E JOHNSON KANSAS CITY TO WASHINGTON DC AND RETURN")
+    # the description wraps onto the lines below the row: they join its cell, not the row
+    assert row.endswith(
+        "| STAFF TRANSPORTATION AIRFARE FOR E JOHNSON KANSAS CITY TO WASHINGTON DC AND RETURN"
+        " | 920.68"
+    )
+    row = next(block for block in senate if block.startswith("DHAW20190004 |"))
+    assert "SAINT LOUIS TO WASHINGTON DC | 903.90" in row  # and over two lines
 
 
 def test_a_label_below_a_row_of_amounts_is_not_its_cell(boeing: ParsedDocument) -> None:
@@ -314,6 +326,24 @@ def test_a_label_below_a_row_of_amounts_is_not_its_cell(boeing: ParsedDocument) 
     assert "Net loss | ($5,053) | ($4,290) | ($11,941)" in blocks
     assert "Years ended December 31, | 2022 | 2021 | 2020" in blocks
     assert "Adjustments to reconcile net loss to net cash used by operating activities:" in blocks
+
+
+def test_a_blank_cell_keeps_the_columns_after_it(
+    boeing: ParsedDocument, more: dict[str, ParsedDocument]
+) -> None:
+    """A statement prints nothing where a year has no amount: the amounts after the
+    blank stay under their own years (2021's 3,460 was read as 2022's), and a label or
+    a dash run together with the amounts beside it is cut where the columns are."""
+    blocks = texts(boeing)
+    assert "787 and 777X reach-forward losses | - | 3,460 | 6,493" in blocks
+    assert "Customer financing valuation adjustments | 37 | - | 12" in blocks
+    lyft = texts(more["R2R__lyft_2021.pdf"])
+    assert "Deferred income tax from convertible senior notes | — | (46,324) | —" in lyft
+    folder = DATA / "pdfs"
+    if not folder.is_dir():
+        pytest.skip(f"shared PDFs not found at {folder}")
+    alce = load_path(folder / "ALCE__ALCE.pdf").text
+    assert "\nSUMM (10-psg) | 70.0 | 43.3 | 68.9 | 61.8\n" in alce
 
 
 def test_a_bulleted_list_set_as_one_text_object_is_not_a_table(

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..inference.reader import Reading
-from ..lexical import CELLS, GIVEN_NUMBER, bag, words
+from ..lexical import CELLS, EMPTY_CELL, GIVEN_NUMBER, bag, words
 from ..models import Chunk
 from .asked import YEAR, asked
 from .evidence import Read
@@ -202,7 +202,7 @@ def _filled(cells: list[str], under: int | None) -> bool:
     alone, or no cell of the row's own there to read) is filled."""
     if under is None:
         return True
-    return under < len(cells) and cells[under].strip() not in ("", "-")
+    return under < len(cells) and cells[under].strip() not in ("", EMPTY_CELL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,7 +251,7 @@ def valued_row(
             row_chunk, start, end = found
             cells = row_chunk.text[start:end].split(CELLS)
             cell = cells[others[0]].strip() if others[0] < len(cells) else ""
-            return Valued(row_chunk, start, end, cell not in ("", "-"))
+            return Valued(row_chunk, start, end, cell not in ("", EMPTY_CELL))
     return None
 
 

@@ -3,6 +3,7 @@ into blocks by :mod:`.pdflayout`. The bookmarks (outline) become section paths."
 
 from __future__ import annotations
 
+import bisect
 import collections
 import ctypes
 import itertools
@@ -18,7 +19,7 @@ import pypdfium2.raw as pdfium_c
 
 from footnoted import loaders
 from footnoted.errors import DocumentError
-from footnoted.lexical import CELLS
+from footnoted.lexical import CELLS, EMPTY_CELL
 from footnoted.models import ParsedDocument
 
 from . import ocr
@@ -162,6 +163,8 @@ def _page_lines(page: _Page) -> list[Line]:
                 lines.append(line)
     lines = [line for line in lines if not line.garbled]
     _head_rows(page, lines, spaced, chars_of)
+    _aligned_rows(lines)
+    _wrapped_cells(lines)
     _even_rows(lines)
     return lines
 
@@ -299,12 +302,14 @@ def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> _
         if len(texts) < 3 or numbers < 2 or 2 * numbers < len(texts) - 1:
             return None
         line.text, line.row = CELLS.join(texts), True
+        line.cells = [[(left, right)] for _, left, right in found.cells]
         return found
-    cells: list[list[str]] = [[]]
+    cells: list[list[Cell]] = [[]]
     offset = 0
     for word in line.text.split():  # a cell starts at a word that starts a run
         box = page.box(chars[offset])
-        bullet = len(cells[-1]) == 1 and _BULLET.match(cells[-1][0])
+        last = page.box(chars[offset + len(word) - 1])
+        bullet = len(cells[-1]) == 1 and _BULLET.match(cells[-1][0][0])
         if (
             cells[-1]
             and not bullet
@@ -312,21 +317,24 @@ def _find_cells(page: _Page, line: Line, chars: list[int], runs: list[Box]) -> _
             and any(abs(box[0] - x) < 1.0 for x in starts)
         ):
             cells.append([])
-        cells[-1].append(word)
+        left = box[0] if box is not None else (cells[-1][-1][2] if cells[-1] else line.left)
+        cells[-1].append((word, left, last[2] if last is not None else left))
         offset += len(word)
     if len(cells) >= 3:
-        line.text = CELLS.join(" ".join(cell) for cell in _signs_apart(cells))
+        apart = _signs_apart(cells)
+        line.text = CELLS.join(" ".join(word for word, _, _ in cell) for cell in apart)
+        line.cells = [[(left, right) for _, left, right in cell] for cell in apart]
         line.row = True
     return None
 
 
-def _signs_apart(cells: list[list[str]]) -> list[list[str]]:
+def _signs_apart(cells: list[list[Cell]]) -> list[list[Cell]]:
     """``cells`` with a currency sign that ends a cell set in a cell of its own: the sign
     heads the next column, printed closer to the amount before it than the gap between
     cells ("(1,009,359) $ | (1,752,857)" is "(1,009,359) | $ | (1,752,857)")."""
-    out: list[list[str]] = []
+    out: list[list[Cell]] = []
     for i, cell in enumerate(cells):
-        if len(cell) > 1 and cell[-1] in CURRENCY and i + 1 < len(cells):
+        if len(cell) > 1 and cell[-1][0] in CURRENCY and i + 1 < len(cells):
             out += [cell[:-1], cell[-1:]]
         else:
             out.append(cell)
@@ -404,6 +412,8 @@ def _head_rows(
                 named = [label] if label else []
                 top.text = CELLS.join(" ".join(head) for head in [*named, *heads])
                 top.row = True
+                top.cells = [[(top.left, columns[0][0])]] if label else []
+                top.cells += [[column] for column in columns]
                 for j in found[:-1]:
                     del lines[j]
                     i -= 1
@@ -420,6 +430,106 @@ def _under(
         return over
     middle = (left + right) / 2
     return [min(range(len(columns)), key=lambda c: abs(sum(columns[c]) / 2 - middle))]
+
+
+def _aligned_rows(lines: list[Line]) -> None:
+    """Give a row that holds fewer cells than its table's columns a cell for each column
+    it leaves blank (``EMPTY_CELL``), so that each of its cells stays under its own
+    column's header (a state's "Private Sale" checks after the two "Rentals" columns
+    that no state fills are not read as its rentals; a year's blank is not filled by
+    the next year's amount). The columns are those of the table's widest row
+    (consecutive rows on the page) where it is the table's first row (its header) or
+    three rows or more hold as many cells; a column reaches halfway to the next. A row
+    is aligned only where each of its cells (each number of numbers run together in one
+    cell: "21,550 56,941") is printed over a column of its own, in the columns' order;
+    a row whose cells are over the last columns alone stays as it is
+    (``quotes.column_offset`` lines it up at its end: a header without a label cell). A
+    table whose rows print a currency sign in a cell of its own is left as it is (some
+    rows print one before each amount, most print none: ``_even_rows`` counts them
+    out)."""
+    for is_row, run in itertools.groupby(lines, key=lambda line: line.row):
+        rows = list(run)
+        if not is_row or len(rows) < 3:
+            continue
+        if any(_values(row.text.split(CELLS)) < len(row.cells) for row in rows):
+            continue
+        counts = collections.Counter(len(row.cells) for row in rows)
+        widest = max(counts)
+        if widest == 0 or (len(rows[0].cells) != widest and counts[widest] < 3):
+            continue
+        template = next(row.cells for row in rows if len(row.cells) == widest)
+        bounds = [(a[-1][1] + b[0][0]) / 2 for a, b in itertools.pairwise(template)]
+        for row in rows:
+            if 0 < len(row.cells) < widest:
+                placed = _placed(row.text.split(CELLS), row.cells, bounds)
+                if placed is not None and (
+                    len(placed) > len(row.cells) or min(placed) + len(placed) < widest
+                ):
+                    row.text = CELLS.join(placed.get(c, EMPTY_CELL) for c in range(widest))
+                    row.cells = template
+
+
+def _placed(
+    texts: list[str], cells: list[list[tuple[float, float]]], bounds: list[float]
+) -> dict[int, str] | None:
+    """The row's cells by the column each is printed over (the one its words' middles
+    fall in, between ``bounds``); a cell whose words fall in several columns is cut
+    between them where all but its first part are numbers or dashes ("SUMM (10-psg)
+    70.0", "— (46,324)", "21,550 56,941"). None where a cell spans columns otherwise,
+    or two would share a column, or the columns' order would not be kept."""
+    placed: dict[int, str] = {}
+    for text, extents in zip(texts, cells, strict=True):
+        words = text.split()
+        if len(words) != len(extents):
+            extents = [(extents[0][0], extents[-1][1])] * len(words)  # a cell as one run
+        parts: dict[int, list[str]] = {}
+        for word, (left, right) in zip(words, extents, strict=True):
+            parts.setdefault(bisect.bisect(bounds, (left + right) / 2), []).append(word)
+        rest = [word for column in list(parts)[1:] for word in parts[column]]
+        if not all(_CELL_NUMBER.fullmatch(word) for word in rest):
+            return None
+        for column, part in parts.items():
+            if placed and column <= max(placed):
+                return None
+            placed[column] = " ".join(part)
+    return placed
+
+
+def _wrapped_cells(lines: list[Line]) -> None:
+    """Join to a row's cell the lines its text wraps onto below the row: a line right
+    under the row (or under such a line) that starts where the cell starts and ends
+    before the next cell does ("STAFF TRANSPORTATION" over "AIRFARE FOR E JOHNSON KANSAS
+    CITY …", its amount beside the first line). Only a cell of words between others (an
+    amount does not wrap): what starts under a row's first cell is the next row's label
+    or a label over the rows that follow ("Costs and expenses"), and under its last,
+    text after the table."""
+    i = 0
+    while i < len(lines):
+        row = lines[i]
+        i += 1
+        if not row.row or len(row.cells) < 2:
+            continue
+        texts = row.text.split(CELLS)
+        if len(texts) != len(row.cells):
+            continue
+        starts = [cell[0][0] for cell in row.cells]
+        last = row
+        while i < len(lines):
+            line = lines[i]
+            size = max(row.size, 1.0)
+            below = -size / 2 <= last.bottom - line.top < LINE_GAP * size
+            column = next(
+                (c for c in range(1, len(starts) - 1) if abs(line.left - starts[c]) < size),
+                None,
+            )
+            if line.row or not below or column is None or line.right >= starts[column + 1]:
+                break
+            if _CELL_NUMBER.fullmatch(texts[column].strip()):
+                break  # an amount does not wrap (an axis's "k" under its "50")
+            texts[column] = f"{texts[column]} {line.text.strip()}"
+            last = line
+            del lines[i]
+        row.text = CELLS.join(texts)
 
 
 def _even_rows(lines: list[Line]) -> None:

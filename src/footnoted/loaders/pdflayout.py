@@ -68,6 +68,8 @@ class Line:
     bold: bool = False
     garbled: bool = False  # glyphs without a Unicode mapping: unreadable text
     row: bool = False  # a table row, its cells joined with " | "
+    # a row's cells, each as where its words are printed (left, right); empty if unknown
+    cells: list[list[tuple[float, float]]] = field(default_factory=list)
     starts: list[tuple[int, str | None]] = field(default_factory=list)  # sections opening here
     heading: bool = False
     heading_cont: bool = False

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from footnoted import loaders
 from footnoted.errors import DocumentError
-from footnoted.lexical import CELLS
+from footnoted.lexical import CELLS, EMPTY_CELL
 from footnoted.models import ParsedDocument
 
 from .blocks import Block, assemble, clean, clean_title
@@ -101,7 +101,7 @@ def _rows(rows: Iterable[Sequence[Cell]], budget: _Budget) -> Iterator[tuple[int
         while cells and not cells[-1]:
             cells.pop()
         if any(cells):
-            yield n, [cell or "-" for cell in cells]  # an empty cell keeps its column
+            yield n, [cell or EMPTY_CELL for cell in cells]
 
 
 def _text(value: Cell) -> str:
