@@ -173,6 +173,14 @@ def test_a_state_of_a_wide_pdf_table_is_answered_under_its_whole_header(
     text = result.answer.text
     assert all(text[s.answer_start : s.answer_end] == source[s.doc_start : s.doc_end]
                for s in result.answer.spans)  # fmt: skip
+    # "total" names the Totals row; the column is the one the question's other words
+    # name ("permit"), and "Totals" only where no other word names one
+    permits = service.answer("What's the national total of permit checks in the NICS report?")
+    assert permits.answer is not None, permits.refusal
+    assert permits.answer.text.split("\n")[2] == "| Totals | 804,006 |"
+    checks = service.answer("What's the nationwide total of background checks in November 2015?")
+    assert checks.answer is not None, checks.refusal
+    assert exact(checks.answer) == "2,236,457"
 
 
 def test_words_of_the_tables_caption_name_no_row(service: Footnoted, tmp_path: Path) -> None:
@@ -304,6 +312,16 @@ def test_a_real_sheet_of_numbers(service: Footnoted) -> None:
     assert result.answer is not None, result.refusal
     assert "| 6.4 | 122 |" in result.answer.text
     assert exact(result.answer) == "122"
+    # an adjective or a unit names the measure's column: "how deep" the depth, and the
+    # weight of "the 423 gram chick"
+    deep = service.answer("how deep was the magnitude 6.1 quake in the quakes sheet")
+    assert deep.answer is not None, deep.refusal
+    assert "| -20.7 | 169.92 | 139 | 6.1 | 94 |" in deep.answer.text
+    assert exact(deep.answer) == "139"
+    fed = service.answer("In the chickwts sheet, which feed did the 423 gram chick get?")
+    assert fed.answer is not None, fed.refusal
+    assert "| 423 | sunflower |" in fed.answer.text
+    assert exact(fed.answer) == "sunflower"
 
 
 def test_amounts_and_percentages_told_apart_by_most_of_a_rows_values() -> None:

@@ -47,6 +47,40 @@ def stop_words() -> frozenset[str]:
     return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
+# what a question's adjective or unit asks the measure of: "how deep" names a "depth"
+# column, "the 423 gram chick" a "weight" one
+MEASURES = {
+    "deep": "depth",
+    "long": "length",
+    "wide": "width",
+    "high": "height",
+    "tall": "height",
+    "heavy": "weight",
+    "weigh": "weight",
+    "weighs": "weight",
+    "weighed": "weight",
+    "old": "age",
+    "far": "distance",
+    "fast": "speed",
+    "big": "size",
+    "large": "size",
+    "gram": "weight",
+    "grams": "weight",
+    "kg": "weight",
+    "kilograms": "weight",
+    "pounds": "weight",
+    "lb": "weight",
+    "lbs": "weight",
+    "ounces": "weight",
+    "oz": "weight",
+}
+
+
+def measures(found: Sequence[str]) -> list[str]:
+    """The measures the adjectives and units among ``found`` (``words``) ask about."""
+    return [MEASURES[w] for w in found if w in MEASURES]
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (letters and digits; apostrophes kept inside words)."""
     if text.isascii():  # lower-casing ASCII maps character to character: one pass

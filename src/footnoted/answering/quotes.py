@@ -36,6 +36,7 @@ from ..lexical import (
     bag,
     chunk_sentences,
     line_end,
+    measures,
     stem,
     words,
 )
@@ -216,10 +217,12 @@ def value_at(row: str, header: str, index: int) -> int | None:
 
 
 def asked_terms(question: str) -> frozenset[str]:
-    """What names a column in the question: its words (``bag``) and abbreviations
-    ("P/E", "EPS", "R&D"), as ``column_terms`` writes a name's initials."""
+    """What names a column in the question: its words (``bag``), the measures its
+    adjectives and units ask about ("How tall": "height"; ``lexical.measures``) and its
+    abbreviations ("P/E", "EPS", "R&D"), as ``column_terms`` writes a name's initials."""
     acronyms = _ACRONYM.findall(question)
-    return bag(question) | {"§" + re.sub("[/&]", "", a).lower() for a in acronyms}
+    asked = bag(question) | bag(" ".join(measures(words(question))))
+    return asked | {"§" + re.sub("[/&]", "", a).lower() for a in acronyms}
 
 
 def column_terms(name: str) -> frozenset[str]:
@@ -742,12 +745,19 @@ def _named_cell(
         names = [c.strip() for c in header.text.split(CELLS)]
         years = set(asked(question).years)
         terms = asked_terms(question)
-        scores = [
-            (bool(years & set(YEAR.findall(name))), len(terms & column_terms(name)))
-            if not _gives(body, header, i, question)  # the column that picked the row
-            else (False, 0)
-            for i, name in enumerate(names)
-        ]
+
+        def named(terms: frozenset[str]) -> list[tuple[bool, int]]:
+            return [
+                (bool(years & set(YEAR.findall(name))), len(terms & column_terms(name)))
+                if not _gives(body, header, i, question)  # the column that picked the row
+                else (False, 0)
+                for i, name in enumerate(names)
+            ]
+
+        # the words naming the row name its column only where no other word names one
+        scores = named(terms - bag(label_words(body.text)))
+        if max(scores) == (False, 0):
+            scores = named(terms)
         if max(scores) == (False, 0):  # no column named by its words: by its short name
             scores = [
                 (False, int(_cut_short(body, header, i, question))) for i in range(len(names))

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..inference.reader import Reading
-from ..lexical import CELLS, EMPTY_CELL, GIVEN_NUMBER, bag, words
+from ..lexical import CELLS, EMPTY_CELL, GIVEN_NUMBER, bag, measures, words
 from ..models import Chunk
 from .asked import YEAR, asked
 from .evidence import Read
@@ -127,7 +127,10 @@ def _row_in(
             header = None if found is None else found.text
         if header is None:
             continue
-        column, index = _column(header, terms, years)
+        # the words naming the row name its column only where no other word names one
+        column, index = _column(header, terms - label, years)
+        if not column:
+            column, index = _column(header, terms, years)
         if column:
             under = None if index is None else value_at(line, header, index)
             shown = _percent(cells, under) or in_percent(r, start, end, context)
@@ -226,8 +229,10 @@ def valued_row(
     carburetors": "carb"; "magnitude 6.4": "mag"; ``quotes.abbreviates``), and one other
     column named so ("horsepower": "hp"). All the table's rows are read (``chunks``: a
     document's chunks): a sheet's rows are numbers the question's words do not find.
-    None unless exactly one row holds the value."""
+    None unless exactly one row holds the value. A measure's adjective or unit names
+    its column ("how deep": "depth"; "the 423 gram chick": "weight"; ``measures``)."""
     asked = words(question)
+    asked += measures(asked)
     seen: set[tuple[str, str | None, str]] = set()
     documents: dict[str, Sequence[Chunk]] = {}
     for chunk in tables:
@@ -274,7 +279,8 @@ def _value_given(question: str, names: Sequence[str]) -> tuple[int, float] | Non
     for m in GIVEN_NUMBER.finditer(question):
         before = words(question[: m.start()])[-1:]
         after = words(question[m.end() :])[:1]
-        named = [i for i, n in enumerate(names) if _names(n, before + after)]
+        beside = before + after
+        named = [i for i, n in enumerate(names) if _names(n, beside + measures(beside))]
         if len(named) == 1:
             return named[0], float(m.group().replace(",", ""))
     return None
