@@ -324,6 +324,32 @@ def test_a_real_sheet_of_numbers(service: Footnoted) -> None:
     assert exact(fed.answer) == "sunflower"
 
 
+def test_a_parts_table_answers_after_the_whole_companys() -> None:
+    """Boeing prints revenue by customer location for the company and for its segment
+    BCA: a question that does not name the segment is answered by the company's table,
+    wherever retrieval put it; one naming it, by the segment's."""
+    header = "Years ended December 31, | 2022 | 2021 | 2020"
+    part = (
+        "BCA revenues by customer location consisted of the following:\n\n"
+        f"{header}\n\nAsia | $4,484 | $2,792 | $2,679\n\nEurope | 4,038 | 4,334 | 3,872"
+    )
+    whole = f"{header}\n\nAsia | $8,393 | $5,845 | $5,931\n\nEurope | 7,916 | 8,967 | 7,961"
+    reads = [
+        Read(
+            RetrievedChunk(
+                Chunk(f"c{i}", "d1", i, text, 0, len(text)), "THE BOEING COMPANY", None, 0.7
+            ),
+            Reading(3.0, 0, 10),
+            10.0,
+        )
+        for i, text in enumerate((part, whole))
+    ]
+    row = named_row("How much revenue did Boeing get from customers in Asia in 2022?", reads, None)
+    assert row is not None and row.read.hit.chunk.id == "c1"
+    bca = named_row("How much BCA revenue came from customers in Asia in 2022?", reads, None)
+    assert bca is not None and bca.read.hit.chunk.id == "c0"
+
+
 def test_amounts_and_percentages_told_apart_by_most_of_a_rows_values() -> None:
     header = "2021 | 2020 | 2019 | Change"  # "Change" spans two columns of changes
     rows = (

@@ -540,9 +540,13 @@ def table_words(text: str, section: str | None) -> frozenset[str]:
     """The words of a passage's section path and of its prose above its first table
     row: they name its table (its caption: "stock-based compensation expense"), not one
     of its rows (prose below the rows discusses them, naming rows as they are named)."""
+    return bag(f"{caption(text)}\n{section or ''}")
+
+
+def caption(text: str) -> str:
+    """A passage's prose above its first table row (all of it without a row)."""
     first = text.find(CELLS)
-    above = text[: text.rfind("\n", 0, first) + 1] if first >= 0 else text
-    return bag(f"{above}\n{section or ''}")
+    return text[: text.rfind("\n", 0, first) + 1] if first >= 0 else text
 
 
 def _header_rows(

@@ -10,11 +10,13 @@ passage's prose above its rows and its section: "stock-based compensation expens
 names the table, not its total row). A column is named by the year asked, in a header
 of years, else by the header's words or their initials ("P/E": "Price/Earnings").
 Between rows named as well, one of percentages answers a question asking for a
-percentage, margin or rate, and one of amounts any other; then the row whose label the
-question names most of ("Revenue" before "Revenue from contracts with customers"). That
-row, among the passages read, leads the answer: it is quoted under its header with the
-named cell marked (``quotes``), and the answer's trust says how far a row like it is
-right (``trust``).
+percentage, margin or rate, and one of amounts any other; then one of a table whose
+caption names no initials the question lacks (the company's revenue by customer
+location before its segment's: "BCA revenues by customer location"); then the row
+whose label the question names most of ("Revenue" before "Revenue from contracts with
+customers"). That row, among the passages read, leads the answer: it is quoted under
+its header with the named cell marked (``quotes``), and the answer's trust says how far
+a row like it is right (``trust``).
 Rows named equally well in different passages lead by retrieval order; a question naming
 no column, or two rows of one passage alike, is left to the reader. A named row whose
 named cell is empty answers nothing: the table does not hold the value.
@@ -40,6 +42,7 @@ from .quotes import (
     Context,
     abbreviates,
     asked_terms,
+    caption,
     column_terms,
     header_of,
     header_row,
@@ -66,7 +69,7 @@ class Named:
     filled: bool
 
 
-_Naming = tuple[int, int, int, bool, bool, int, bool]  # how well a row is named (``_row_in``)
+_Naming = tuple[int, int, int, bool, bool, int, int, bool]  # how well a row is named (``_row_in``)
 _SYMBOL = re.compile(r"[^\w\s'’-]")
 
 
@@ -101,13 +104,18 @@ def _row_in(
     whole label: "Sales and marketing" under a section "Sales and Marketing"; label
     words, column words, a filled cell,
     amounts in the unit asked: percentages where ``percent``, else not; then the fewer
+    initials its table's caption prints that the question lacks; then the fewer
     label words the question leaves out: "Revenue" before "Revenue from contracts with
     customers"; then a label the question (``written``, ``_spelled``) writes as printed:
     "CoT-SC → ReAct" before "ReAct → CoT-SC"), when exactly one row is named best and a
     column too."""
     text = r.hit.chunk.text
-    terms = terms - bag(r.hit.document_title)  # "Boeing" of Boeing's report names no row
+    title = bag(r.hit.document_title)
+    terms = terms - title  # "Boeing" of Boeing's report names no row
     table = table_words(text, r.hit.chunk.section)
+    # a part's table ("BCA revenues by customer location"): initials the question lacks
+    initials = [n for n in asked(caption(text)).names if n[1:] and n[1:].isupper()]
+    narrowed = -len(bag(" ".join(initials)) - terms - title)
     scored: list[tuple[_Naming, int, int]] = []
     at = 0
     for line in text.split("\n"):
@@ -143,6 +151,7 @@ def _row_in(
                 column,
                 filled,
                 unit,
+                narrowed,
                 -len(in_label - terms),
                 spelled,
             )
