@@ -190,11 +190,13 @@ def make_docx() -> bytes:
     document.add_paragraph("Refunds are paid   within 30 days.")
     document.add_heading("Annual plans", level=2)
     document.add_paragraph("Annual plans are refunded pro rata.")
-    table = document.add_table(rows=2, cols=3)
+    table = document.add_table(rows=3, cols=3)
     for cell, text in zip(table.rows[0].cells, ["Plan", "Price", "Term"], strict=True):
         cell.text = text
     table.cell(1, 0).text = "Basic"
     table.cell(1, 1).merge(table.cell(1, 2)).text = "$5 a month"
+    table.cell(2, 0).text = "Trial"  # no price: its term stays under "Term"
+    table.cell(2, 2).text = "14 days"
     document.add_heading("Contact", level=1)
     document.add_paragraph("Write to billing@example.com.")
     buffer = io.BytesIO()
@@ -216,6 +218,7 @@ def test_docx_sections_and_tables(tmp_path: Path) -> None:
         "Annual plans are refunded pro rata.",
         "Plan | Price | Term",
         "Basic | $5 a month",
+        "Trial | - | 14 days",
         "Contact",
         "Write to billing@example.com.",
     ]

@@ -15,7 +15,7 @@ from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
-from footnoted.lexical import CELLS
+from footnoted.lexical import CELLS, EMPTY_CELL
 from footnoted.models import ParsedDocument
 
 from .blocks import Block, Sections, assemble, clean, clean_title
@@ -80,13 +80,19 @@ def _docx_heading_level(paragraph: Paragraph) -> int:
 
 
 def _docx_rows(table: Table) -> Iterator[str]:
-    """One " | "-joined line per row; merged cells appear once."""
+    """One " | "-joined line per row; merged cells appear once. A blank cell between
+    filled ones reads ``EMPTY_CELL``, so the cells after it stay under their columns;
+    blanks before the first filled cell and after the last are left out (a header's
+    empty corner, a row's empty notes)."""
     for row in table._tbl.tr_lst:
         cells = []
         for cell in row.tc_lst:
             texts = (Paragraph(p, table).text for p in cell.iter(_W_P))
             cells.append(clean(" ".join(texts)))
-        yield CELLS.join(cell for cell in cells if cell)
+        filled = [i for i, cell in enumerate(cells) if cell]
+        if filled:
+            kept = cells[filled[0] : filled[-1] + 1]
+            yield CELLS.join(cell or EMPTY_CELL for cell in kept)
 
 
 def _is_title_style(paragraph: Paragraph) -> bool:

@@ -12,7 +12,7 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from footnoted.lexical import CELLS
+from footnoted.lexical import CELLS, EMPTY_CELL
 from footnoted.models import ParsedDocument
 
 from .blocks import LABEL_WORDS, Block, assemble, clean, clean_title
@@ -70,7 +70,7 @@ def _texts(shape: Any) -> Iterator[str]:
         for row in shape.table.rows:
             cells = [clean(cell.text) for cell in row.cells]
             if any(cells):
-                yield CELLS.join(c or "-" for c in cells)
+                yield CELLS.join(c or EMPTY_CELL for c in cells)
         return
     if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
         for paragraph in shape.text_frame.paragraphs:
