@@ -513,10 +513,10 @@ def _wrapped_cells(lines: list[Line]) -> None:
         if len(texts) != len(row.cells):
             continue
         starts = [cell[0][0] for cell in row.cells]
+        size = max(row.size, 1.0)
         last = row
         while i < len(lines):
             line = lines[i]
-            size = max(row.size, 1.0)
             below = -size / 2 <= last.bottom - line.top < LINE_GAP * size
             column = next(
                 (c for c in range(1, len(starts) - 1) if abs(line.left - starts[c]) < size),
@@ -529,7 +529,8 @@ def _wrapped_cells(lines: list[Line]) -> None:
             texts[column] = f"{texts[column]} {line.text.strip()}"
             last = line
             del lines[i]
-        row.text = CELLS.join(texts)
+        if last is not row:
+            row.text = CELLS.join(texts)
 
 
 def _even_rows(lines: list[Line]) -> None:
