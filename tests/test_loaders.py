@@ -315,6 +315,70 @@ def test_html_without_heading_elements_takes_its_bold_paragraphs_as_headings() -
     assert section_of(marked, "Run it.") == ("Guide",)
 
 
+# an SEC filing's statement of operations as EDGAR lays it out: each year's header cell
+# spans the sign, the amount and the closing parenthesis of its amounts, and empty
+# cells space the years apart
+SEC_TABLE = """<html><body><table>
+<tr><td></td><td colspan="11">Year Ended December 31,</td></tr>
+<tr><td></td><td colspan="3">2022</td><td></td><td colspan="3">2021</td><td></td>
+<td colspan="3">2020</td></tr>
+<tr><td>Revenue</td><td>$</td><td>4,095,135</td><td></td><td></td><td>$</td>
+<td>3,208,323</td><td></td><td></td><td>$</td><td>2,364,681</td><td></td></tr>
+<tr><td>Costs and expenses</td><td colspan="11"></td></tr>
+<tr><td>Cost of revenue</td><td></td><td>2,435,736</td><td colspan="7"></td>
+<td>1,447,516</td><td></td></tr>
+<tr><td>Net loss</td><td>$</td><td>(1,584,511</td><td>)</td><td></td><td>$</td>
+<td>(1,009,359</td><td>)</td><td></td><td>$</td><td>(1,752,857</td><td>)</td></tr>
+<tr><td>Margin</td><td></td><td>12.5</td><td>%</td><td></td><td></td><td>(3.1</td>
+<td>)%</td><td></td><td></td><td>\u2014</td><td></td></tr>
+</table>
+<table><tr><td>Plan</td><td>Price</td><td>Seats</td></tr><tr><td>Team</td><td>25</td></tr>
+<tr><td rowspan="2">Pro</td><td>40</td><td>10</td></tr><tr><td>45</td><td>20</td></tr></table>
+</body></html>"""
+
+
+def test_html_table_cells_stay_under_their_columns() -> None:
+    """A sign joins its amount, spacer cells take no column, a blank amount keeps its
+    year's place, and a header without a label cell starts at its first year."""
+    assert blocks(load_bytes(SEC_TABLE.encode(), "10-k.htm")) == [
+        "Year Ended December 31,",  # spans the years: kept as the page gives it
+        "2022 | 2021 | 2020",
+        "Revenue | $4,095,135 | $3,208,323 | $2,364,681",
+        "Costs and expenses | - | - | -",
+        "Cost of revenue | 2,435,736 | - | 1,447,516",  # 2021 is blank, not 2020's amount
+        "Net loss | $(1,584,511) | $(1,009,359) | $(1,752,857)",
+        "Margin | 12.5% | (3.1)% | \u2014",
+        # a table whose cells span rows is not laid on a grid: its cells as they are
+        "Plan | Price | Seats",
+        "Team | 25",
+        "Pro | 40 | 10",
+        "45 | 20",
+    ]
+    # an absurd span is read as one cell, not a grid that size
+    huge = f'<table><tr><td colspan="{"9" * 5000}">a</td><td>b</td></tr></table>'
+    assert blocks(load_bytes(huge.encode(), "x.html")) == ["a | b"]
+
+
+def test_inline_xbrl_and_other_vocabularies_wrap_text_where_it_stands() -> None:
+    """An SEC filing in inline XBRL wraps each amount in ix:nonFraction and whole
+    passages in ix:nonNumeric; its ix:header holds the facts' contexts, not text."""
+    page = (
+        '<html><body><div><span>Revenue was $<ix:nonFraction name="us-gaap:Revenues" '
+        'contextRef="c1" unitRef="usd" decimals="-6" scale="6">33,386</ix:nonFraction> '
+        'million in 2022.</span></div><div style="display:none"><ix:header><ix:hidden>'
+        '<ix:nonNumeric name="dei:AmendmentFlag">false</ix:nonNumeric></ix:hidden>'
+        "</ix:header></div><ix:header><ix:resources>c1 2022-12-31</ix:resources></ix:header>"
+        '<div><ix:nonNumeric name="us-gaap:Policy"><span>Our policy is simple.</span> '
+        "<span>It has two parts.</span></ix:nonNumeric></div>"
+        '<p class="MsoNormal">Exported from Word<o:p></o:p> and read on.</p></body></html>'
+    )
+    assert blocks(load_bytes(page.encode(), "10-k.htm")) == [
+        "Revenue was $33,386 million in 2022.",
+        "Our policy is simple. It has two parts.",
+        "Exported from Word and read on.",
+    ]
+
+
 def test_html_title_falls_back_to_first_h1() -> None:
     doc = load_bytes(b"<html><body><h1>Only heading</h1><p>Body.</p></body></html>", "a.htm")
     assert doc.title == "Only heading"

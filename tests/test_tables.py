@@ -17,6 +17,7 @@ from footnoted.answering.tables import named_row, valued_row
 from footnoted.inference.reader import Reading
 from footnoted.lexical import CELLS
 from footnoted.models import Chunk, Citation, RetrievedChunk, Span
+from test_loaders import SEC_TABLE
 from test_sheets_and_slides import workbook
 
 
@@ -108,6 +109,25 @@ def test_a_year_column_of_a_real_annual_report(service: Footnoted) -> None:
     assert result.answer is not None, result.refusal
     assert "| Effective income tax rate | (0.6) % |" in result.answer.text
     assert "Dollars in millions" not in result.answer.text
+
+
+def test_an_sec_filings_html_table_answers_under_its_years(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """EDGAR's spacer cells and signs in cells of their own take no column: a year's
+    amount is read under that year, and a year left blank is not another year's."""
+    report = service.ingest([write(tmp_path / "docs" / "10-k.htm", SEC_TABLE)])
+    assert not report.failed, report.failed
+    result = service.answer("What was the net loss in 2021?")
+    assert result.answer is not None, result.refusal
+    assert "| Net loss | $(1,584,511) | $(1,009,359) | $(1,752,857) |" in result.answer.text
+    assert exact(result.answer) == "$(1,009,359)"
+    result = service.answer("What was revenue in 2020?")
+    assert result.answer is not None, result.refusal
+    assert exact(result.answer) == "$2,364,681"
+    # the cell under 2021 is blank: neither 2020's cost nor another row answers it
+    result = service.answer("What was the cost of revenue in 2021?")
+    assert result.answer is None, result.answer.text
 
 
 def test_a_report_that_says_we_and_prints_changes_after_its_years(service: Footnoted) -> None:

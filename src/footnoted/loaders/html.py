@@ -1,5 +1,6 @@
 """HTML: the main content's text, without navigation, scripts or hidden elements;
-``<h1>``..``<h6>`` give the section path and table rows become " | "-joined lines.
+``<h1>``..``<h6>`` give the section path and table rows become " | "-joined lines, each
+cell under its own column (``htmltable``: an SEC filing's spacer cells take none).
 
 A page without heading elements (an SEC filing, a page exported from a word processor)
 shows its headings as short paragraphs set wholly in bold: those are its headings there,
@@ -14,10 +15,10 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from footnoted import loaders
 from footnoted.errors import DocumentError
-from footnoted.lexical import CELLS
 from footnoted.models import ParsedDocument
 
 from .blocks import Block, Sections, assemble, clean, clean_title
+from .htmltable import Cell, table_rows
 
 
 def _words(text: str) -> frozenset[str]:
@@ -26,7 +27,7 @@ def _words(text: str) -> frozenset[str]:
 
 _HTML_SKIP = _words(
     "script style noscript nav header footer aside form svg template head title iframe "
-    "object embed canvas button select textarea dialog"
+    "object embed canvas button select textarea dialog ix:header"
 )
 _HTML_INLINE = _words(
     "a abbr acronym b bdi bdo big cite code data del dfn em font i img ins kbd label mark "
@@ -79,8 +80,9 @@ class _End:
     """Marks where an element closes in the explicit walk stack."""
 
     heading: int = 0
-    cell: bool = False
+    cell: Cell | None = None  # a cell's spans (its text is read when it closes)
     row: bool = False
+    table: bool = False
     bold: bool = False  # only ends bold type; the element's own end follows
 
 
@@ -95,7 +97,8 @@ class _HtmlBlocks:
         self.first_h1: str | None = None
         self._sections = Sections()
         self._buffer: list[str] = []
-        self._cells: list[str] | None = None
+        self._cells: list[Cell] | None = None
+        self._rows: list[list[Cell]] = []  # the rows of the table being read
         self._in_heading = False
         self._after_br = False  # a <br> and nothing but white space since
 
@@ -108,6 +111,7 @@ class _HtmlBlocks:
             else:
                 stack.extend(reversed(self._open(item)))
         self._flush()
+        self._table()
 
     def _open(self, node: LexborNode) -> list[LexborNode | _End]:
         if node.is_text_node:
@@ -133,10 +137,12 @@ class _HtmlBlocks:
         if self._shown_headings and _bold(node, tag):
             self._bold += 1
             children.append(_End(bold=True))
-        if tag in _HTML_INLINE:
+        if tag in _HTML_INLINE or ":" in tag:
+            # an element of another vocabulary (inline XBRL's ix:nonFraction around each
+            # amount of an SEC filing, a word processor's o:p) wraps text where it stands
             return children
         if self._cells is not None or self._in_heading:
-            return self._open_inside(tag, children)
+            return self._open_inside(node, tag, children)
         if tag == "tr" and node.css_first(_LAYOUT_INSIDE) is not None:
             return children  # a page laid out with a table: its cells hold blocks
         if tag == "tr":
@@ -146,28 +152,39 @@ class _HtmlBlocks:
         self._flush()
         level = _HTML_HEADINGS.get(tag, 0)
         self._in_heading = level > 0
-        return [*children, _End(heading=level)]
+        return [*children, _End(heading=level, table=tag == "table")]
 
-    def _open_inside(self, tag: str, children: list[LexborNode | _End]) -> list[LexborNode | _End]:
+    def _open_inside(
+        self, node: LexborNode, tag: str, children: list[LexborNode | _End]
+    ) -> list[LexborNode | _End]:
         """Inside a table row or a heading, block elements only separate words."""
         self._buffer.append(" ")
         if self._cells is not None and tag in ("td", "th"):
             self._take()
-            return [*children, _End(cell=True)]
+            spans = Cell("", _span(node, "colspan"), _span(node, "rowspan"))
+            return [*children, _End(cell=spans)]
         return children
 
     def _close(self, end: _End) -> None:
         if end.bold:
             self._bold -= 1
-        elif end.cell and self._cells is not None:
-            self._cells.append(self._take())
+        elif end.cell is not None and self._cells is not None:
+            self._cells.append(Cell(self._take(), end.cell.span, end.cell.rowspan))
         elif end.row:
             cells, self._cells = self._cells or [], None
             self._take()
-            self._add(CELLS.join(cell for cell in cells if cell), 0)
+            self._rows.append(cells)
         else:
             self._flush(end.heading)
             self._in_heading = False
+            if end.table:
+                self._table()
+
+    def _table(self) -> None:
+        """The rows of the table just read, each cell under its column."""
+        rows, self._rows = self._rows, []
+        for line in table_rows(rows):
+            self.blocks.append(Block(line, self._sections.place(0, line)))
 
     def _take(self) -> str:
         """The buffered text, cleaned; the buffer and its bold count start again."""
@@ -187,9 +204,16 @@ class _HtmlBlocks:
     def _add(self, text: str, heading: int) -> None:
         if not text:
             return
+        self._table()  # the table's rows read so far come before what follows them
         if heading == 1 and self.first_h1 is None:
             self.first_h1 = text
         self.blocks.append(Block(text, self._sections.place(heading, text)))
+
+
+def _span(node: LexborNode, name: str) -> int:
+    """A cell's ``colspan`` or ``rowspan`` (1 where absent or not a number)."""
+    value = (node.attributes.get(name) or "").strip()
+    return int(value) if value.isdigit() and len(value) < 5 and int(value) > 0 else 1
 
 
 def _bold(node: LexborNode, tag: str) -> bool:

@@ -1,0 +1,114 @@
+"""An HTML table's rows with each cell under its own column.
+
+SEC filings (and pages exported from spreadsheets) lay a table out on a grid finer than
+its columns: an amount's currency sign, the amount and its closing parenthesis or
+percent sign sit in cells of their own, empty cells space the columns apart, and a
+year's header cell spans the three cells of its amounts (``colspan``). Read cell by
+cell, "Revenue | $ | 4,095,135 | $ | 3,208,323" does not line up with "2022 | 2021",
+and a blank amount moves the next year's under it. So the cells are placed on the
+grid their spans give, a sign joins its amount ("$4,095,135", "(1,234)", "12.5%"), and
+the table's columns are the grid ranges its cells fill (narrowest first: a cell over
+one column's range widens it, a cell over several spans them). Each row then gives a
+cell per column, a blank one reading ``EMPTY_CELL``; a header without a label cell
+starts at its first filled column, as a PDF's does. A row with a cell spanning columns
+("Year Ended December 31,") keeps its filled cells as they are, and so does every row of
+a table whose cells do not fit one grid (a ``rowspan``, two cells in one column)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from footnoted.lexical import CELLS, EMPTY_CELL
+
+from .blocks import CURRENCY
+
+MAX_SPAN = 1000  # a colspan read as at most this many grid cells
+_BEFORE = CURRENCY | {"(", *(f"{sign}(" for sign in CURRENCY), *(f"({sign}" for sign in CURRENCY)}
+_AFTER = frozenset({")", "%", ")%", "%)"})  # closes the amount before it
+_AMOUNT_START = frozenset("0123456789(.-–—")
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """A cell as the page gives it: its text and the grid columns it spans."""
+
+    text: str
+    span: int = 1
+    rowspan: int = 1
+
+
+@dataclass(slots=True)
+class _Placed:
+    text: str
+    start: int
+    end: int  # past the last grid column
+
+
+def table_rows(rows: list[list[Cell]]) -> list[str]:
+    """Each row as one " | "-joined line (rows without text are left out)."""
+    placed = [_joined(_on_grid(row)) for row in rows]
+    columns = _columns(placed) if all(c.rowspan == 1 for row in rows for c in row) else None
+    lines = []
+    for row, cells in zip(rows, placed, strict=True):
+        line = _aligned(cells, columns) if columns is not None else None
+        if line is None:
+            line = CELLS.join(cell.text for cell in row if cell.text)
+        if line:
+            lines.append(line)
+    return lines
+
+
+def _on_grid(row: list[Cell]) -> list[_Placed]:
+    cells, at = [], 0
+    for cell in row:
+        span = min(max(cell.span, 1), MAX_SPAN)
+        if cell.text:
+            cells.append(_Placed(cell.text, at, at + span))
+        at += span
+    return cells
+
+
+def _joined(cells: list[_Placed]) -> list[_Placed]:
+    """The row's filled cells, each sign set in a cell of its own joined to its amount."""
+    joined: list[_Placed] = []
+    for cell in cells:
+        before = joined[-1] if joined else None
+        if before is not None and (
+            (cell.text in _AFTER and before.text[-1].isdigit())
+            or (before.text in _BEFORE and cell.text[0] in _AMOUNT_START)
+        ):
+            before.text += cell.text
+            before.end = cell.end
+        else:
+            joined.append(_Placed(cell.text, cell.start, cell.end))
+    return joined
+
+
+def _columns(rows: list[list[_Placed]]) -> list[tuple[int, int]] | None:
+    """The table's columns as grid ranges, left to right (None: fewer than two)."""
+    columns: list[list[int]] = []
+    cells = sorted((c for row in rows for c in row), key=lambda c: (c.end - c.start, c.start))
+    for cell in cells:
+        over = [col for col in columns if col[0] < cell.end and cell.start < col[1]]
+        if not over:
+            columns.append([cell.start, cell.end])
+        elif len(over) == 1:
+            over[0][0], over[0][1] = min(over[0][0], cell.start), max(over[0][1], cell.end)
+    if len(columns) < 2:
+        return None
+    return sorted((start, end) for start, end in columns)
+
+
+def _aligned(cells: list[_Placed], columns: list[tuple[int, int]]) -> str | None:
+    """The row with a cell per column; None where a cell spans columns or two share one."""
+    by_column: dict[int, str] = {}
+    for cell in cells:
+        over = [i for i, (a, b) in enumerate(columns) if a < cell.end and cell.start < b]
+        if len(over) != 1 or over[0] in by_column:
+            return None
+        by_column[over[0]] = cell.text
+    if not by_column:
+        return ""
+    last = len(columns) - 1
+    first = min(by_column) if 0 not in by_column and last in by_column else 0
+    return CELLS.join(by_column.get(i, EMPTY_CELL) for i in range(first, last + 1))
