@@ -379,6 +379,44 @@ def test_inline_xbrl_and_other_vocabularies_wrap_text_where_it_stands() -> None:
     ]
 
 
+def test_an_html_filings_page_furniture_is_dropped_and_cut_paragraphs_joined() -> None:
+    """An SEC filing prints its pages: each ends with its number and a page break, the
+    next starts with a "Table of Contents" link, and a paragraph runs on across."""
+    page = """<html><body>
+<div><span style="font-weight:bold">Item 7. Management's Discussion and Analysis</span></div>
+<div><span>Revenue rose because riders came back to our</span></div>
+<div style="text-align:center"><span>45</span></div>
+<hr style="page-break-after:always"/>
+<div><a href="#toc">Table of Contents</a></div>
+<div><span>platform in every market, and costs fell.</span></div>
+<div><span>None.</span></div>
+<div style="text-align:center"><span>F-3</span></div>
+<hr style="page-break-after:always"/>
+<div><a href="#toc">Table of Contents</a></div>
+<div><span>None.</span></div>
+<div style="text-align:center"><span>- 47 -</span></div>
+<div style="page-break-before:always"><a href="#toc">Table of Contents</a></div>
+<div><span>None.</span></div>
+<div><span>we expect them to fall.</span></div>
+<p>The Table of Contents lists each item.</p>
+</body></html>"""
+    doc = load_bytes(page.encode(), "10-k.htm")
+    assert blocks(doc) == [
+        "Item 7. Management's Discussion and Analysis",
+        "Revenue rose because riders came back to our platform in every market, and costs fell.",
+        "None.",  # a sentence at each break is the filing's, not furniture
+        "None.",
+        "None.",
+        "we expect them to fall.",  # after a sentence that ended: a paragraph of its own
+        "The Table of Contents lists each item.",
+    ]
+    revenue = blocks(doc)[1]
+    assert section_of(doc, revenue) == ("Item 7. Management's Discussion and Analysis",)
+    # without page breaks, nothing is taken for furniture
+    unbroken = re.sub(r' style="page-break-[a-z]+:always"', "", page)
+    assert "45" in blocks(load_bytes(unbroken.encode(), "10-k.htm"))
+
+
 def test_html_title_falls_back_to_first_h1() -> None:
     doc = load_bytes(b"<html><body><h1>Only heading</h1><p>Body.</p></body></html>", "a.htm")
     assert doc.title == "Only heading"

@@ -9,12 +9,14 @@ shows its headings as short paragraphs set wholly in bold: those are its heading
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from footnoted import loaders
 from footnoted.errors import DocumentError
+from footnoted.lexical import CELLS
 from footnoted.models import ParsedDocument
 
 from .blocks import Block, Sections, assemble, clean, clean_title
@@ -50,6 +52,17 @@ _SHOWN_HEADING_CHARS = 120  # a bold paragraph longer than this is emphasis, not
 _PART = re.compile(r"part\s+[ivx]+\b", re.IGNORECASE)
 _ITEM = re.compile(r"item\s+\d+[a-z]?\b", re.IGNORECASE)
 _SENTENCE_INSIDE = re.compile(r"[.!?]\s+[a-z]")  # a full stop inside: running text
+# a printed page's break, as an SEC filing marks it ("page-break-after: always")
+_PAGE_BREAK = re.compile(
+    r"page-break-(before|after)\s*:\s*always|(?<!-)break-(before|after)\s*:\s*page", re.IGNORECASE
+)
+# a page's number as printed at its foot: "45", "- 45 -", "F-12", "Page 7", "ii"
+_PAGE_NUMBER = re.compile(
+    r"(?:page\s+)?[-–—]?\s*(?:[A-Z]{1,2}\s?-\s?)?\d{1,4}\s*[-–—]?|[ivxlc]{1,7}", re.IGNORECASE
+)
+_FURNITURE_CHARS = 80  # a running line printed on every page is no longer than this
+_RUNNING = 3  # a line (not a sentence) printed at this many page breaks runs on every page
+_SENTENCE_END = re.compile(r"[.!?:;][\"”’')\]]*$")
 
 
 def load_html(_data: bytes, text: str | None, name: str) -> ParsedDocument:
@@ -62,7 +75,8 @@ def load_html(_data: bytes, text: str | None, name: str) -> ParsedDocument:
             break
     title_node = tree.css_first("title")
     title = clean_title(title_node.text() if title_node is not None else None)
-    return assemble(walker.blocks, kind="html", title=title or clean_title(walker.first_h1))
+    blocks = _unpaged(walker.blocks, walker.breaks)
+    return assemble(blocks, kind="html", title=title or clean_title(walker.first_h1))
 
 
 def html_fragment_blocks(markup: str, name: str) -> list[Block]:
@@ -83,6 +97,7 @@ class _End:
     cell: Cell | None = None  # a cell's spans (its text is read when it closes)
     row: bool = False
     table: bool = False
+    page: bool = False  # a page breaks after the element
     bold: bool = False  # only ends bold type; the element's own end follows
 
 
@@ -101,6 +116,7 @@ class _HtmlBlocks:
         self._rows: list[list[Cell]] = []  # the rows of the table being read
         self._in_heading = False
         self._after_br = False  # a <br> and nothing but white space since
+        self.breaks: list[int] = []  # where the printed pages break: before these blocks
 
     def walk(self, root: LexborNode) -> None:
         stack: list[LexborNode | _End] = [root]
@@ -150,9 +166,12 @@ class _HtmlBlocks:
             self._cells = []
             return [*children, _End(row=True)]
         self._flush()
+        side = _page_break(node)
+        if side == "before":
+            self._break()
         level = _HTML_HEADINGS.get(tag, 0)
         self._in_heading = level > 0
-        return [*children, _End(heading=level, table=tag == "table")]
+        return [*children, _End(heading=level, table=tag == "table", page=side == "after")]
 
     def _open_inside(
         self, node: LexborNode, tag: str, children: list[LexborNode | _End]
@@ -179,6 +198,13 @@ class _HtmlBlocks:
             self._in_heading = False
             if end.table:
                 self._table()
+            if end.page:
+                self._break()
+
+    def _break(self) -> None:
+        self._table()
+        if not self.breaks or self.breaks[-1] != len(self.blocks):
+            self.breaks.append(len(self.blocks))
 
     def _table(self) -> None:
         """The rows of the table just read, each cell under its column."""
@@ -208,6 +234,60 @@ class _HtmlBlocks:
         if heading == 1 and self.first_h1 is None:
             self.first_h1 = text
         self.blocks.append(Block(text, self._sections.place(heading, text)))
+
+
+def _unpaged(blocks: list[Block], breaks: list[int]) -> list[Block]:
+    """The blocks without the furniture printed where a page breaks (its number, a
+    "Table of Contents" link repeated on every page: a line that is not a sentence, by
+    :data:`_RUNNING` breaks or more), a paragraph the break cuts mid-sentence joined
+    again ("… riders came back to our" | "45" | "platform in every market …")."""
+    if not breaks:
+        return blocks
+    near = {i for b in breaks for i in range(b - 2, b + 2) if 0 <= i < len(blocks)}
+    near = {i for i in near if _runs_on(blocks[i])}
+    repeats = Counter(blocks[i].text.lower() for i in near)
+    furniture = {
+        i
+        for i in near
+        if _PAGE_NUMBER.fullmatch(blocks[i].text)
+        or (
+            repeats[blocks[i].text.lower()] >= _RUNNING and not _SENTENCE_END.search(blocks[i].text)
+        )
+    }
+    kept: list[Block] = []
+    crossed = False
+    starts = set(breaks)
+    for i, block in enumerate(blocks):
+        crossed = crossed or i in starts
+        if i in furniture:
+            continue
+        if crossed and kept and _cut(kept[-1], block):
+            kept[-1] = replace(kept[-1], text=f"{kept[-1].text} {block.text}")
+        else:
+            kept.append(block)
+        crossed = False
+    return kept
+
+
+def _runs_on(block: Block) -> bool:
+    """A short line of text that is neither a heading nor a table row."""
+    heading = bool(block.section) and block.section[-1] == block.text
+    return len(block.text) <= _FURNITURE_CHARS and not heading and CELLS not in block.text
+
+
+def _cut(before: Block, after: Block) -> bool:
+    """Whether ``after`` goes on with the sentence that ``before`` leaves unfinished."""
+    if CELLS in before.text or CELLS in after.text or before.section != after.section:
+        return False
+    if before.section and before.section[-1] in (before.text, after.text):
+        return False  # a heading
+    return not _SENTENCE_END.search(before.text) and after.text[:1].islower()
+
+
+def _page_break(node: LexborNode) -> str | None:
+    """ "before" or "after": where the element's style breaks the printed page."""
+    found = _PAGE_BREAK.search(node.attributes.get("style") or "")
+    return None if found is None else (found[1] or found[2]).lower()
 
 
 def _span(node: LexborNode, name: str) -> int:
