@@ -139,6 +139,26 @@ def test_a_name_may_be_on_the_documents_cover_or_named_again_and_again_in_its_op
     assert wanted.missing(lead, about=f"{far} {often}") == []
 
 
+def test_a_place_naming_another_of_the_documents_subjects_does_not_hold_a_code_asked() -> None:
+    """A paper about ASQA, QAMPARI and ELI5 names all three in its opening: that holds
+    "ASQA" for a passage that names none, not for a table captioned with ELI5."""
+    opening = " ".join(["We evaluate on ASQA, QAMPARI and ELI5."] * ABOUT_TIMES)
+    wanted = asked("What was BM25's recall@100 on ASQA?")
+    row = ["BM25 | 3.0 | 6.6 | 9.6 | 19.3 | 31.8"]
+    eli5 = "Table 15: Retrieval results for ELI5 (claim recall)"
+    assert wanted.missing(row, about=opening) == []
+    assert wanted.missing([*row, eli5], about=opening, place=eli5) == ["ASQA"]
+    # a code the question names too, or one the document is not about, is no other
+    both = asked("What was BM25's recall@100 on ASQA and on ELI5?")
+    assert both.missing([*row, eli5], about=opening, place=eli5) == []
+    assert wanted.missing(row, about=opening, place="Table 2: Results with GPT-4") == []
+    assert wanted.missing(row, about=opening, place="Table 3: Results of QAMPARI") == ["ASQA"]
+    # a company asked (a name, not a code) is held by the cover under a segment's table
+    boeing = asked("What was Boeing's revenue in 2022?")
+    cover = "The Boeing Company Annual Report. BCA BDS BGS " * ABOUT_TIMES
+    assert boeing.missing(["Revenue | 2022 | 25,867"], about=cover, place="BCA Revenues") == []
+
+
 def test_a_year_naming_the_document_asked_is_held_by_its_cover() -> None:
     for question, filed in (
         ("Who signed Lyft's 2021 10-K as Chief Financial Officer?", {"2021"}),

@@ -9,6 +9,7 @@ quote's composition alone; the pipeline's own runs over real documents are
 from __future__ import annotations
 
 from footnoted.answering.evidence import Read
+from footnoted.answering.pipeline import worded_first
 from footnoted.answering.quotes import Quote, quote, value_at
 from footnoted.inference.reader import Reading
 from footnoted.models import Chunk, RetrievedChunk
@@ -148,6 +149,36 @@ def test_a_numbered_heading_ending_in_its_abbreviation_is_a_heading() -> None:
     said = "6.2 The guide names three elements (the author, the timestamp and the names)"
     q = quote(read_at(said, "three elements"), None, "How many elements?")
     assert q.text == said
+
+
+def test_a_tables_caption_is_never_the_quote() -> None:
+    """A reader's span in a caption's title gives way to the sentence after it, however
+    long the title; a sentence that only mentions a table stays the quote."""
+    text = (
+        "Table 1: PaLM-540B prompting results on HotpotQA and Fever for every prompting "
+        "method we compare.\n\nReAct outperforms Act consistently on both tasks."
+    )
+    q = quote(read_at(text, "HotpotQA and Fever"), None, "HotpotQA EM for ReAct?")
+    assert q.text == "ReAct outperforms Act consistently on both tasks."
+    said = "Table 1 shows that ReAct outperforms Act consistently on both tasks."
+    assert quote(read_at(said, "ReAct"), None, "Which is better?").text == said
+
+
+def test_a_lead_quoting_only_a_caption_gives_way_or_is_no_answer() -> None:
+    """A passage that ends a table (its last row and caption) with the reader's span in
+    the caption quotes nothing: a believed passage that says something leads instead;
+    without one the lead stays, and the pipeline takes its quote for no answer."""
+    caption = read_at(
+        "Supervised SoTA | 67.5 | 89.5\n\n"
+        "Table 1: PaLM-540B prompting results on HotpotQA and Fever.",
+        "HotpotQA and Fever",
+        "3 Results > Table 1: PaLM-540B prompting results on HotpotQA and Fever",
+    )
+    said = read_at("ReAct reaches 27.4 EM on HotpotQA with PaLM-540B.", "27.4")
+    question = "HotpotQA EM for ReAct with PaLM-540B?"
+    assert worded_first((caption, said), question, None, 15.0) == (said, caption)
+    assert worded_first((caption, said), question, None, 25.0) == (caption, said)
+    assert worded_first((said, caption), question, None, 25.0) == (said, caption)
 
 
 def test_the_exact_answer_is_marked_only_when_it_is_the_value_asked_for() -> None:

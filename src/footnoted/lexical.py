@@ -31,6 +31,7 @@ NUMBER_WORD = re.compile(  # a number written in words: "three", "a dozen", "hal
 GIVEN_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")  # "1710", "1,710.5"
 CELLS = " | "  # what joins a table row's cells in extracted text: each row is one block
 EMPTY_CELL = "-"  # what a blank cell between others reads, so that each keeps its column
+LABEL_WORDS = 12  # a longer block between a table's rows ends the table
 MARKER = re.compile(r"\[(\d+(?:\s*[,\-–]\s*\d+)*)\]")
 """``[1]``, ``[1, 3]`` or ``[1-3]``; ``[1][3]`` is two matches. The only marker pattern."""
 _BLOCK_PAGE_BREAK = re.compile(r"\n\f+")

@@ -134,7 +134,11 @@ class Asked:
     filed: frozenset[str] = frozenset()  # years naming the document asked: "its 2021 10-K"
 
     def missing(
-        self, evidence: Iterable[str], further: Iterable[str] = (), about: str = ""
+        self,
+        evidence: Iterable[str],
+        further: Iterable[str] = (),
+        about: str = "",
+        place: str = "",
     ) -> list[str]:
         """The years, quarters and halves none of the ``evidence`` texts holds (a quarter
         is held as the question names it, by "the first, third and fourth quarters", by a
@@ -142,7 +146,11 @@ class Asked:
         half year as "H1", "the first half" or "six months ended") and the
         names neither they nor ``further`` (the other passages the answer quotes: a
         two-hop answer's bridge) nor ``about`` (the document's opening, on its cover or
-        where it occurs :data:`ABOUT_TIMES` times) hold. A year that names the document
+        where it occurs :data:`ABOUT_TIMES` times) hold; not ``about`` where the leading
+        passage's ``place`` (its section's heading, a table's caption) names another of
+        the things the document is about, shaped as the name is ("Table 15: Retrieval
+        results for ELI5" answers nothing asked of ASQA in a paper about both). A year
+        that names the document
         asked (``filed``: "Lyft's 2021 10-K") is held by its cover too.
         A name is held as a word, its stem, two words run together, the start of a word
         ("Nov" of "November"), a word and a short ending ("European"), one letter off in
@@ -165,19 +173,36 @@ class Asked:
         often = " ".join(w for w, n in counted.items() if n >= ABOUT_TIMES)
         often = f"{about[:COVER_CHARS]} {often}"
         everything = f"{text} {often}"
-        held = _vocabulary(everything)
+        held, held_near = _vocabulary(everything), _vocabulary(text)
         for name in self.names:
             parts = [p for p in words(name) if p not in _COMMON]
-            if (
-                parts
-                and not all(_held(p, held) for p in parts)
-                and not _spelled_out(name, everything)
+            if not parts or all(_held(p, held_near) for p in parts) or _spelled_out(name, text):
+                continue
+            if (all(_held(p, held) for p in parts) or _spelled_out(name, everything)) and not (
+                _shaped(name) and _another(place, often, self.names)
             ):
-                gone.append(name)
+                continue
+            gone.append(name)
         return gone
 
 
 _SEPARATOR = r"[\s,/_-]+"
+
+
+def _shaped(token: str) -> bool:
+    """A name written as a code: upper case past its first letter, or with digits
+    ("ASQA", "ELI5", "GraphRAG", "X1")."""
+    return any(ch.isupper() for ch in token[1:]) or any(ch.isdigit() for ch in token)
+
+
+def _another(place: str, about: str, names: Iterable[str]) -> bool:
+    """Whether ``place`` names, as a code (``_shaped``), one of what the document is
+    ``about`` that the question's ``names`` do not: a caption naming ELI5 where ASQA is
+    asked."""
+    asked = {w for name in names for w in words(name)}
+    codes = (t.group() for t in _TOKEN.finditer(_folded(place)) if _shaped(t.group()))
+    shown = {w for code in codes for w in words(code)}
+    return bool((shown - asked) & set(words(about)))
 
 
 def _spelled_out(name: str, text: str) -> bool:

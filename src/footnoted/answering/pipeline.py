@@ -30,6 +30,7 @@ from ..inference.embedding import SentenceTransformerEmbedder
 from ..inference.reader import Calibration, Reader, Reading, get_reader
 from ..lexical import MARKER, bag, chunk_sentences
 from ..models import (
+    SECTION_JOIN,
     Chunk,
     Delta,
     Done,
@@ -57,7 +58,7 @@ from .llm.answerer import LLMAnswerer
 from .llm.client import LLMUnavailable
 from .named import bridge_candidates, comparison_sides, named, naming_sentence
 from .question import Question, without_instructions
-from .quotes import Context, Quote, quote
+from .quotes import Context, Quote, heading, quote
 from .tables import Named, named_row, valued_row
 
 MAX_QUESTION_CHARS = 4000
@@ -235,6 +236,7 @@ class Pipeline:
                     read = ()  # the row the question names leaves the value it asks out
                 elif lead is not None:
                     read = (lead, *(r for r in read if r.hit.chunk.id != lead.hit.chunk.id))
+                read = worded_first(read, query, self.context, cal.threshold)
                 if read and not evidence.believed(read, cal):  # then through what each names
                     read = self._second_hop(query, read, cal, about, (), LEADS) or read
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
@@ -372,7 +374,8 @@ class Pipeline:
         quarters = {f"Q{n}" for n in wanted.quarters}  # like years: not in an opening
         if self.context is not None and set(gone) - (wanted.years - wanted.filed) - quarters:
             opening = self.context(read[0].hit.chunk.document_id, 0, OPENING_CHARS)
-            gone = wanted.missing(near, further, opening)
+            place = (quotes[0].read.hit.chunk.section or "").split(SECTION_JOIN)[-1]
+            gone = wanted.missing(near, further, opening, place)
         return gone
 
     def _second_hop(
@@ -470,15 +473,16 @@ class Pipeline:
         return None
 
     def _answers(self, query: str, read: Sequence[Read]) -> bool:
-        """Whether the leading quote is an answer at all: for a question asking for a
-        number (``asked.counts``), one that holds one (its table header aside); for one
-        not asking where to find something, more than a web address (a guide's reference
+        """Whether the leading quote is an answer at all: more than headings or a
+        caption (``worded_first``); for a question asking for a number
+        (``asked.counts``), one that holds one (its table header aside); for one not
+        asking where to find something, more than a web address (a guide's reference
         list: "https://www.cisa.gov/resources-tools/…" asked which elements it lists)."""
         number = counts(query)
-        passage = read[0].hit.chunk.text
-        if not number and ("http" not in passage and "www." not in passage):
-            return True  # no quote of it can be a web address alone: not composed
-        text = quote(read[0], self.context, query).text
+        lead = quote(read[0], self.context, query)
+        if _only_headings(lead):
+            return False
+        text = lead.text
         if number and not holds_number(text, query):
             return False
         return not (_WEB_ADDRESS.fullmatch(text.strip()) and not _ASKS_WHERE.search(query))
@@ -685,6 +689,29 @@ def ranked(
     the same 80.6%, the evidence score alone 80.6%."""
     rows = zip(hits, readings, cosines, strict=True)
     return tuple(sorted((Read.of(h, r, cal, c) for h, r, c in rows), key=lambda r: -r.score))
+
+
+def worded_first(
+    read: tuple[Read, ...], question: str, context: Context | None, threshold: float
+) -> tuple[Read, ...]:
+    """``read``, led instead by the next believed passage whose quote says something when
+    the lead's quote would be only headings or a caption (its reader's span in a
+    table's caption, with nothing after it in the passage: "Table 1: PaLM-540B
+    prompting results on HotpotQA and Fever."). Where no other passage is believed, the
+    lead stays, and is no answer (``Pipeline._answers``)."""
+    if not read or not _only_headings(quote(read[0], context, question)):
+        return read
+    said = (r for r in read[1:] if r.score >= threshold)
+    worded = next((r for r in said if not _only_headings(quote(r, context, question))), None)
+    if worded is None:
+        return read
+    return (worded, *(r for r in read if r is not worded))
+
+
+def _only_headings(q: Quote) -> bool:
+    section = q.read.hit.chunk.section
+    lines = [line for line in q.text.split("\n") if line.strip()]
+    return bool(lines) and not q.row and all(heading(line, section) for line in lines)
 
 
 def fresh_first(read: tuple[Read, ...], said: str, threshold: float) -> tuple[Read, ...]:

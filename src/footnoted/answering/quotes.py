@@ -41,6 +41,7 @@ from ..lexical import (
     words,
 )
 from ..loaders.blocks import CURRENCY, table_headers
+from ..loaders.captions import CAPTION
 from ..models import SECTION_JOIN
 from ..pages import PAGE_BREAK
 from .asked import YEAR, asked
@@ -286,11 +287,14 @@ def _sentences(text: str, start: int, end: int) -> tuple[int, int]:
 
 def heading(line: str, section: str | None) -> bool:
     """Whether a line is a heading, not a sentence: one of the passage's own section
-    headings, or a numbered heading ("3.3 Citation Quality", "Item 7.", "6.2 Minimum
-    Elements for a Software Bill of Materials (SBOM)"); never a line that ends a
-    sentence, nor a table row. A short line of data (a date, an address, a
-    list item) is not a heading."""
+    headings, a numbered heading ("3.3 Citation Quality", "Item 7.", "6.2 Minimum
+    Elements for a Software Bill of Materials (SBOM)") or a table's or figure's caption
+    ("Table 1: PaLM-540B prompting results on HotpotQA and Fever."); otherwise never a
+    line that ends a sentence, nor a table row. A short line of data (a date, an
+    address, a list item) is not a heading."""
     stripped = line.strip().strip(PAGE_BREAK).strip()
+    if CAPTION.match(stripped):
+        return True  # a table's or a figure's caption names it, however long
     if not stripped or CELLS in stripped or len(stripped.split()) > HEADING_WORDS:
         return False
     plain = _plain(stripped)

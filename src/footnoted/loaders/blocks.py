@@ -16,13 +16,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from footnoted.lexical import CELLS
+from footnoted.lexical import CELLS, LABEL_WORDS
 from footnoted.models import ParsedDocument, Segment
 from footnoted.pages import PAGE_BREAK, separator
 
+from .captions import captioned
+
 HEADER_CHARS = 240  # a table header row embedded as a chunk's context is cut to about this
 HEADER_KEPT = 4000  # a header row kept for its table's rows is cut to about this length
-LABEL_WORDS = 12  # a longer block between rows ends the table
 _AMOUNT = re.compile(r"^[-–—$€£¥%().,\d\s]*\d[-–—$€£¥%().,\d\s]*$")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 CURRENCY = frozenset({"$", "€", "£", "¥"})  # a sign set in a cell of its own
@@ -177,7 +178,7 @@ def assemble(
     segments: list[Segment] = []
     offset = 0
     previous: int | None = None
-    for block in blocks:
+    for block in captioned(blocks):
         text = clean(block.text)
         if not text:
             continue

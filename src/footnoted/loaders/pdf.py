@@ -19,11 +19,11 @@ import pypdfium2.raw as pdfium_c
 
 from footnoted import loaders
 from footnoted.errors import DocumentError
-from footnoted.lexical import CELLS, EMPTY_CELL
+from footnoted.lexical import CELLS, EMPTY_CELL, LABEL_WORDS
 from footnoted.models import ParsedDocument
 
 from . import ocr
-from .blocks import CURRENCY, LABEL_WORDS, assemble, clean, describe
+from .blocks import CURRENCY, assemble, clean, describe
 from .pdflayout import LINE_GAP, Bookmark, Line, lay_out
 
 PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe

@@ -12,10 +12,10 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from footnoted.lexical import CELLS, EMPTY_CELL
+from footnoted.lexical import CELLS, EMPTY_CELL, LABEL_WORDS
 from footnoted.models import ParsedDocument
 
-from .blocks import LABEL_WORDS, Block, assemble, clean, clean_title
+from .blocks import Block, assemble, clean, clean_title
 from .sizes import check_archive
 
 NOTES = "Notes:"

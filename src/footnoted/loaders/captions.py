@@ -1,0 +1,105 @@
+"""A table's caption as the last part of its rows' section path.
+
+A paper's table is named by its caption ("Table 4: Results on Webshop."), printed under
+it; a report's, often above. Its rows name neither the table nor what it measures
+("ReAct | 66.6 | 40.0"), so a question about "ReAct's success rate on WebShop" finds
+nothing in them that it names. So the rows of a table, the short labels printed among
+them and the caption itself are placed under a section of their own, the caption's
+first sentence: searched with the rows (the keyword index sees a passage's section),
+shown in their citation ("4 Decision Making Tasks > Table 4: Results on Webshop") and
+checked as the evidence of what a question names. A document prints its captions on
+one side of its tables: the side most of its captioned tables have (under them on a
+tie)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from footnoted.lexical import CELLS, LABEL_WORDS
+
+if TYPE_CHECKING:
+    from .blocks import Block
+
+CAPTION_CHARS = 100  # a caption's title is cut at a word to about this length
+_NUMBERED = r"\s+[A-Z]?\d+(?:\.\d+)*\s*[:.–—-]\s*\S"
+# "Table 4: Results on Webshop.", "TABLE 2. Summary", "Table A1 - Prompts"
+_CAPTION = re.compile(rf"(?:Table|TABLE|Tab\.){_NUMBERED}")
+CAPTION = re.compile(rf"(?:Table|TABLE|Tab\.|Figure|FIGURE|Fig\.|Exhibit|EXHIBIT){_NUMBERED}")
+# a sentence's end: not an abbreviation's full stop ("vs. ALCE", "et al. (2022)")
+_SENTENCE_END = re.compile(
+    r"(?<!\bvs)(?<!\bal)(?<!\be\.g)(?<!\bi\.e)(?<!\bFig)(?<!\bNo)(?<!\bcf)"
+    r"[.!?](?=\s+[A-Z(“\"‘']|\s*$)"
+)
+
+
+def captioned(blocks: Sequence[Block]) -> list[Block]:
+    """``blocks`` with each captioned table's rows, labels and caption under the caption."""
+    tables = _tables(blocks)
+    below = [(start, at + 1, at) for start, _, at in tables if at is not None]
+    above = [
+        (at, end, at)
+        for start, end, _ in tables
+        if (at := _caption_above(blocks, start)) is not None
+    ]
+    out = list(blocks)
+    for first, end, at in below if len(below) >= len(above) else above:
+        title = _title(blocks[at].text)
+        for i in range(first, end):
+            out[i] = replace(blocks[i], section=(*blocks[i].section, title))
+    return out
+
+
+def _tables(blocks: Sequence[Block]) -> list[tuple[int, int, int | None]]:
+    """Each table as ``(start, end, caption)``: block indexes of its first row and past
+    its last, two rows or more (blocks of cells) and the short labels between them under
+    one section path, and the caption printed under it (None: none is)."""
+    tables: list[tuple[int, int, int | None]] = []
+    i = 0
+    while i < len(blocks):
+        if CELLS not in blocks[i].text:
+            i += 1
+            continue
+        start, rows, last, caption = i, 0, i, None
+        for j in range(i, len(blocks)):
+            text = blocks[j].text
+            if blocks[j].section != blocks[start].section:
+                break
+            if CELLS in text:
+                rows, last = rows + 1, j
+            elif _CAPTION.match(text):
+                caption = j
+                break
+            elif len(text.split()) > LABEL_WORDS:
+                break
+        if rows >= 2:
+            tables.append((start, last + 1, caption))
+        i = last + 1
+    return tables
+
+
+def _caption_above(blocks: Sequence[Block], start: int) -> int | None:
+    """The caption printed above the table whose first row is ``start``, right above it
+    or above one short label ("(Dollars in millions)")."""
+    section = blocks[start].section
+    for at in (start - 1, start - 2):
+        if at < 0 or blocks[at].section != section:
+            return None
+        if _CAPTION.match(blocks[at].text):
+            return at
+        if CELLS in blocks[at].text or len(blocks[at].text.split()) > LABEL_WORDS:
+            return None
+    return None
+
+
+def _title(caption: str) -> str:
+    """The caption's first sentence, without its full stop, cut to about
+    :data:`CAPTION_CHARS` at a word."""
+    label = _CAPTION.match(caption)
+    found = _SENTENCE_END.search(caption, label.end() if label else 0)
+    title = caption[: found.start()] if found else caption
+    if len(title) > CAPTION_CHARS:
+        title = title[: title.rfind(" ", 0, CAPTION_CHARS)].rstrip(",;: ") + " …"
+    return title.strip()

@@ -1,0 +1,70 @@
+"""A table's caption is the last part of its rows' section path, on the side of the
+tables the document prints its captions: under them in a paper, above them in a report."""
+
+from __future__ import annotations
+
+import io
+
+import docx
+
+from conftest import shared
+from footnoted.lexical import CELLS
+from footnoted.loaders import load_bytes, load_path
+from footnoted.loaders.blocks import Block
+from footnoted.loaders.captions import captioned
+from footnoted.models import ParsedDocument
+
+
+def section_of(doc: ParsedDocument, start: str) -> tuple[str, ...]:
+    return next(s.section for s in doc.segments if doc.text[s.start : s.end].startswith(start))
+
+
+def test_a_papers_tables_are_under_the_captions_printed_below_them() -> None:
+    doc = load_path(shared("pdfs", "haystack__react_paper.pdf"))
+    webshop = ("4 Decision Making Tasks", "Table 4: Results on Webshop")
+    assert section_of(doc, "ReAct | 66.6 | 40.0")[-2:] == webshop
+    assert section_of(doc, "Method | Avg Score | Success")[-2:] == webshop
+    # a label printed among the rows and the caption itself are the table's too
+    assert section_of(doc, "Human 82.1 59.6 Expert")[-2:] == webshop
+    assert section_of(doc, "Table 4: Results on Webshop. IL and IL+RL")[-2:] == webshop
+    # the text after the caption is the section's again
+    after = doc.text.index("Table 4: Results on Webshop.")
+    nxt = next(s for s in doc.segments if s.start > after + 80)
+    assert nxt.section[-1] != webshop[-1]
+    alce = load_path(shared("pdfs", "ALCE__ALCE.pdf"))
+    # the first sentence, its abbreviations kept ("vs."), is the title
+    nine = "Table 9: Comparing human vs. ALCE\u2019s citation quality evaluation on ASQA"
+    assert section_of(alce, "Table 9: Comparing human")[-1] == nine
+
+
+def test_a_reports_tables_are_under_the_captions_printed_above_them() -> None:
+    document = docx.Document()
+    document.add_heading("Results", level=1)
+    for n, (name, rows) in enumerate(
+        [("Revenue by region.", [("Europe", "120"), ("Asia", "80")]),
+         ("Staff by office.", [("Paris", "14"), ("Tokyo", "9")])], start=1
+    ):  # fmt: skip
+        document.add_paragraph(f"Table {n}: {name}")
+        table = document.add_table(rows=len(rows), cols=2)
+        for row, values in zip(table.rows, rows, strict=True):
+            for cell, value in zip(row.cells, values, strict=True):
+                cell.text = value
+    buffer = io.BytesIO()
+    document.save(buffer)
+    doc = load_bytes(buffer.getvalue(), "report.docx")
+    assert section_of(doc, "Asia | 80") == ("Results", "Table 1: Revenue by region")
+    # right under the first table, the second table's caption is not the first's
+    assert section_of(doc, "Table 2: Staff by office.") == ("Results", "Table 2: Staff by office")
+    assert section_of(doc, "Tokyo | 9") == ("Results", "Table 2: Staff by office")
+
+
+def test_rows_without_a_caption_and_prose_naming_a_table_stay_as_they_are() -> None:
+    rows = [Block(CELLS.join(("Plan", "Price")), ("Billing",)),
+            Block(CELLS.join(("Team", "25")), ("Billing",)),
+            Block("Table 3 shows what each plan costs, billed monthly.", ("Billing",))]  # fmt: skip
+    assert captioned(rows) == rows
+    # one row is not a table; a caption under another section is not this table's
+    lone = [Block(CELLS.join(("Plan", "Price")), ("A",)), Block("Table 1: Prices.", ("A",))]
+    assert captioned(lone) == lone
+    apart = [*rows[:2], Block("Table 1: Prices.", ("Other",))]
+    assert captioned(apart) == apart
