@@ -181,6 +181,25 @@ def test_a_lead_quoting_only_a_caption_gives_way_or_is_no_answer() -> None:
     assert worded_first((said, caption), question, None, 25.0) == (said, caption)
 
 
+def test_the_side_asked_is_quoted_not_the_other() -> None:
+    """A transcript lists counsel for both parties; the reader's span on the
+    respondent's counsel gives way to the petitioner's, where that is asked."""
+    text = (
+        "APPEARANCES:\n\n"
+        "STEVEN E. MERCER, ESQ., Deputy Attorney General, Los Angeles, Cal.; on behalf "
+        "of the Petitioner.\n\n"
+        "CHARLES M. SEVILLA, ESQ., San Diego, Cal.; on behalf of the Respondent."
+    )
+    q = quote(read_at(text, "CHARLES M. SEVILLA"), None, "Who argued for the petitioner?")
+    assert q.text.startswith("STEVEN E. MERCER, ESQ.")
+    assert marked(q) is None  # the reader's span is not in it
+    # the side asked quoted, or a question naming both sides: the reader's sentence
+    q = quote(read_at(text, "CHARLES M. SEVILLA"), None, "Who argued for the respondent?")
+    assert q.text.startswith("CHARLES M. SEVILLA")
+    both = "Who argued for the respondent and who for the petitioner?"
+    assert quote(read_at(text, "CHARLES M. SEVILLA"), None, both).text.startswith("CHARLES")
+
+
 def test_the_exact_answer_is_marked_only_when_it_is_the_value_asked_for() -> None:
     text = "The Zephyr party hall allows at most forty helium balloons per event."
     many = "How many balloons does the hall allow?"

@@ -14,6 +14,9 @@ The quote starts from the sentences the reader's span touches (``extractive.quot
   before it, which says what the pronoun stands for; so does one that says "also" in its
   first words ("Revenue in 2021 also benefited from …"): it adds to what that sentence
   says;
+- **the side asked**: where the question names one side of a pair (the petitioner, not
+  the respondent; the employer, not the employee) and the sentence names only the
+  other, the passage's sentence naming the side asked is quoted instead (``sides``);
 - **headings, captions and running labels** are not quoted as an answer: a quote that is
   only such lines gives way to the first sentence under them, and bullets are left off;
 - **the exact answer** is marked only where it is a value (a number, a date, a name, a
@@ -46,6 +49,7 @@ from ..models import SECTION_JOIN
 from ..pages import PAGE_BREAK
 from .asked import YEAR, asked
 from .evidence import Read
+from .sides import side_sentence
 
 Context = Callable[[str, int, int], str]  # (document id, start, end) -> that piece of its text
 
@@ -264,6 +268,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     if asked is not None:
         return _row(read, *asked, context, question)
     start, end = _sentences(text, span.start, span.end)
+    start, end = side_sentence(question, text, start, end) or (start, end)
     start, end = _past_headings(text, start, end, chunk.section)
     start = _past_bullet(text, start, end)
     start = with_antecedent(text, start, end, chunk.section)
