@@ -180,7 +180,8 @@ class _HtmlBlocks:
         self._buffer.append(" ")
         if self._cells is not None and tag in ("td", "th"):
             self._take()
-            spans = Cell("", _span(node, "colspan"), _span(node, "rowspan"))
+            attributes = node.attributes
+            spans = Cell("", _span(attributes, "colspan"), _span(attributes, "rowspan"))
             return [*children, _End(cell=spans)]
         return children
 
@@ -290,9 +291,9 @@ def _page_break(node: LexborNode) -> str | None:
     return None if found is None else (found[1] or found[2]).lower()
 
 
-def _span(node: LexborNode, name: str) -> int:
+def _span(attributes: dict[str, str | None], name: str) -> int:
     """A cell's ``colspan`` or ``rowspan`` (1 where absent or not a number)."""
-    value = (node.attributes.get(name) or "").strip()
+    value = (attributes.get(name) or "").strip()
     return int(value) if value.isdigit() and len(value) < 5 and int(value) > 0 else 1
 
 

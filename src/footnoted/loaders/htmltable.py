@@ -12,7 +12,8 @@ one column's range widens it, a cell over several spans them). Each row then giv
 cell per column, a blank one reading ``EMPTY_CELL``; a header without a label cell
 starts at its first filled column, as a PDF's does. A row with a cell spanning columns
 ("Year Ended December 31,") keeps its filled cells as they are, and so does every row of
-a table whose cells do not fit one grid (a ``rowspan``, two cells in one column)."""
+a table whose cells do not fit one grid (a ``rowspan``, two cells in one column) or
+that is wider than :data:`MAX_COLUMNS`."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from footnoted.lexical import CELLS, EMPTY_CELL
 from .blocks import CURRENCY
 
 MAX_SPAN = 1000  # a colspan read as at most this many grid cells
+MAX_COLUMNS = 64  # a wider table keeps its rows' filled cells as they are
 _BEFORE = CURRENCY | {"(", *(f"{sign}(" for sign in CURRENCY), *(f"({sign}" for sign in CURRENCY)}
 _AFTER = frozenset({")", "%", ")%", "%)"})  # closes the amount before it
 _AMOUNT_START = frozenset("0123456789(.-–—")
@@ -47,10 +49,13 @@ class _Placed:
 def table_rows(rows: list[list[Cell]]) -> list[str]:
     """Each row as one " | "-joined line (rows without text are left out)."""
     placed = [_joined(_on_grid(row)) for row in rows]
-    columns = _columns(placed) if all(c.rowspan == 1 for row in rows for c in row) else None
+    spans = {(c.start, c.end) for row in placed for c in row}
+    flat = all(c.rowspan == 1 for row in rows for c in row)
+    columns = _columns(spans) if flat else None
+    where = {} if columns is None else {span: _column_of(span, columns) for span in spans}
     lines = []
     for row, cells in zip(rows, placed, strict=True):
-        line = _aligned(cells, columns) if columns is not None else None
+        line = _aligned(cells, where, len(columns)) if columns is not None else None
         if line is None:
             line = CELLS.join(cell.text for cell in row if cell.text)
         if line:
@@ -84,31 +89,41 @@ def _joined(cells: list[_Placed]) -> list[_Placed]:
     return joined
 
 
-def _columns(rows: list[list[_Placed]]) -> list[tuple[int, int]] | None:
-    """The table's columns as grid ranges, left to right (None: fewer than two)."""
+def _columns(spans: set[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """The table's columns as grid ranges, left to right, from the grid ranges its cells
+    fill (None: fewer than two columns, or more than :data:`MAX_COLUMNS`)."""
     columns: list[list[int]] = []
-    cells = sorted((c for row in rows for c in row), key=lambda c: (c.end - c.start, c.start))
-    for cell in cells:
-        over = [col for col in columns if col[0] < cell.end and cell.start < col[1]]
+    for start, end in sorted(spans, key=lambda span: (span[1] - span[0], span[0])):
+        over = [col for col in columns if col[0] < end and start < col[1]]
         if not over:
-            columns.append([cell.start, cell.end])
+            if len(columns) == MAX_COLUMNS:
+                return None
+            columns.append([start, end])
         elif len(over) == 1:
-            over[0][0], over[0][1] = min(over[0][0], cell.start), max(over[0][1], cell.end)
+            over[0][0], over[0][1] = min(over[0][0], start), max(over[0][1], end)
     if len(columns) < 2:
         return None
     return sorted((start, end) for start, end in columns)
 
 
-def _aligned(cells: list[_Placed], columns: list[tuple[int, int]]) -> str | None:
+def _column_of(span: tuple[int, int], columns: list[tuple[int, int]]) -> int | None:
+    """The one column a cell's grid range falls in (None: it spans several)."""
+    over = [i for i, (a, b) in enumerate(columns) if a < span[1] and span[0] < b]
+    return over[0] if len(over) == 1 else None
+
+
+def _aligned(
+    cells: list[_Placed], where: dict[tuple[int, int], int | None], width: int
+) -> str | None:
     """The row with a cell per column; None where a cell spans columns or two share one."""
     by_column: dict[int, str] = {}
     for cell in cells:
-        over = [i for i, (a, b) in enumerate(columns) if a < cell.end and cell.start < b]
-        if len(over) != 1 or over[0] in by_column:
+        column = where[cell.start, cell.end]
+        if column is None or column in by_column:
             return None
-        by_column[over[0]] = cell.text
+        by_column[column] = cell.text
     if not by_column:
         return ""
-    last = len(columns) - 1
+    last = width - 1
     first = min(by_column) if 0 not in by_column and last in by_column else 0
     return CELLS.join(by_column.get(i, EMPTY_CELL) for i in range(first, last + 1))
