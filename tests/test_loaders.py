@@ -16,7 +16,7 @@ import pytest
 
 from footnoted import loaders
 from footnoted.errors import DocumentError, NotFound, TooLarge, UnsupportedType
-from footnoted.loaders import KINDS, detect_kind, load_bytes, load_path, media_type
+from footnoted.loaders import KINDS, detect_kind, htmltable, load_bytes, load_path, media_type
 from footnoted.loaders.kinds import hinted
 from footnoted.loaders.load import LOADERS
 from footnoted.models import ParsedDocument
@@ -357,6 +357,11 @@ def test_html_table_cells_stay_under_their_columns() -> None:
     # an absurd span is read as one cell, not a grid that size
     huge = f'<table><tr><td colspan="{"9" * 5000}">a</td><td>b</td></tr></table>'
     assert blocks(load_bytes(huge.encode(), "x.html")) == ["a | b"]
+    # a table wider than MAX_COLUMNS keeps its filled cells as they are
+    wide = htmltable.MAX_COLUMNS + 1
+    cells = "".join(f"<td>{i}</td>" for i in range(wide))
+    table = f"<table><tr>{cells}</tr><tr><td>x</td><td></td><td>y</td></tr></table>"
+    assert blocks(load_bytes(table.encode(), "x.html"))[1] == "x | y"
 
 
 def test_inline_xbrl_and_other_vocabularies_wrap_text_where_it_stands() -> None:
