@@ -58,6 +58,18 @@ def test_a_reports_tables_are_under_the_captions_printed_above_them() -> None:
     assert section_of(doc, "Tokyo | 9") == ("Results", "Table 2: Staff by office")
 
 
+def test_an_html_caption_element_names_its_table_whatever_it_says() -> None:
+    page = (
+        "<html><body><h1>Prices</h1><p>Our plans.</p><table>"
+        "<caption>Monthly prices by plan</caption><tr><th>Plan</th><th>Price</th></tr>"
+        "<tr><td>Team</td><td>25</td></tr><tr><td>Pro</td><td>40</td></tr></table>"
+        "<p>Prices do not include tax.</p></body></html>"
+    )
+    doc = load_bytes(page.encode(), "prices.html")
+    assert section_of(doc, "Pro | 40") == ("Prices", "Monthly prices by plan")
+    assert section_of(doc, "Prices do not include tax.") == ("Prices",)
+
+
 def test_rows_without_a_caption_and_prose_naming_a_table_stay_as_they_are() -> None:
     rows = [Block(CELLS.join(("Plan", "Price")), ("Billing",)),
             Block(CELLS.join(("Team", "25")), ("Billing",)),

@@ -36,6 +36,7 @@ class Block:
     page: int | None = None
     continues: bool = False  # the rest of the previous block's paragraph, on a later page
     row: int | None = None  # a spreadsheet row's number in its sheet
+    caption: bool = False  # the format marks it as its table's caption (HTML's <caption>)
 
 
 class Sections:

@@ -7,7 +7,8 @@ nothing in them that it names. So the rows of a table, the short labels printed 
 them and the caption itself are placed under a section of their own, the caption's
 first sentence: searched with the rows (the keyword index sees a passage's section),
 shown in their citation ("4 Decision Making Tasks > Table 4: Results on Webshop") and
-checked as the evidence of what a question names. A document prints its captions on
+checked as the evidence of what a question names. A caption is a block a format marks as one
+(HTML's ``<caption>``) or one that opens "Table N:". A document prints its captions on
 one side of its tables: the side most of its captioned tables have (under them on a
 tie)."""
 
@@ -69,7 +70,7 @@ def _tables(blocks: Sequence[Block]) -> list[tuple[int, int, int | None]]:
                 break
             if CELLS in text:
                 rows, last = rows + 1, j
-            elif _CAPTION.match(text):
+            elif _captions(blocks[j]):
                 caption = j
                 break
             elif len(text.split()) > LABEL_WORDS:
@@ -87,11 +88,17 @@ def _caption_above(blocks: Sequence[Block], start: int) -> int | None:
     for at in (start - 1, start - 2):
         if at < 0 or blocks[at].section != section:
             return None
-        if _CAPTION.match(blocks[at].text):
+        if _captions(blocks[at]):
             return at
         if CELLS in blocks[at].text or len(blocks[at].text.split()) > LABEL_WORDS:
             return None
     return None
+
+
+def _captions(block: Block) -> bool:
+    """Whether the block is a table's caption: marked so by its format (HTML's
+    ``<caption>``), or written as one ("Table 4: …")."""
+    return block.caption or bool(_CAPTION.match(block.text))
 
 
 def _title(caption: str) -> str:

@@ -98,6 +98,7 @@ class _End:
     row: bool = False
     table: bool = False
     page: bool = False  # a page breaks after the element
+    caption: bool = False  # a table's <caption>
     bold: bool = False  # only ends bold type; the element's own end follows
 
 
@@ -171,7 +172,8 @@ class _HtmlBlocks:
             self._break()
         level = _HTML_HEADINGS.get(tag, 0)
         self._in_heading = level > 0
-        return [*children, _End(heading=level, table=tag == "table", page=side == "after")]
+        table, caption = tag == "table", tag == "caption"
+        return [*children, _End(level, table=table, page=side == "after", caption=caption)]
 
     def _open_inside(
         self, node: LexborNode, tag: str, children: list[LexborNode | _End]
@@ -195,7 +197,7 @@ class _HtmlBlocks:
             self._take()
             self._rows.append(cells)
         else:
-            self._flush(end.heading)
+            self._flush(end.heading, end.caption)
             self._in_heading = False
             if end.table:
                 self._table()
@@ -220,21 +222,21 @@ class _HtmlBlocks:
         self._bold_chars = self._plain_chars = 0
         return text
 
-    def _flush(self, heading: int = 0) -> None:
+    def _flush(self, heading: int = 0, caption: bool = False) -> None:
         wholly_bold = self._shown_headings and self._bold_chars and not self._plain_chars
         text = self._take()
         if not heading and wholly_bold:
             heading = _shown_heading(text)
         self._after_br = False
-        self._add(text, heading)
+        self._add(text, heading, caption)
 
-    def _add(self, text: str, heading: int) -> None:
+    def _add(self, text: str, heading: int, caption: bool = False) -> None:
         if not text:
             return
         self._table()  # the table's rows read so far come before what follows them
         if heading == 1 and self.first_h1 is None:
             self.first_h1 = text
-        self.blocks.append(Block(text, self._sections.place(heading, text)))
+        self.blocks.append(Block(text, self._sections.place(heading, text), caption=caption))
 
 
 def _unpaged(blocks: list[Block], breaks: list[int]) -> list[Block]:
