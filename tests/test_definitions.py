@@ -91,6 +91,14 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "interest and taxes.",
             "Adjusted EBITDA is defined as net loss adjusted for interest and taxes.",
         ),
+        (  # a footnote's sentence, after the footnote's mark
+            Term("core operating loss", False),
+            "* The FAS/CAS service cost adjustment represents the difference between costs. "
+            "** Core operating loss is a non-GAAP measure that excludes the FAS/CAS service "
+            "cost adjustment. See pages 45 - 47.",
+            "** Core operating loss is a non-GAAP measure that excludes the FAS/CAS service "
+            "cost adjustment.",
+        ),
         (  # or that says it defines the term
             Term("Adjusted EBITDA", True),
             "We define Adjusted EBITDA as net loss, adjusted for interest.",

@@ -181,6 +181,14 @@ def test_a_lead_quoting_only_a_caption_gives_way_or_is_no_answer() -> None:
     assert worded_first((said, caption), question, None, 25.0) == (said, caption)
 
 
+def test_a_footnotes_mark_is_not_quoted() -> None:
+    text = "** Core operating loss is a non-GAAP measure that excludes the adjustment."
+    q = quote(read_at(text, "non-GAAP measure"), None, "What is core operating loss?")
+    assert q.text == "Core operating loss is a non-GAAP measure that excludes the adjustment."
+    starred = "*Restated for the change in accounting principle."
+    assert quote(read_at(starred, "Restated"), None, "").text.startswith("Restated for")
+
+
 def test_the_side_asked_is_quoted_not_the_other() -> None:
     """A transcript lists counsel for both parties; the reader's span on the
     respondent's counsel gives way to the petitioner's, where that is asked."""

@@ -86,6 +86,7 @@ _CALCULATED = r"(?:is|are) (?:calculated|computed) (?:as|by)"
 _DIGIT = re.compile(r"\d")
 _TITLED = re.compile(r"[\"“‘']?[A-Z][a-z]")  # a heading's word; a standard's term is lower case
 _UNIT = re.compile(r"(?:in|unaudited|thousands|millions|billions|percent|%)\b", re.I)
+_NOTE_MARK = r"(?:[*†‡§]{1,3}\s*)?"  # a footnote's mark before its first word: "** ", "† "
 _MINOR = {"of", "and", "for", "the", "to", "in", "on", "a", "an", "&", "with", "by"}
 
 
@@ -266,9 +267,11 @@ def _sentence(
     name: str, text: str, verb: str = _VERB, says: str = "defines?|defined|calculates?|computes?"
 ) -> Definition | None:
     """A sentence that starts with the term and a defining ``verb`` ("Adjusted EBITDA is
-    defined as …"), or that ``says`` it defines it ("We define Adjusted EBITDA as …")."""
+    defined as …"), after the note mark a footnote opens with or not ("** Core operating
+    loss is a non-GAAP measure …"), or that ``says`` it defines it ("We define Adjusted
+    EBITDA as …")."""
     opening = re.compile(
-        rf"(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?,?\s+(?:{verb})\s+\S"
+        rf"{_NOTE_MARK}(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?,?\s+(?:{verb})\s+\S"
     )
     defines = re.compile(rf"\b(?i:{says})\s+(?i:(?:an?|the)\s+)?(?i:{name})\s+as\s+\S")
     for s, e in split_sentences(text):

@@ -68,7 +68,8 @@ _HOW = re.compile(r"\s*(?:To do (?:this|so|that)|This is done|Doing (?:this|so))
 _SENTENCE_ENDS = (".", "!", "?", ":", ";", '"', "”", "’", ")")  # how a sentence may end
 _PRONOUN = re.compile(r"(?:This|These|That|Those|It|They|Such|Its|Their)\b")
 _ALSO = re.compile(r"(?:[^\s.;:]+\s+){1,6}?also\b")  # "also" among a sentence's first words
-_BULLET = re.compile(r"[•●▪◦‣∙·\-–*]\s+|\(?[0-9a-zA-Z]{1,2}[.)]\s+(?=\S)")
+# a bullet, a list's number or letter, or a footnote's mark ("** Core operating loss …")
+_BULLET = re.compile(r"[•●▪◦‣∙·\-–]\s+|[*†‡§]{1,3}\s*(?=\w)|\(?[0-9a-zA-Z]{1,2}[.)]\s+(?=\S)")
 _ITEM = re.compile(r"\s*(?:[•●▪◦‣∙·\-–*]|\(?[0-9a-zA-Z]{1,3}[.)]|[A-Z]\.)\s")
 _NUMBERED_HEADING = re.compile(r"(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Item \d+[A-Z]?\.?)\s+\S")
 _NAMED = re.compile(r"\s\([A-Z][A-Za-z0-9&/-]{1,11}\)$")  # a title's abbreviation: "… (SBOM)"
