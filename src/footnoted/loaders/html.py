@@ -56,9 +56,11 @@ _SENTENCE_INSIDE = re.compile(r"[.!?]\s+[a-z]")  # a full stop inside: running t
 _PAGE_BREAK = re.compile(
     r"page-break-(before|after)\s*:\s*always|(?<!-)break-(before|after)\s*:\s*page", re.IGNORECASE
 )
-# a page's number as printed at its foot: "45", "- 45 -", "F-12", "Page 7", "ii"
+# a page's number as printed at its foot: "45", "- 45 -", "F-12", "Page 7", "ii", "xiv"
 _PAGE_NUMBER = re.compile(
-    r"(?:page\s+)?[-–—]?\s*(?:[A-Z]{1,2}\s?-\s?)?\d{1,4}\s*[-–—]?|[ivxlc]{1,7}", re.IGNORECASE
+    r"(?:page\s+)?[-–—]?\s*(?:[A-Z]{1,2}\s?-\s?)?\d{1,4}\s*[-–—]?"
+    r"|(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})",
+    re.IGNORECASE,
 )
 _FURNITURE_CHARS = 80  # a running line printed on every page is no longer than this
 _RUNNING = 3  # a line (not a sentence) printed at this many page breaks runs on every page
