@@ -336,8 +336,7 @@ def asked(question: str) -> Asked:
             continue  # "this 10K report": what the document is, not what it is about
         opens = i == 0 or question[:start].rstrip()[-1:] in ".?!:"
         capital = token[0].isupper() and not opens  # a sentence's first word names nothing
-        shaped = any(ch.isupper() for ch in token[1:]) or any(ch.isdigit() for ch in token)
-        if (capital or shaped) and not YEAR.fullmatch(token):
+        if (capital or _shaped(token)) and not YEAR.fullmatch(token):
             names.append(token.removesuffix("'s").removesuffix("’s"))
     years = frozenset(YEAR.findall(question)) | {_full_year(y[1] or y[2]) for y in short}
     half = frozenset(int(m[1] or m[2]) for m in halves)

@@ -10,7 +10,7 @@ the side asked."""
 
 from __future__ import annotations
 
-from ..lexical import chunk_sentences, stem, words
+from ..lexical import bag, chunk_sentences, stem
 
 # each pair's two sides, as their stems
 _PAIRS = (
@@ -30,13 +30,9 @@ _PAIRS = (
 _SIDES = tuple((stem(a), stem(b)) for a, b in _PAIRS)
 
 
-def _stems(text: str) -> set[str]:
-    return {stem(w) for w in words(text)}
-
-
 def asked_side(question: str) -> list[tuple[str, str]]:
     """The pairs whose one side (first) the question names without the other (second)."""
-    named = _stems(question)
+    named = bag(question)
     found = []
     for a, b in _SIDES:
         if a in named and b not in named:
@@ -53,12 +49,12 @@ def side_sentence(question: str, text: str, start: int, end: int) -> tuple[int, 
     sides = asked_side(question)
     if not sides:
         return None
-    quoted = _stems(text[start:end])
+    quoted = bag(text[start:end])
     wrong = [(a, b) for a, b in sides if b in quoted and a not in quoted]
     if not wrong:
         return None
     for s, e, _ in chunk_sentences(text):
-        said = _stems(text[s:e])
+        said = bag(text[s:e])
         if all(a in said and b not in said for a, b in wrong):
             return s, e
     return None

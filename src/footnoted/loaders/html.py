@@ -276,16 +276,20 @@ def _unpaged(blocks: list[Block], breaks: list[int]) -> list[Block]:
 
 def _runs_on(block: Block) -> bool:
     """A short line of text that is neither a heading nor a table row."""
-    heading = bool(block.section) and block.section[-1] == block.text
-    return len(block.text) <= _FURNITURE_CHARS and not heading and CELLS not in block.text
+    return len(block.text) <= _FURNITURE_CHARS and not _heads(block) and CELLS not in block.text
+
+
+def _heads(block: Block) -> bool:
+    """Whether the block is a heading: the last part of its own section path."""
+    return bool(block.section) and block.section[-1] == block.text
 
 
 def _cut(before: Block, after: Block) -> bool:
     """Whether ``after`` goes on with the sentence that ``before`` leaves unfinished."""
     if CELLS in before.text or CELLS in after.text or before.section != after.section:
         return False
-    if before.section and before.section[-1] in (before.text, after.text):
-        return False  # a heading
+    if _heads(before) or _heads(after):
+        return False
     return not _SENTENCE_END.search(before.text) and after.text[:1].islower()
 
 
