@@ -181,6 +181,60 @@ def test_a_lead_quoting_only_a_caption_gives_way_or_is_no_answer() -> None:
     assert worded_first((said, caption), question, None, 25.0) == (said, caption)
 
 
+def test_a_lead_whose_span_names_only_what_the_question_names_gives_way() -> None:
+    """A reader span on the question's own entity ("Lyft, Inc" asked who audits Lyft)
+    answers nothing: a believed passage whose span is something else leads instead."""
+    audit = read_at(
+        "We have audited the accompanying consolidated balance sheets of Lyft, Inc. and "
+        "its subsidiaries as of December 31, 2021 and 2020.",
+        "Lyft, Inc",
+    )
+    firm = read_at(
+        "/s/ PricewaterhouseCoopers LLP, San Jose, California, February 28, 2022.",
+        "PricewaterhouseCoopers LLP",
+    )
+    question = "Which accounting firm audits Lyft's financial statements?"
+    assert worded_first((audit, firm), question, None, 15.0) == (firm, audit)
+    assert worded_first((audit, firm), question, None, 25.0) == (audit, firm)  # not believed
+    asked = "Whose balance sheets were audited?"  # the span answers this one
+    assert worded_first((audit, firm), asked, None, 15.0) == (audit, firm)
+
+
+def test_a_lead_whose_span_is_no_answer_of_the_kind_asked_gives_way() -> None:
+    """Its section's number, or a year the question does not ask about."""
+    said = read_at("Recipients should be able to get at it for 12 months.", "12 months")
+    rationale = read_at(
+        "3.5.2 Rationale\n\nWebhosting is less stable and access is not guaranteed.",
+        "3.5.2",
+        "3. Guidelines > 3.5 Method of delivery > 3.5.2 Rationale",
+    )
+    question = "If the SBOM is published online, how long should it stay reachable?"
+    assert worded_first((rationale, said), question, None, 15.0) == (said, rationale)
+    # a year the question does not ask about; the year it asks about stays
+    moved = read_at("2010-A8 is now 2013-A7, and CSRF dropped from 2010-A5 to 2013-A8.", "2010")
+    ranked = read_at("CSRF dropped from 2010-A5 to 2013-A8.", "2013-A8")
+    asked = "Where did CSRF end up in the 2013 OWASP Top 10?"
+    assert worded_first((moved, ranked), asked, None, 15.0) == (ranked, moved)
+    assert worded_first((moved, ranked), "When was A8 renamed?", None, 15.0) == (moved, ranked)
+
+
+def test_a_why_question_brings_the_sentence_that_gives_the_reason() -> None:
+    text = (
+        "We divide the corpus into 100-word passages following previous works. This is "
+        "in contrast to commercial systems. Taking short passages has several "
+        "advantages: it is easier for humans to verify. We use GTR as the retriever."
+    )
+    why = "Why do they split the corpus into 100-word passages?"
+    q = quote(read_at(text, "100-word passages"), None, why)
+    assert q.text.endswith("it is easier for humans to verify.")
+    assert "GTR" not in q.text
+    # not asked why, or the quote gives its reason itself: the sentence alone
+    what = "How long are the passages the corpus is divided into?"
+    assert quote(read_at(text, "100-word"), None, what).text.endswith("previous works.")
+    given = "We divide the corpus into passages because they are easy to verify. We use GTR."
+    assert quote(read_at(given, "easy to verify"), None, why).text.endswith("to verify.")
+
+
 def test_a_footnotes_mark_is_not_quoted() -> None:
     text = "** Core operating loss is a non-GAAP measure that excludes the adjustment."
     q = quote(read_at(text, "non-GAAP measure"), None, "What is core operating loss?")

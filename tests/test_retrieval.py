@@ -10,7 +10,7 @@ from conftest import shared
 from footnoted import Footnoted
 from footnoted.lexical import QuestionTerms, chunk_sentences, contents_listing
 from footnoted.models import Chunk, RetrievedChunk
-from footnoted.retrieval import RERANK_DEPTH, sentence_words
+from footnoted.retrieval import RERANK_DEPTH, sentence_words, to_read
 
 SBOM_CONTENTS = (
     "3.5 Method of SBOM Document delivery 14\n\n3.5.1 Verification and reference material 14"
@@ -90,3 +90,22 @@ def test_a_table_of_contents_is_not_read_before_the_sections_it_lists(
     monkeypatch.setattr(retrieval_module, "contents_listing", lambda text: False)
     unsorted = service.retrieve(question)
     assert any(contents_listing(h.chunk.text) for h in unsorted.hits)
+
+
+def test_the_chunk_closest_to_the_question_is_read_where_the_rerank_passes_it_over() -> None:
+    """A table's rows cover few of the question's words, so the rerank can put the chunk
+    closest by embedding past the passages read; it is read after them, unless it is a
+    table of contents, which the rerank puts last on purpose."""
+    ranked = [hit(f"Passage {i} on research spending.", "Report", f"c{i}") for i in range(8)]
+    rows = hit("Other | 278 | 184\n\nTotal | $2,852 | $2,249", "Report", "rows", "Years | 2022")
+    closest = RetrievedChunk(rows.chunk, "Report", None, 0.79, dense_rank=0)
+    read = to_read([*ranked, closest], 5)
+    assert [h.chunk.id for h in read] == ["c0", "c1", "c2", "c3", "c4", "rows"]
+    # among the first five already, nothing more is read
+    read = to_read([closest, *ranked], 5)
+    assert [h.chunk.id for h in read] == ["rows", "c0", "c1", "c2", "c3"]
+    assert len(to_read(ranked, 5)) == 5  # no chunk from the dense search (keyword hits only)
+    contents = RetrievedChunk(
+        hit(SBOM_CONTENTS, "Guide", "toc").chunk, "Guide", None, 0.8, dense_rank=0
+    )
+    assert [h.chunk.id for h in to_read([*ranked, contents], 5)] == ["c0", "c1", "c2", "c3", "c4"]

@@ -195,6 +195,23 @@ def rerank(question: str, candidates: list[RetrievedChunk]) -> list[RetrievedChu
     return head + tail
 
 
+def to_read(ranked: Sequence[RetrievedChunk], top_k: int) -> list[RetrievedChunk]:
+    """The first ``top_k`` of ``ranked``, and after them the chunk closest to the question
+    by embedding where the rerank's word coverage put it further: a table's rows, whose
+    cells are numbers, cover few of the question's words ("Total | $2,852 | $2,249"
+    under "Years ended December 31 | 2022 | 2021", asked what was spent on research and
+    development in 2022), and rows under such a header cover a year asked better than
+    the sentence that answers ("As of December 31, 2022 and 2021, Boeing's total
+    workforce was approximately 156,000", seventh, asked how many people worked for
+    Boeing at the end of 2022). Not a table of contents, which the rerank puts last on
+    purpose."""
+    hits = list(ranked[:top_k])
+    closest = next((h for h in ranked[top_k:] if h.dense_rank == 0), None)
+    if closest is not None and not contents_listing(closest.chunk.text):
+        hits.append(closest)
+    return hits
+
+
 @lru_cache(maxsize=4096)
 def sentence_words(text: str, header: str | None) -> tuple[Bag, ...]:
     """The words of each of a chunk's sentences; a table row's with its header row's,

@@ -45,10 +45,10 @@ from ..models import (
     Started,
 )
 from ..outbound import Outbound
-from ..retrieval import Retrieval, Retriever
+from ..retrieval import Retrieval, Retriever, to_read
 from ..settings import CollectionSettings, Settings
 from . import evidence, trust
-from .asked import asked, counts, holds_number
+from .asked import YEAR, asked, counts, holds_number
 from .citations import Answer
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
 from .definitions import asked_term, defining
@@ -212,8 +212,9 @@ class Pipeline:
         best = retrieval.max_score
         if best is not None and evidence.passes(best, limit):
             began = time.perf_counter()
-            readings = self.reader.read(query, [h.chunk.text for h in retrieval.hits])
-            read = ranked(retrieval.hits, readings, cal, self._cosines(about, retrieval.hits))
+            hits = to_read(retrieval.candidates, k)
+            readings = self.reader.read(query, [h.chunk.text for h in hits])
+            read = ranked(hits, readings, cal, self._cosines(about, hits))
             compared = comparison_sides(query, retrieval.candidates)
             if compared:
                 read = self._sides(query, compared, read, cal, about)
@@ -697,15 +698,39 @@ def worded_first(
     """``read``, led instead by the next believed passage whose quote says something when
     the lead's quote would be only headings or a caption (its reader's span in a
     table's caption, with nothing after it in the passage: "Table 1: PaLM-540B
-    prompting results on HotpotQA and Fever."). Where no other passage is believed, the
-    lead stays, and is no answer (``Pipeline._answers``)."""
-    if not read or not _only_headings(quote(read[0], context, question)):
+    prompting results on HotpotQA and Fever."), or when the lead's span is no answer
+    to the question (``_misses``) and another's is. Where no other passage is believed,
+    the lead stays; with only headings it is no answer (``Pipeline._answers``)."""
+    if not read:
         return read
-    said = (r for r in read[1:] if r.score >= threshold)
+    if not _only_headings(quote(read[0], context, question)) and not _misses(read[0], question):
+        return read
+    said = (r for r in read[1:] if r.score >= threshold and not _misses(r, question))
     worded = next((r for r in said if not _only_headings(quote(r, context, question))), None)
     if worded is None:
         return read
     return (worded, *(r for r in read if r is not worded))
+
+
+def _misses(r: Read, question: str) -> bool:
+    """Whether the reader's span is no answer to ``question``: it names only what the
+    question names ("Lyft, Inc" for "Which accounting firm audits Lyft's financial
+    statements?"), the number of the section it is in ("3.5.2" under "3.5.2
+    Rationale"), or a year other than those the question asks about ("2010" for "Where
+    did CSRF end up in the 2013 ranking?")."""
+    span = r.hit.chunk.text[r.reading.start : r.reading.end].strip()
+    if _HEADING_NUMBER.fullmatch(span):
+        parts = (r.hit.chunk.section or "").split(SECTION_JOIN)
+        if any(part.startswith(f"{span.rstrip('.')} ") for part in parts):
+            return True
+    if YEAR.fullmatch(span):
+        years = asked(question).years
+        return bool(years) and span not in years
+    words = bag(span)
+    return bool(words) and words <= bag(question)
+
+
+_HEADING_NUMBER = re.compile(r"\d+(?:\.\d+)+\.?|\d+\.")
 
 
 def _only_headings(q: Quote) -> bool:

@@ -66,6 +66,13 @@ HEADING_WORDS = 14  # a line without an end stop and no longer than this may be 
 _HOW = re.compile(r"\s*(?:To do (?:this|so|that)|This is done|Doing (?:this|so))\b")
 # the next sentence says how to do what the quote says can be done: it is the answer
 _SENTENCE_ENDS = (".", "!", "?", ":", ";", '"', "”", "’", ")")  # how a sentence may end
+_WHY = re.compile(r"\bwhy\b|\bfor what reason\b", re.IGNORECASE)
+_REASON = re.compile(  # a sentence that gives a reason
+    r"\b(?:because|since|due to|owing to|so that|in order to|as a result|reasons?|advantages?"
+    r"|benefits?|thus|therefore|hence|that's why|which is why|this is why|so as to|causes?"
+    r"|caused|leads? to|results? in)\b",
+    re.IGNORECASE,
+)
 _PRONOUN = re.compile(r"(?:This|These|That|Those|It|They|Such|Its|Their)\b")
 _ALSO = re.compile(r"(?:[^\s.;:]+\s+){1,6}?also\b")  # "also" among a sentence's first words
 # a bullet, a list's number or letter, or a footnote's mark ("** Core operating loss …")
@@ -273,6 +280,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     start, end = _past_headings(text, start, end, chunk.section)
     start = _past_bullet(text, start, end)
     start = with_antecedent(text, start, end, chunk.section)
+    end = _with_reason(text, start, end, question, chunk.section)
     body = Piece(base + start, base + end, text[start:end])
     if body.text.rstrip().endswith(":") or _HOW.match(text, end):
         body = _introduced(read, body, context)
@@ -346,6 +354,23 @@ def with_antecedent(text: str, start: int, end: int, section: str | None) -> int
     if _PRONOUN.match(text, start) or _ALSO.match(text, start, end):
         return _antecedent(text, start, section)
     return start
+
+
+def _with_reason(text: str, start: int, end: int, question: str, section: str | None) -> int:
+    """Where the quote of ``text[start:end]`` ends: for a question asking why, whose
+    quote gives no reason, at the end of one of the next two sentences of the passage
+    that gives one ("We divide the corpus into 100-word passages following previous
+    works. … Taking short 100-word passages has several advantages: (1) It is easier for
+    humans to verify")."""
+    if not _WHY.search(question) or _REASON.search(text, start, end):
+        return end
+    following = [(s, e) for s, e, _ in chunk_sentences(text) if s >= end][:2]
+    for s, e in following:
+        if heading(text[s:e].strip(), section):
+            break
+        if _REASON.search(text, s, e):
+            return e
+    return end
 
 
 def _antecedent(text: str, start: int, section: str | None) -> int:
