@@ -198,6 +198,17 @@ def test_a_lead_whose_span_names_only_what_the_question_names_gives_way() -> Non
     assert worded_first((audit, firm), question, None, 25.0) == (audit, firm)  # not believed
     asked = "Whose balance sheets were audited?"  # the span answers this one
     assert worded_first((audit, firm), asked, None, 15.0) == (audit, firm)
+    # a number in words is what is asked, though no stop list keeps it
+    layer = read_at(
+        "Frame relay operates at layer two of the OSI Model.", "layer two of the OSI Model"
+    )
+    other = read_at("X.25 operates at the network layer of the OSI Model.", "network layer")
+    asked = "At which layer of the OSI model does Frame Relay operate?"
+    assert worded_first((layer, other), asked, None, 15.0) == (layer, other)
+    # asked whether, the quote is the answer: a span on the question's words stays
+    handshake = read_at("X.25 requires a handshake before user packets are sent.", "X.25")
+    asked = "Does X.25 require a handshake before user packets are sent?"
+    assert worded_first((handshake, other), asked, None, 15.0) == (handshake, other)
 
 
 def test_a_lead_whose_span_is_no_answer_of_the_kind_asked_gives_way() -> None:

@@ -23,7 +23,7 @@ from ..models import RetrievedChunk
 MIN_TITLE = 4  # shorter titles are too ambiguous to count as named
 MAX_BRIDGES = 2  # second-hop documents read at most
 # a question asking whether something holds: its first word is an auxiliary verb
-_YES_NO = re.compile(
+YES_NO = re.compile(
     r"\s*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b",
     re.IGNORECASE,
 )
@@ -100,7 +100,7 @@ def comparison_sides(question: str, candidates: Sequence[RetrievedChunk]) -> lis
 
     Titles that name the same thing ("Ed Wood", "Ed Wood (film)") are one side, the
     document whose title is the name itself first."""
-    if not (_YES_NO.match(question) or _EITHER.search(question)):
+    if not (YES_NO.match(question) or _EITHER.search(question)):
         return []
     text = unfolded(question)
     sides: dict[str, RetrievedChunk] = {}

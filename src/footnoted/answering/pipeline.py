@@ -28,7 +28,7 @@ from itertools import groupby, pairwise
 from ..errors import InvalidInput, NotFound
 from ..inference.embedding import SentenceTransformerEmbedder
 from ..inference.reader import Calibration, Reader, Reading, get_reader
-from ..lexical import MARKER, bag, chunk_sentences
+from ..lexical import MARKER, NUMBER_WORD, bag, chunk_sentences
 from ..models import (
     SECTION_JOIN,
     Chunk,
@@ -56,7 +56,7 @@ from .evidence import Link, Read
 from .extractive import already_said, choose, extract
 from .llm.answerer import LLMAnswerer
 from .llm.client import LLMUnavailable
-from .named import bridge_candidates, comparison_sides, named, naming_sentence
+from .named import YES_NO, bridge_candidates, comparison_sides, named, naming_sentence
 from .question import Question, without_instructions
 from .quotes import Context, Quote, heading, quote
 from .tables import Named, named_row, valued_row
@@ -715,9 +715,10 @@ def worded_first(
 def _misses(r: Read, question: str) -> bool:
     """Whether the reader's span is no answer to ``question``: it names only what the
     question names ("Lyft, Inc" for "Which accounting firm audits Lyft's financial
-    statements?"), the number of the section it is in ("3.5.2" under "3.5.2
-    Rationale"), or a year other than those the question asks about ("2010" for "Where
-    did CSRF end up in the 2013 ranking?")."""
+    statements?"; "layer two of the OSI Model" names a number the question does not, for
+    "At which layer of the OSI model does Frame Relay operate?"), the number of the
+    section it is in ("3.5.2" under "3.5.2 Rationale"), or a year other than those the
+    question asks about ("2010" for "Where did CSRF end up in the 2013 ranking?")."""
     span = r.hit.chunk.text[r.reading.start : r.reading.end].strip()
     if _HEADING_NUMBER.fullmatch(span):
         parts = (r.hit.chunk.section or "").split(SECTION_JOIN)
@@ -727,7 +728,10 @@ def _misses(r: Read, question: str) -> bool:
         years = asked(question).years
         return bool(years) and span not in years
     words = bag(span)
-    return bool(words) and words <= bag(question)
+    if not words or not words <= bag(question) or YES_NO.match(question):
+        return False  # asked whether, the quote is the answer, whatever the span
+    given = set(NUMBER_WORD.findall(question.lower()))  # "layer two" says what is asked
+    return all(n in given for n in NUMBER_WORD.findall(span.lower()))
 
 
 _HEADING_NUMBER = re.compile(r"\d+(?:\.\d+)+\.?|\d+\.")
