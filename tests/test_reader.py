@@ -139,6 +139,7 @@ def test_a_span_in_a_table_is_one_cell_with_its_brackets(
     (read,) = reader.read(question, [STATEMENT])
     assert STATEMENT[read.start : read.end] == "(1,009,359)"
     monkeypatch.setattr(reader_module, "tidy", lambda reading, text: reading)
+    reader.forget()
     (raw,) = reader.read(question, [STATEMENT])
     assert " | " in STATEMENT[raw.start : raw.end] or STATEMENT[raw.end] == ")"
     assert raw.score == read.score  # tidying moves the span, not the score
@@ -179,6 +180,7 @@ def test_fp32_runs_in_onnx_runtime_and_reads_what_pytorch_reads(
     reader._windows = reader._windows or ThreadPoolExecutor(2)
     onnx = [reader.read(question, passages) for question, passages in jobs[:40]]
     reader._onnx = None  # the same model in PyTorch
+    reader.forget()
     assert_same_readings(
         onnx, [reader.read(question, passages) for question, passages in jobs[:40]]
     )
@@ -195,9 +197,11 @@ def test_int8_reads_each_window_alone_and_about_what_fp32_reads(
     reader = Reader("fp32", tmp_path, int8=True)
     assert reader.runtime == "int8" and list(tmp_path.glob("reader-*-int8.onnx"))
     together = [reader.read(question, passages) for question, passages in jobs[:40]]
+    reader.forget()
     alone = [[reader.read(question, [p])[0] for p in passages] for question, passages in jobs[:40]]
     assert_same_readings(together, alone)
     reader._onnx, reader.runtime = None, "fp32"  # the same weights in PyTorch, fp32
+    reader.forget()
     fp32 = [reader.read(question, passages) for question, passages in jobs[:40]]
     pairs = list(zip(together, fp32, strict=True))
     same = [(a[0].start, a[0].end) == (b[0].start, b[0].end) for a, b in pairs]
@@ -255,6 +259,7 @@ def test_int8_windows_are_read_side_by_side_on_the_pool_as_one_at_a_time(
     assert threads and all(name.startswith("footnoted-reader") for name in threads)
     monkeypatch.setattr(reader, "_windows", None)  # one window after the other, here
     threads.clear()
+    reader.forget()
     in_turn = [reader.read(question, passages) for question, passages in jobs[:40]]
     assert threads == {threading.current_thread().name}
     assert pooled == in_turn  # to the bit: each window is read alone either way
@@ -290,6 +295,7 @@ def test_windows_read_in_batches_of_their_length_get_what_one_batch_gets(
         return [sorted(range(len(lengths)), key=lambda i: -lengths[i])]
 
     monkeypatch.setattr(reader_module, "length_groups", one_batch)
+    reader.forget()
     assert_same_readings(batched, [reader.read(q, passages) for q, passages in jobs[:40]])
 
 
@@ -299,9 +305,41 @@ def test_threads_read_side_by_side_and_get_what_one_thread_gets(
     """Answers run one per core: their reads share one model and one tokenizer."""
     reader = get_reader(precision)
     alone = [reader.read(question, passages) for question, passages in jobs[:96]]
+    reader.forget()
     with ThreadPoolExecutor(max_workers=8) as pool:
         together = list(pool.map(lambda job: reader.read(*job), jobs[:96]))
     assert_same_readings(together, alone)
+
+
+def test_a_passage_read_again_with_the_same_words_in_front_is_not_read_again(
+    tmp_path: Path, jobs: list[tuple[str, list[str]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question's bridges and second hops read some passages twice: the second time
+    is the first's reading, with no window read; another lead in front is read anew."""
+    reader = Reader("fp32", tmp_path, int8=False)
+    run = reader._logits
+    windows: list[int] = []
+
+    def logits(ids: Ints, mask: Ints) -> tuple[Floats, Floats]:
+        windows.append(ids.shape[0])
+        return run(ids, mask)
+
+    monkeypatch.setattr(reader, "_logits", logits)
+    question, (paragraph, other) = jobs[0]
+    second = "The office opens at nine in the morning."
+    first = reader.read(question, [paragraph, other])
+    read = sum(windows)
+    assert read >= 2
+    assert reader.read(question, [other, paragraph]) == first[::-1]
+    assert sum(windows) == read  # nothing read again
+    both = reader.read(question, [paragraph, second])
+    assert both[0] == first[0] and sum(windows) > read  # only the new passage is read
+    read = sum(windows)
+    reader.read(question, [paragraph], "The office is in Paris.")
+    assert sum(windows) > read  # a lead in front is another reading
+    reader.forget()
+    assert reader.read(question, [paragraph, other]) == first
+    assert sum(windows) > read + 1
 
 
 def test_questions_asked_at_once_get_the_answers_asked_alone(samples_service: Footnoted) -> None:

@@ -28,6 +28,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from ..lexical import NUMBER_WORD, stem, words
@@ -310,6 +311,7 @@ def _initials(text: str) -> set[str]:
     return out
 
 
+@lru_cache(maxsize=1024)  # an answer asks it of each passage and quote it weighs
 def asked(question: str) -> Asked:
     """The years a question names (written out, or as finance writes them: "FY2018",
     "FY22", "4Q22"), its quarters ("the fourth quarter", "Q4"), its halves ("H1",

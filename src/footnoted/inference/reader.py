@@ -16,6 +16,7 @@ import logging
 import math
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -40,6 +41,9 @@ log = logging.getLogger(__name__)
 MAX_LEN = 192  # question and passage window, in tokens
 QUESTION_TOKENS = 48  # a longer question is cut to this many tokens (Reader._asked)
 LEAD_TOKENS = 64  # a leading sentence read with the question is cut to this many tokens
+# readings kept (``Reader.read``): a question's passes over its passages (its bridges, its
+# second hops) read some of them again with the same words in front
+READINGS_KEPT = 4096
 
 
 @cache
@@ -145,6 +149,8 @@ class Reader:
         self.runtime = "bf16" if self.bf16 else "fp32"  # what reads: int8, bf16 or fp32
         self._onnx: Any = None
         self._windows: ThreadPoolExecutor | None = None  # ONNX: reads windows side by side
+        self._kept: OrderedDict[bytes, Reading] = OrderedDict()  # ``read``'s latest readings
+        self._kept_lock = threading.Lock()
         if cpu_has_native_int8() if int8 is None else int8:
             self._onnx = self._load_onnx(cache, "int8")
         elif not self.bf16:
@@ -284,12 +290,38 @@ class Reader:
         two-hop question), is read after the question, so the reader finds the answer in
         the passages knowing what the question's description stands for: "What was the
         father of Kasper Schmeichel voted to be ...?" read with "... Kasper Schmeichel is
-        the son of Peter Schmeichel" in front of Peter Schmeichel's passage."""
+        the son of Peter Schmeichel" in front of Peter Schmeichel's passage.
+
+        A passage read again with the same words in front (a question's bridges and second
+        hops read some passages twice; a question asked again) is not read again: its last
+        :data:`READINGS_KEPT` readings are kept."""
         if not passages:
             return []
         first = self._asked(question)
         if lead:
             first = f"{first} {self._cut(lead, LEAD_TOKENS)}"
+        keys = [
+            hashlib.blake2b(f"{first}\0{p}".encode(), digest_size=16).digest() for p in passages
+        ]
+        with self._kept_lock:
+            kept = [self._kept.get(k) for k in keys]
+        new = [i for i, r in enumerate(kept) if r is None]
+        if new:
+            readings = self._read(first, [passages[i] for i in new])
+            with self._kept_lock:
+                for i, reading in zip(new, readings, strict=True):
+                    kept[i] = self._kept[keys[i]] = reading
+                while len(self._kept) > READINGS_KEPT:
+                    self._kept.popitem(last=False)
+        return [r for r in kept if r is not None]
+
+    def forget(self) -> None:
+        """Drop the kept readings: the next ``read`` reads every passage anew."""
+        with self._kept_lock:
+            self._kept.clear()
+
+    def _read(self, first: str, passages: Sequence[str]) -> list[Reading]:
+        """One reading per passage, read after ``first`` (the question and any lead)."""
         enc = self.tokenizer(
             [first] * len(passages),
             list(passages),
