@@ -6,6 +6,7 @@ import json
 import os
 import statistics
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -59,6 +60,19 @@ def assert_same_readings(got: list[list[Reading]], want: list[list[Reading]]) ->
     ]
     for rs, ws in zip(got, want, strict=True):
         assert [r.score for r in rs] == pytest.approx([r.score for r in ws], abs=1e-3)
+
+
+def watch_logits(
+    reader: Reader, monkeypatch: pytest.MonkeyPatch, seen: Callable[[Ints], None]
+) -> None:
+    """Show ``seen`` each call's token ids before the reader's model reads them."""
+    run = reader._logits
+
+    def logits(ids: Ints, mask: Ints) -> tuple[Floats, Floats]:
+        seen(ids)
+        return run(ids, mask)
+
+    monkeypatch.setattr(reader, "_logits", logits)
 
 
 def test_the_shipped_file_reproduces_its_stated_scores_on_the_fixed_slice(
@@ -247,14 +261,8 @@ def test_int8_windows_are_read_side_by_side_on_the_pool_as_one_at_a_time(
     thread each, and read what they read one after the other."""
     reader = Reader("fp32", tmp_path, int8=True)
     assert reader._windows is not None and reader._windows._max_workers == (os.cpu_count() or 1)
-    run = reader._logits
     threads: set[str] = set()
-
-    def logits(ids: Ints, mask: Ints) -> tuple[Floats, Floats]:
-        threads.add(threading.current_thread().name)
-        return run(ids, mask)
-
-    monkeypatch.setattr(reader, "_logits", logits)
+    watch_logits(reader, monkeypatch, lambda ids: threads.add(threading.current_thread().name))
     pooled = [reader.read(question, passages) for question, passages in jobs[:40]]
     assert threads and all(name.startswith("footnoted-reader") for name in threads)
     monkeypatch.setattr(reader, "_windows", None)  # one window after the other, here
@@ -279,14 +287,8 @@ def test_windows_read_in_batches_of_their_length_get_what_one_batch_gets(
     PyTorch, which reads in batches: ONNX Runtime reads each window alone)."""
     reader = Reader("fp32", tmp_path, int8=False)
     reader._onnx = None  # PyTorch, whichever this CPU runs faster
-    run = reader._logits
     widths: list[int] = []
-
-    def logits(ids: Ints, mask: Ints) -> tuple[Floats, Floats]:
-        widths.append(ids.shape[1])
-        return run(ids, mask)
-
-    monkeypatch.setattr(reader, "_logits", logits)
+    watch_logits(reader, monkeypatch, lambda ids: widths.append(ids.shape[1]))
     batched = [reader.read(question, passages) for question, passages in jobs[:40]]
     assert len(widths) >= 80  # each read: the paragraph (or its windows), the short passage
     assert {w % PAD_TO for w in widths} == {0}  # few shapes: each kept kernel is reused
@@ -317,14 +319,8 @@ def test_a_passage_read_again_with_the_same_words_in_front_is_not_read_again(
     """A question's bridges and second hops read some passages twice: the second time
     is the first's reading, with no window read; another lead in front is read anew."""
     reader = Reader("fp32", tmp_path, int8=False)
-    run = reader._logits
     windows: list[int] = []
-
-    def logits(ids: Ints, mask: Ints) -> tuple[Floats, Floats]:
-        windows.append(ids.shape[0])
-        return run(ids, mask)
-
-    monkeypatch.setattr(reader, "_logits", logits)
+    watch_logits(reader, monkeypatch, lambda ids: windows.append(ids.shape[0]))
     question, (paragraph, other) = jobs[0]
     second = "The office opens at nine in the morning."
     first = reader.read(question, [paragraph, other])
