@@ -4,6 +4,8 @@ should, and each measure counts what it says (real ingest, real model, real answ
 from __future__ import annotations
 
 import json
+import re
+import statistics
 from pathlib import Path
 
 import pytest
@@ -81,6 +83,15 @@ def test_a_slice_is_measured(tmp_path: Path) -> None:
             assert not item["found"] and not item["right_fact"]
     assert set(result.breakdowns()) == {"kind", "format", "split"}
     assert result.breakdowns()["format"]["md"]["n"] == len(chosen) - 2
+    # the answers' length, markers aside, beside the right fact a longer answer holds more
+    lengths = [i["length"] for i in result.items if not i["refused"]]
+    assert lengths and all(n > 0 for n in lengths)
+    for item in result.items:
+        if not item["refused"]:
+            assert item["length"] == len(re.sub(r"\[\d+\]", "", item["answer"]).strip())
+    assert t.median_length == round(statistics.median(lengths))
+    on_md = [i["length"] for i in result.items if i["format"] == "md" and not i["refused"]]
+    assert result.breakdowns()["format"]["md"]["chars"] == round(statistics.median(on_md))
 
 
 def test_the_command_prints_every_breakdown_and_writes_json(tmp_path: Path) -> None:
@@ -96,7 +107,8 @@ def test_the_command_prints_every_breakdown_and_writes_json(tmp_path: Path) -> N
         app, ["eval", "docs", str(questions), "--data", str(data), "--json", str(out)]
     )
     assert result.exit_code == 0, result.output
-    for title in ("footnoted eval docs", "per kind", "per format", "per split"):
+    for title in ("footnoted eval docs", "per kind", "per format", "per split", "chars"):
         assert title in result.output
+    assert "answers' median length:" in result.output
     written = json.loads(out.read_text())
     assert written["eval"] == "docs" and len(written["items"]) == 4

@@ -139,7 +139,8 @@ def _notes(result: Outcome) -> list[str]:
     if isinstance(result, DocsResult):
         absent = [f"[red]not in the knowledge base (questions count as wrong): "
                   f"{', '.join(result.missing)}[/red]"] if result.missing else []  # fmt: skip
-        return [f"{result.questions} questions", *absent, *_errors(result.errors)]
+        length = f"answers' median length: {result.overall.median_length} characters"
+        return [f"{result.questions} questions", length, *absent, *_errors(result.errors)]
     if isinstance(result, FilingsResult):
         kept = f"{result.filings} filings of {result.companies} companies in the knowledge base"
         return [f"{kept}; a third of the companies held out", *_errors(result.errors)]

@@ -17,12 +17,16 @@ Per question it records whether the answer holds the right fact, whether an answ
 citation names the right page or section, whether the passages read held the right
 place at all (``found``: a wrong answer is then a reading miss, else a retrieval miss),
 whether an unanswerable question was refused, and whether a wrong answer was shown as
-grounded. Every number is reported overall, per kind, per file format and per split.
+grounded. Every number is reported overall, per kind, per file format and per split,
+with the answers' median length in characters (``chars``; citation markers aside): the
+right fact is a gold string the answer contains, which a longer answer contains more
+often, so a change that lifts it is read with what it did to the length.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 import tempfile
 import time
 import unicodedata
@@ -33,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
+from ..lexical import MARKER
 from ..models import Citation
 from ..service.facade import AskResult, Footnoted
 from ..settings import Settings
@@ -187,8 +192,12 @@ class Tally:
     grounded: int = 0
     grounded_right: int = 0
     wrong_grounded: int = 0
+    lengths: list[int] = field(default_factory=list)  # the answers', in characters
 
-    def add(self, q: DocQuestion, v: Verdict) -> None:
+    def add(self, q: DocQuestion, v: Verdict, length: int | None) -> None:
+        """Count one question's verdict; ``length``: its answer's (None: refused)."""
+        if length is not None:
+            self.lengths.append(length)
         if q.answerable:
             self.answerable += 1
             self.right_fact += v.right_fact
@@ -214,7 +223,13 @@ class Tally:
             "found": m.rate(self.found, self.answerable),
             "refused": m.rate(self.refused_unanswerable, self.unanswerable),
             "wrong+grounded": m.rate(self.wrong_grounded, self.questions),
+            "chars": self.median_length,
         }
+
+    @property
+    def median_length(self) -> int | None:
+        """The answers' median length in characters (None: none answered)."""
+        return round(statistics.median(self.lengths)) if self.lengths else None
 
 
 @dataclass(slots=True)
@@ -336,10 +351,11 @@ def run_docs(
             result = _ask(kb, q.question)
             errors += result is None
             verdict = judge(q, result, doc_of)
-            overall.add(q, verdict)
+            item = _item(q, result, verdict, doc_of)
+            overall.add(q, verdict, item["length"])
             for by, name in (("kind", q.kind), ("format", q.format), ("split", q.split)):
-                groups[by].setdefault(name, Tally()).add(q, verdict)
-            items.append(_item(q, result, verdict, doc_of))
+                groups[by].setdefault(name, Tally()).add(q, verdict, item["length"])
+            items.append(item)
             if progress is not None:
                 progress("questions", i + 1, len(questions))
         info = kb.info(time.perf_counter() - started)
@@ -374,6 +390,7 @@ def _item(
         "grounded": v.grounded,
         "wrong_grounded": v.wrong_grounded,
         "answer": None if answer is None else answer.text,
+        "length": None if answer is None else len(MARKER.sub("", answer.text).strip()),
         "exact": exact,
         "grounding": None if answer is None else answer.grounding,
         "cited": [
