@@ -3,6 +3,8 @@ and says nothing of any, goes after the passages that say it. Real ingest, real 
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 import footnoted.retrieval as retrieval_module
@@ -109,3 +111,47 @@ def test_the_chunk_closest_to_the_question_is_read_where_the_rerank_passes_it_ov
         hit(SBOM_CONTENTS, "Guide", "toc").chunk, "Guide", None, 0.8, dense_rank=0
     )
     assert [h.chunk.id for h in to_read([*ranked, contents], 5)] == ["c0", "c1", "c2", "c3", "c4"]
+
+
+def test_the_keyword_search_runs_beside_the_embedding_and_the_vector_search(
+    service: Footnoted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a free thread of its own, the keyword search overlaps the question's embedding
+    and the vector search; with every such thread busy it runs in the asking thread,
+    never waiting behind others. The candidates are the same either way."""
+    guide = shared("docs-more", "openchain__Cross-Industry-SBOM-Quality-Guide.docx")
+    assert not service.ingest([guide]).failed
+    question = "Which elements does the CISA 2025 Minimum Elements list as required?"
+    store, retriever = service.retriever.store, service.retriever
+    searched, real_vector = store.keyword_search, retriever.query_vector
+    where: list[str] = []
+    began = threading.Event()
+
+    def watched(*args: object, **kwargs: object) -> list[str]:
+        where.append(threading.current_thread().name)
+        began.set()
+        return searched(*args, **kwargs)  # type: ignore[arg-type]
+
+    def embedded(text: str, embedding: list[float] | None) -> object:
+        began.wait(5)  # the keyword search has begun before the embedding ends
+        return real_vector(text, embedding)
+
+    monkeypatch.setattr(store, "keyword_search", watched)
+    monkeypatch.setattr(retriever, "query_vector", embedded)
+    beside = service.retrieve(question)
+    assert began.is_set() and where == [where[0]] and where[0].startswith("footnoted-keywords")
+    assert beside.candidates
+
+    busy = threading.Event()
+    pool = retrieval_module._BESIDE
+    blockers = [pool.submit(busy.wait, 5) for _ in range(pool._max_workers)]
+    where.clear()
+    monkeypatch.setattr(retriever, "query_vector", real_vector)
+    try:
+        inline = service.retrieve(question)
+    finally:
+        busy.set()
+        for blocker in blockers:
+            blocker.result()
+    assert where == [threading.current_thread().name]
+    assert [h.chunk.id for h in inline.candidates] == [h.chunk.id for h in beside.candidates]

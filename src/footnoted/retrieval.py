@@ -1,5 +1,9 @@
 """Retrieval: dense (vector) + keyword (BM25) candidates, fused by reciprocal rank.
 
+The keyword search runs on a thread of its own beside the question's embedding and the
+dense search (SQLite, ONNX Runtime and the vector index all release the GIL), and in the
+asking thread when every such thread is busy, so it never waits behind other questions.
+
 Every returned chunk carries its exact cosine similarity to the question, which the
 evidence check and the citations' ``score`` use. Disabled and non-ready documents
 never appear: the store filters them.
@@ -7,7 +11,9 @@ never appear: the store filters them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -30,6 +36,8 @@ from .stores.base import SearchIndex, StoredChunk
 
 RRF_K = 60
 RERANK_DEPTH = 20
+# where the keyword search runs beside the question's embedding and the vector search
+_BESIDE = ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="footnoted-keywords")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +103,17 @@ class Retriever:
         if total == 0:
             return Retrieval((), (), None, 0)
         self.check_models(collection)
-        vector = self.query_vector(question, embedding)
         depth = max(self.depth, 4 * top_k)
-        dense = self.store.dense_search(collection, vector, depth)
-        keyword = self.store.keyword_search(collection, content_words(question), depth)
+        words = content_words(question)
+        beside = _BESIDE.submit(self.store.keyword_search, collection, words, depth)
+        try:
+            vector = self.query_vector(question, embedding)
+            dense = self.store.dense_search(collection, vector, depth)
+        finally:
+            waiting = beside.cancel()  # not begun (every thread busy): searched here instead
+        keyword = (
+            self.store.keyword_search(collection, words, depth) if waiting else beside.result()
+        )
         fused = self._fuse([cid for cid, _ in dense], keyword)
         ranked = rerank(question, self._score(fused, vector, dense, keyword))
         best = max((h.closest for h in ranked), default=None)
