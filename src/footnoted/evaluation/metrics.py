@@ -34,6 +34,11 @@ def rate(hits: int, total: int) -> float | None:
     return hits / total if total else None
 
 
+def answer_length(answer_text: str) -> int:
+    """An answer's length in characters, its citation markers aside."""
+    return len(MARKER.sub("", answer_text).strip())
+
+
 def contains_any(text: str, golds: Iterable[str]) -> bool:
     """True when some non-empty gold string occurs in ``text`` (case/space-insensitive)."""
     haystack = normalize(text)

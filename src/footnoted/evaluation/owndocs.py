@@ -206,7 +206,7 @@ def grade(q: OwnQuestion, result: AskResult | None, plain: Plain) -> dict[str, A
         item["exact"] = exact
         item["em"] = m.exact_match(exact, q.golds)
         item["f1"] = m.f1(exact, q.golds)
-    item["length"] = len(MARKER.sub("", answer.text).strip())
+    item["length"] = m.answer_length(answer.text)
     return item
 
 

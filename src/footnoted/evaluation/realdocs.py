@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
-from ..lexical import MARKER
 from ..models import Citation
 from ..service.facade import AskResult, Footnoted
 from ..settings import Settings
@@ -390,7 +389,7 @@ def _item(
         "grounded": v.grounded,
         "wrong_grounded": v.wrong_grounded,
         "answer": None if answer is None else answer.text,
-        "length": None if answer is None else len(MARKER.sub("", answer.text).strip()),
+        "length": None if answer is None else m.answer_length(answer.text),
         "exact": exact,
         "grounding": None if answer is None else answer.grounding,
         "cited": [
