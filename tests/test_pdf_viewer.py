@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import ctypes
 import io
+import re
 from collections.abc import Iterator
+from dataclasses import asdict
 from typing import Any
 
 import httpx
@@ -20,6 +22,8 @@ import pytest
 from apihelpers import Server, bearer, cli, mid, start_server
 from conftest import SAMPLES, shared
 from footnoted import Footnoted, Settings
+from footnoted.loaders.pdf import load_pdf
+from footnoted.service.pdfview import passage_boxes
 from webhelpers import CHROMIUM, CHROMIUM_ARGS, require_browser, screenshot
 
 pytestmark = pytest.mark.slow
@@ -207,3 +211,19 @@ def image_holds(image: dict[str, float] | None, mark: dict[str, float] | None) -
         image["x"] - 1 <= mark["x"] <= mark["x"] + mark["width"] <= image["x"] + image["width"] + 1
         and image["y"] - 1 <= mark["y"] <= image["y"] + image["height"] + 1
     )
+
+
+def test_a_row_printed_twice_on_a_page_is_highlighted_where_it_was_quoted() -> None:
+    """Page 63 of the 10-K prints the revenue row in two tables; the second one's quote is
+    highlighted in the second table, not where the same letters are printed first."""
+    pdf = excerpt(63, 63)
+    text = load_pdf(pdf, None, "lyft-p63.pdf").text
+    rows = [m.span() for m in re.finditer(r"Revenue \| \$ \| 3,208,323[^\n]*", text)]
+    assert len(rows) == 2
+    (_, first_end), (start, end) = rows
+    first = passage_boxes(pdf, 1, text[rows[0][0] : first_end], text[: rows[0][0]])
+    second = passage_boxes(pdf, 1, text[start:end], text[:start])
+    assert first and second
+    assert max(b.top for b in first) < min(b.top for b in second)  # lower on the page
+    inside = text_in(pdf, 1, [asdict(b) for b in second])
+    assert "3,208,323" in inside and "36" in inside

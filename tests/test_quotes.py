@@ -51,6 +51,29 @@ def test_a_lead_in_brings_its_list_marked_or_not() -> None:
     assert "key measure" not in q.text
 
 
+def test_a_list_read_on_past_its_passage_and_one_cut_short_says_it_goes_on() -> None:
+    items = [f"• adjustment number {n};" for n in range(1, 12)]
+    document = "We calculate Adjusted EBITDA as net loss, adjusted for:\n\n" + "\n\n".join(items)
+    document += "\n\nAdjusted EBITDA is a key measure we use to assess our performance."
+    passage = document[: document.index(items[3]) + len(items[3])]  # the chunk ends at the 4th
+    read = read_at(passage, "net loss")
+
+    def context(document_id: str, start: int, end: int) -> str:
+        assert document_id == "d1"
+        return document[start - 100 : end - 100]  # the passage starts at offset 100
+
+    whole = quote(read, context, "How is Adjusted EBITDA calculated?")
+    assert whole.text.endswith(items[7])  # read on past the passage, up to eight items
+    shown, _ = whole.render()
+    assert shown == f"{whole.text}\n…"  # and the document lists more
+    assert document.startswith(whole.text)  # the quote itself stays verbatim
+    alone = quote(read, None, "How is Adjusted EBITDA calculated?")
+    assert alone.text.endswith(items[3]) and alone.render()[0] == alone.text
+    short = "\n\n".join(document.split("\n\n")[:4]) + "\n\nThat is all."
+    q = quote(read_at(short, "net loss"), None, "How is Adjusted EBITDA calculated?")
+    assert q.text.endswith(items[2]) and not q.more  # a whole list: nothing to say
+
+
 def test_a_lead_in_brings_one_block_when_what_follows_is_no_list() -> None:
     text = (
         "Install the package with:\n\npip install footnoted\n\nThen ingest a folder of "

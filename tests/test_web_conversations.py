@@ -122,6 +122,13 @@ def test_a_conversation_has_an_address_that_reload_and_history_keep(site: Site) 
     page.wait_for_function("() => document.querySelectorAll('.msg-answer .copy').length === 2")
     read_as = page.locator(".msg-answer").last.locator(".read-as")
     assert read_as.inner_text().startswith(f"Read as: “{FOLLOW} {FIRST}")
+    copy = page.locator(".msg-answer").last.locator(".copy")  # the long line beside it is cut
+    size = page.viewport_size
+    page.set_viewport_size({"width": 760, "height": size["height"]})  # a narrow window
+    assert copy.evaluate("b => b.scrollWidth <= b.clientWidth")
+    line = copy.evaluate("b => parseFloat(getComputedStyle(b).lineHeight) || 20")
+    assert copy.evaluate("b => b.getBoundingClientRect().height") < 2 * line  # one line
+    page.set_viewport_size(size)
     page.go_back()
     page.wait_for_function(
         f"() => document.querySelector('#chat-title').textContent === {QUESTION!r}"

@@ -58,6 +58,8 @@ ORCHARD = (
 ORCHARD_Q = "When does the apple harvest at Greenfield Orchard start?"
 WIKI_PDF = "haystack__sample_pdf_2.pdf"  # a real four-page PDF (Wikipedia's "Wiki")
 BACKLINK_Q = "What does the backlink feature of a wiki display?"
+SLIDES = "openchain__reference-training-slides-ISO-5230.pptx"  # a real deck: a page a slide
+DISJUNCTIVE_Q = "What is disjunctive licensing?"
 WARD_Q = "How do Ward Cunningham and Bo Leuf describe the essence of the Wiki concept?"
 ENGINES_Q = "What do wiki engines usually allow content to be written using?"
 PARTY = (
@@ -70,6 +72,13 @@ COSTS = (
     "# Operating Costs\n\nThe following table summarizes our operating costs (in thousands):"
     "\n\n| | 2022 | 2023 |\n| --- | --- | --- |\n| Freight | 412 | 455 |\n"
     "| Warehousing | 230 | 248 |\n"
+)
+RESULTS = (
+    "# Results of Operations\n\nRevenue by year and its change (in thousands):\n\n"
+    "| | 2021 | 2020 | 2019 | 2020 to 2021 | 2019 to 2020 |\n"
+    "| --- | --- | --- | --- | --- | --- |\n"
+    "| Revenue | $ 3,208,323 | $ 2,364,681 | $ 3,615,960 | 36 % | (35) % |\n"
+    "| Cost of revenue | $ 1,649,532 | $ 1,447,516 | $ 2,176,469 | 14 % | (33) % |\n"
 )
 ONBOARDING = (
     "# Onboarding Guide\n\n## First week\n\nNew employees complete three steps in their "
@@ -135,6 +144,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
                    write(root / "reports" / "onboarding.md", ONBOARDING),
                    write(root / "reports" / "operating-costs.md", COSTS)]  # fmt: skip
         assert not fn.ingest(reports, "reports").failed
+        assert not fn.ingest([shared("docs-more", SLIDES)], collection="slides").failed
+        assert not fn.ingest([write(root / "wide" / "results.md", RESULTS)], "wide").failed
     admin = cli(home, "user", "add", "admin", "--admin").stdout.strip().splitlines()[-1]
     alice = cli(home, "user", "add", "alice").stdout.strip().splitlines()[-1]
     with fake_llm() as llm:
@@ -649,6 +660,7 @@ def test_refusal_reopened_from_history_is_shown_as_first(site: Site) -> None:
     assert "Reader score" not in refusal.locator(".refusal-text").inner_text()  # plain words
     details.locator("summary").click()
     assert "Closest passage: similarity" in details.inner_text()
+    assert "nothing was close enough to read" in details.inner_text()
     first = refusal.inner_text()
     page.reload()
     page.wait_for_selector("#question:visible")
@@ -793,6 +805,65 @@ def test_pdf_citation_shows_its_page(site: Site) -> None:
     page.wait_for_selector("#viewer mark.exact")
     marks = page.locator("#viewer mark.exact").all_inner_texts()
     assert any("backlink feature" in m for m in marks)
+    page.context.close()
+
+
+def test_a_slide_citation_opens_as_text_without_a_page_view(site: Site) -> None:
+    page = site.page(site.alice)
+    missing: list[str] = []
+    page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)
+    page.click("#new-chat")
+    page.select_option("#collection", "slides")
+    ask(page, DISJUNCTIVE_Q)
+    answer = last_answer(page)
+    assert "disjunctive licensing" in answer.locator(".answer-text").inner_text().lower()
+    badge = answer.locator(".badge").first
+    badge.hover()
+    assert "Page " in page.locator("#tooltip").inner_text()  # the slide's number
+    badge.click()  # a deck has no pages to render: its text, the quote marked, at once
+    page.wait_for_selector("#viewer mark.exact")
+    assert page.locator("#viewer .view-switch").count() == 0
+    assert page.locator("#viewer .pdf-image").count() == 0
+    assert page.locator("#viewer .form-error").count() == 0
+    marks = page.locator("#viewer mark.exact").all_inner_texts()
+    assert any("disjunctive licensing" in m.lower() for m in marks)
+    assert not missing and not page.errors
+    page.context.close()
+
+
+def test_a_refusal_for_a_name_the_passages_lack_says_so_in_its_details(site: Site) -> None:
+    page = site.page(site.alice)
+    page.click("#new-chat")
+    page.select_option("#collection", "reports")
+    ask(page, "What were Contoso's freight costs in 2023?")
+    refusal = page.locator(".bubble-refusal")
+    refusal.wait_for(timeout=60_000)
+    assert "“Contoso”" in refusal.locator(".refusal-text").inner_text()
+    details = refusal.locator("details.refusal-evidence")
+    details.locator("summary").click()
+    said = details.inner_text()
+    assert "the closest passages were read" in said
+    assert "does not mention Contoso, so it was not given" in said  # why, beside the scores
+    page.context.close()
+
+
+def test_a_wide_table_answer_scrolls_rather_than_breaking_its_numbers(site: Site) -> None:
+    page = site.page(site.alice)
+    page.click("#new-chat")
+    page.select_option("#collection", "wide")
+    ask(page, "What was the revenue in 2021?")
+    answer = last_answer(page)
+    answer.locator(".badge").first.click()  # the viewer narrows the answer's column
+    page.wait_for_selector("#viewer mark.exact")
+    table = answer.locator("table.answer-table")
+    assert "$ 3,208,323" in table.locator("tbody td").all_inner_texts()
+    lines = table.evaluate(
+        "t => [...t.querySelectorAll('td, th')].map(c => { const r = document.createRange();"
+        " r.selectNodeContents(c); return new Set([...r.getClientRects()]"
+        ".map(x => Math.round(x.top))).size; })"
+    )
+    assert max(lines) == 1, lines  # no figure or label broken over two lines
+    screenshot(page, "21-table-answer-wide")
     page.context.close()
 
 

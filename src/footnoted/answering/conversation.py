@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from ..lexical import MARKER
 
@@ -71,11 +72,12 @@ def exchanges(messages: Iterable[tuple[str, str]]) -> tuple[Exchange, ...]:
 
 def contextual(question: str, history: Sequence[Exchange]) -> str:
     """``question``, then the previous question and its answer's first ``CONTEXT_WORDS``
-    words (without markers)."""
+    words (without markers, nor the rules and bars of an answer shown as a table)."""
     if not history:
         return question
     last = history[-1]
-    words = MARKER.sub("", last.answer).split()[:CONTEXT_WORDS]
+    said = (w for w in MARKER.sub("", last.answer).split() if w.strip("|-:"))
+    words = list(islice(said, CONTEXT_WORDS))
     return " ".join([question, last.question.strip(), *words])
 
 

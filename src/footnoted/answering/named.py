@@ -145,18 +145,20 @@ def _title_key(title: str) -> str:
     return title.split(" (")[0].strip().lower()
 
 
-def _keys(title: str) -> list[str]:
+@lru_cache(maxsize=8192)  # every answer asks it of each candidate's title, several times
+def _keys(title: str) -> tuple[str, ...]:
     """What names a document by its title: the title (less a bracketed qualifier), a
     place's name before the region that qualifies it ("Santa Monica" of "Santa Monica,
     California", as an encyclopedia titles places), and a person's name after their
-    style ("John XXIII" of "Pope John XXIII"); a short name of one word names nothing."""
-    key = _title_key(title)
+    style ("John XXIII" of "Pope John XXIII"); a short name of one word names nothing.
+    Any dash is read as "-"."""
+    key = _title_key(title.translate(_DASHES))
     place, _, region = key.partition(", ")
     if not region or _COMPANY.fullmatch(region):
         place = ""  # "Lyft, Inc." is a company's name whole
     styled = _STYLE.sub("", key, count=1) if _STYLE.match(key) else ""
-    whole = [key] if len(key) >= MIN_TITLE else []
-    return whole + [name for name in (place, styled) if " " in name]
+    whole = (key,) if len(key) >= MIN_TITLE else ()
+    return whole + tuple(name for name in (place, styled) if " " in name)
 
 
 @lru_cache(maxsize=4096)
@@ -178,7 +180,7 @@ def named(titles: Sequence[str], text: str) -> set[int]:
     spans: dict[str, list[tuple[int, int]]] = {}  # title key -> where the text names it
     found: list[tuple[int, int, int]] = []  # start, end, title index
     for i, title in enumerate(titles):
-        for key in _keys(title.translate(_DASHES)):
+        for key in _keys(title):
             if key not in lower:
                 continue
             if key not in spans:

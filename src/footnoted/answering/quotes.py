@@ -9,7 +9,9 @@ The quote starts from the sentences the reader's span touches (``extractive.quot
   printed in where the document says it apart from the header ("(Dollars in
   millions)" set above the header, "(in thousands)" closing the caption);
 - **a lead-in** (a sentence ending in a colon) brings what it introduces: its list, its
-  command, or the sentence after it, read on past the passage when the passage ends;
+  command, or the sentence after it, read on past the passage when the passage (or the
+  list in it) ends first; a list longer than a quote takes is shown with a line "…"
+  after it (:data:`MORE`), since the document lists more;
 - **a sentence that opens with a pronoun** ("This", "These", "It", …) brings the sentence
   before it, which says what the pronoun stands for; so does one that says "also" in its
   first words ("Revenue in 2021 also benefited from …"): it adds to what that sentence
@@ -59,6 +61,7 @@ UNIT_WINDOW = 300  # characters read above a table's header row for its amounts'
 UNIT_GAP = 200  # the most a unit's line may be above its header (a caption's rest)
 FOLLOW_CHARS = 700  # the most a lead-in brings
 FOLLOW_ITEMS = 8
+MORE = "…"  # a line after a list the quote cuts short: the document lists more
 ITEM_CHARS = 200  # the longest unmarked list item
 WIDE_ROW = 6  # a row of more columns is shown as its label and the cell asked for
 MAX_NAMED_CELLS = 2  # and at most this many more cells the question names
@@ -106,6 +109,7 @@ class Quote:
     exact: tuple[int, int] | None = None  # the exact answer: document offsets inside the body
     unit: Piece | None = None  # a table row's unit, printed apart from its header row
     columns: tuple[int, ...] = ()  # the columns shown of a wide row (``shown_columns``): all
+    more: bool = False  # a list the quote introduces goes on past its last item quoted
 
     @property
     def text(self) -> str:
@@ -121,8 +125,8 @@ class Quote:
         """How the answer shows it, and where each quoted piece starts in that text: a
         table row as a small Markdown table under its header row, anything else as it
         is."""
-        if not self.row:
-            return self.body.text, [(0, self.body)]
+        if not self.row:  # a list cut short says that it goes on
+            return self.body.text + (f"\n{MORE}" if self.more else ""), [(0, self.body)]
         assert self.header is not None
         width = max(_width(self.header), _width(self.body))
         shift = column_offset(self.body.text, self.header.text)
@@ -282,13 +286,14 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     start = with_antecedent(text, start, end, chunk.section)
     end = _with_reason(text, start, end, question, chunk.section)
     body = Piece(base + start, base + end, text[start:end])
+    more = False
     if body.text.rstrip().endswith(":") or _HOW.match(text, end):
-        body = _introduced(read, body, context)
+        body, more = _introduced(read, body, context)
     exact = None
     counted = words(text[span.end : span.end + 40])[:1]
     if _is_value(text[span.start : span.end], question, counted) and start <= span.start < end:
         exact = (base + span.start, base + min(span.end, end))
-    return Quote(read, body, exact=exact)
+    return Quote(read, body, exact=exact, more=more)
 
 
 def _sentences(text: str, start: int, end: int) -> tuple[int, int]:
@@ -387,34 +392,42 @@ def _antecedent(text: str, start: int, section: str | None) -> int:
     return previous
 
 
-def _introduced(read: Read, body: Piece, context: Context | None) -> Piece:
+def _introduced(read: Read, body: Piece, context: Context | None) -> tuple[Piece, bool]:
     """A lead-in's quote with what it introduces: the list items (or command lines)
     after it, or else the next sentence (the one saying how, after a quote that says
-    what can be done); read on past the passage when it ends first."""
+    what can be done); read on past the passage where it ends first, or where the list
+    runs to its end. Also whether the list goes on past what is quoted (more items than
+    a quote takes)."""
     chunk = read.hit.chunk
     after = chunk.text[body.end - chunk.char_start :]
-    if not after.strip() and context is not None:
-        after = context(chunk.document_id, body.end, body.end + FOLLOW_WINDOW)
     leads_in = body.text.rstrip().endswith(":")
-    taken = (_items(after) if leads_in else 0) or _next_sentence(after)
+    listed, more = _items(after) if leads_in else (0, False)
+    if context is not None and (not after.strip() or (listed and not after[listed:].strip())):
+        after = context(chunk.document_id, body.end, body.end + FOLLOW_WINDOW)
+        listed, more = _items(after) if leads_in else (0, False)
+    taken = listed or _next_sentence(after)
     if taken <= 0:
-        return body
-    return Piece(body.start, body.end + taken, body.text + after[:taken])
+        return body, False
+    return Piece(body.start, body.end + taken, body.text + after[:taken]), bool(listed) and more
 
 
-def _items(after: str) -> int:
+def _items(after: str) -> tuple[int, bool]:
     """How much of ``after`` is the list (or the lines of code) a lead-in introduces:
     its marked items, or blocks shaped alike (a list whose markers the document's
     format dropped: one short sentence each, ending the same way), or else one block
-    (a command, a paragraph)."""
+    (a command, a paragraph); and whether the list goes on past that (cut at
+    :data:`FOLLOW_ITEMS` items or :data:`FOLLOW_CHARS` characters)."""
     blocks = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", after)]
     taken, items, shape, marked = 0, 0, "", False
     for a, b in blocks:
         block = after[a:b].strip(PAGE_BREAK + " ")
         if not block:
             continue
-        if b > FOLLOW_CHARS or items >= FOLLOW_ITEMS or heading(block, None):
+        if heading(block, None):
             break
+        if b > FOLLOW_CHARS or items >= FOLLOW_ITEMS:
+            goes_on = _ITEM.match(block) is not None if marked else _shape(block) == shape
+            return taken, items > 0 and bool(shape or marked) and goes_on
         if _ITEM.match(block) and not shape:
             taken, items, marked = b, items + 1, True
             continue
@@ -423,9 +436,9 @@ def _items(after: str) -> int:
         if items == 0:
             shape = _shape(block)
             if not shape:
-                return b  # one block: a command, a paragraph
+                return b, False  # one block: a command, a paragraph
         taken, items = b, items + 1
-    return taken
+    return taken, False
 
 
 def _shape(block: str) -> str:

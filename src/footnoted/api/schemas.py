@@ -224,6 +224,10 @@ class PlaceOut(BaseModel):
 class DocumentTextOut(BaseModel):
     id: str
     title: str
+    kind: str = Field(
+        description="The document's format (`pdf`, `docx`, `pptx`, `html`, …). Only a "
+        "PDF's pages can be shown (`/pages/{page}/image`); a slide deck's `page` is its slide."
+    )
     text: str
     headings: list[HeadingOut] = Field(
         description="The document's own headings in `text` (Markdown, Word, HTML, and PDF "

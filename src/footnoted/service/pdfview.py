@@ -92,8 +92,11 @@ def _png(pixels: np.ndarray[Any, Any]) -> bytes:
     )
 
 
-def passage_boxes(data: bytes, number: int, passage: str) -> list[Box]:
-    """Where on page ``number`` the extracted ``passage`` is printed (empty: not found)."""
+def passage_boxes(data: bytes, number: int, passage: str, before: str = "") -> list[Box]:
+    """Where on page ``number`` the extracted ``passage`` is printed (empty: not found).
+    ``before``: the page's extracted text before the passage, which says which of the
+    places that print the same letters is the passage's (a table's "Revenue | 3,208,323"
+    printed again in the next table on the page)."""
     wanted = _letters(passage)
     if not wanted:
         return []
@@ -101,7 +104,7 @@ def passage_boxes(data: bytes, number: int, passage: str) -> list[Box]:
         textpage = page.get_textpage()
         try:
             letters, indices = _page_letters(textpage)
-            runs = _match(wanted, letters)
+            runs = _match(wanted, letters, len(_letters(before)))
             return _boxes(page, textpage, [(indices[a], indices[b - 1]) for a, b in runs])
         finally:
             textpage.close()
@@ -126,17 +129,17 @@ def _page_letters(textpage: Any) -> tuple[str, list[int]]:
     return "".join(letters), indices
 
 
-def _match(wanted: str, letters: str) -> list[tuple[int, int]]:
+def _match(wanted: str, letters: str, near: int = 0) -> list[tuple[int, int]]:
     """Runs ``[start, end)`` of ``letters`` spelling ``wanted`` in order: each run is
     anchored by ``ANCHOR`` letters and grown while the letters agree; letters of
-    ``wanted`` that anchor nowhere are skipped."""
+    ``wanted`` that anchor nowhere are skipped. The first run is anchored where its
+    letters are found closest to ``near`` (where the passage is expected on the page),
+    the others after the run before them."""
     runs: list[tuple[int, int]] = []
     i, cursor = 0, 0
     while i < len(wanted):
         anchor = wanted[i : i + ANCHOR]
-        found = letters.find(anchor, cursor)
-        if found < 0 and not runs:
-            found = letters.find(anchor)
+        found = _nearest(letters, anchor, near) if not runs else letters.find(anchor, cursor)
         if found < 0 or (len(anchor) < ANCHOR and i > 0 and not runs):
             i += max(len(anchor) // 2, 1)
             continue
@@ -146,6 +149,16 @@ def _match(wanted: str, letters: str) -> list[tuple[int, int]]:
         runs.append((found, end))
         cursor = end
     return runs
+
+
+def _nearest(letters: str, anchor: str, near: int) -> int:
+    """Where in ``letters`` ``anchor`` is found closest to ``near`` (-1: nowhere)."""
+    best, at = -1, letters.find(anchor)
+    while at >= 0:
+        if best < 0 or (abs(at - near) < abs(best - near)):
+            best = at
+        at = letters.find(anchor, at + 1)
+    return best
 
 
 def _boxes(page: Any, textpage: Any, runs: Sequence[tuple[int, int]]) -> list[Box]:

@@ -274,13 +274,18 @@ function renderRefusal(body) {
 
 // What the evidence check measured, for whoever wants the numbers: folded away, so the
 // refusal itself reads in plain words.
+// Each check in the order it was made, with what it decided.
 function refusalDetails(ev) {
   if (!ev || ev.max_score === null || ev.max_score === undefined) return null;
-  const lines = [`Closest passage: similarity ${ev.max_score.toFixed(2)} (answers need ${ev.threshold.toFixed(2)}).`];
+  const close = `Closest passage: similarity ${ev.max_score.toFixed(2)} (reading needs ${ev.threshold.toFixed(2)})`;
+  const lines = [ev.reason === "below_threshold" ? `${close}: nothing was close enough to read.`
+    : `${close}: the closest passages were read.`];
   if (typeof ev.answer_score === "number") {
-    lines.push(`Reader score ${ev.answer_score.toFixed(2)}, confidence ${Math.round((ev.confidence || 0) * 100)}%.`);
+    const found = `Best answer found in them: score ${ev.answer_score.toFixed(2)}, confidence ${Math.round((ev.confidence || 0) * 100)}%`;
+    const missing = ev.missing && ev.missing.length ? ev.missing : null;
+    lines.push(missing ? `${found}; but its passage does not mention ${missing.join(", ")}, so it was not given.`
+      : `${found}: not enough to answer from.`);
   }
-  if (ev.missing && ev.missing.length) lines.push(`Not in the closest passage: ${ev.missing.join(", ")}.`);
   return el("details", { class: "refusal-evidence muted" }, el("summary", { text: "How it was checked" }),
     ...lines.map((line) => el("p", { text: line })));
 }

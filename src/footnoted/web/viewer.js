@@ -59,15 +59,18 @@ export async function openViewer(citation, spans) {
   shown = { citation, spans: spans || [], turn, view: "text" };
   const actions = clear($("#viewer-actions"));
   let old = null;
-  if (Number.isInteger(citation.version)) {
-    clear($("#viewer-text")).append(el("p", { class: "muted", text: "Loading the document…" }));
-    try {
-      const doc = await documentText(citation.document_id, citation.version, quotedRange(citation, spans));
-      if (doc.current_version !== doc.version) old = doc;
-    } catch (_) { /* shown by the text view below */ }
-    if (shown.turn !== turn) return;
-  }
-  const paged = !old && Number.isInteger(citation.page); // only PDFs have pages
+  let kind = null;
+  clear($("#viewer-text")).append(el("p", { class: "muted", text: "Loading the document…" }));
+  try {
+    const versioned = Number.isInteger(citation.version);
+    const doc = await documentText(citation.document_id, versioned ? citation.version : null,
+      versioned ? quotedRange(citation, spans) : null);
+    if (versioned && doc.current_version !== doc.version) old = doc;
+    kind = doc.kind;
+  } catch (_) { /* shown by the text view below */ }
+  if (shown.turn !== turn) return;
+  // only a PDF's pages can be shown: a slide deck's page is its slide, read as text
+  const paged = !old && kind === "pdf" && Number.isInteger(citation.page);
   const first = (spans || []).find((s) => Number.isInteger(s.page));
   shown = { citation, spans: spans || [], page: first ? first.page : citation.page, count: null,
     view: paged ? "page" : "text", turn, old };

@@ -245,6 +245,7 @@ def document_text(
     return DocumentTextOut(
         id=document_id,
         title=kept.title,
+        kind=kept.kind,
         text=kept.text,
         headings=[HeadingOut(start=h.start, end=h.end, level=h.level) for h in shown.headings],
         version=kept.version,

@@ -77,7 +77,7 @@ def page_highlights(
     low, high = page_bounds(text, page)
     out = []
     for a, b in zip(start, end, strict=True):
-        passage = text[max(a, low) : min(b, high)]
-        boxes = passage_boxes(data, page, passage) if passage.strip() else []
+        passage, before = text[max(a, low) : min(b, high)], text[low : max(a, low)]
+        boxes = passage_boxes(data, page, passage, before) if passage.strip() else []
         out.append(HighlightOut(start=a, end=b, boxes=[BoxOut(**asdict(x)) for x in boxes]))
     return PageHighlightsOut(page=page, page_count=doc.page_count or 0, highlights=out)
