@@ -137,6 +137,11 @@ def test_a_conversation_has_an_address_that_reload_and_history_keep(site: Site) 
     page.go_forward()
     page.wait_for_function("() => document.querySelectorAll('.msg-user').length === 2")
     assert page.url == second_url
+    said = read_as.inner_text()
+    page.reload()  # how the follow-up was read is kept with its answer
+    page.wait_for_function("() => document.querySelectorAll('.msg-answer .copy').length === 2")
+    assert page.locator(".msg-answer").last.locator(".read-as").inner_text() == said
+    assert page.locator(".msg-answer").first.locator(".read-as").count() == 0
 
     with site.api(site.alice) as api:  # a program's conversation stays out of the web list
         r = api.post("/api/chat", json={"message": QUESTION, "message_id": mid()})

@@ -67,6 +67,7 @@ class NewMessage:
     grounding: dict[str, Any] | None = None
     incomplete: bool = False
     refusal: dict[str, Any] | None = None  # refusals: {"suggestions", "evidence", "elsewhere"?}
+    read_as: str | None = None  # answers: the question as searched, where not as asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +85,7 @@ class Message:
     incomplete: bool = False  # generation broke off part-way
     refusal: dict[str, Any] | None = None  # refusals: {"suggestions", "evidence", "elsewhere"?}
     message_id: str | None = None  # the chat request's id (the client's message_id)
+    read_as: str | None = None  # answers: the question as searched, where not as asked
 
     def to_dict(self) -> dict[str, Any]:
         """A refusal's ``suggestions`` and ``evidence`` sit beside its content."""
@@ -93,6 +95,8 @@ class Message:
             del data["grounding"]
         if not self.incomplete:
             del data["incomplete"]
+        if self.read_as is None:
+            del data["read_as"]
         data.update(data.pop("refusal") or {})
         return data
 

@@ -199,6 +199,7 @@ class ChatService:
         self, turn: Turn, payload: dict[str, Any], cancelled: Callable[[], bool] | None = None
     ) -> bool:
         cited = "citations" in payload
+        read_as = turn.info.get("standalone_question")  # shown again with the answer
         reply = NewMessage(
             "assistant",
             "answer",
@@ -208,6 +209,7 @@ class ChatService:
             payload.get("spans") if cited else None,
             payload.get("grounding") if cited else None,
             bool(payload.get("incomplete")),
+            read_as=read_as if isinstance(read_as, str) else None,
         )
         return self._complete(turn, reply, payload, None, cancelled)
 

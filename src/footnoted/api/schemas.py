@@ -165,6 +165,11 @@ class MessageOut(BaseModel):
         default=None, description="The chat request's `message_id` (the same for a question "
         "and its reply)."
     )  # fmt: skip
+    read_as: str | None = Field(
+        default=None, description="An answer's question as it was searched and read, where "
+        "that is not as it was asked (a follow-up read with the conversation: the "
+        "`answer_start` event's `standalone_question`); null otherwise."
+    )  # fmt: skip
 
 
 class ProgressOut(BaseModel):

@@ -165,13 +165,13 @@ class ChatSQL(SQL):
                 db,
                 "INSERT INTO messages (id, session_id, user_id, request_id, role, type, "
                 "content, citations, referenced_indices, spans, created_at, grounding, "
-                "incomplete, refusal) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "incomplete, refusal, read_as) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     uuid.uuid4().hex, session_id, user_id, message_id, m.role, m.type,
                     m.content, dumps(m.citations), dumps(m.referenced_indices),
                     dumps(m.spans), stamp, dumps(m.grounding), m.incomplete,
-                    dumps(m.refusal),
+                    dumps(m.refusal), m.read_as,
                 ),
             )  # fmt: skip
         self._run(

@@ -519,3 +519,11 @@ def chunk_rows(db: sqlite3.Connection) -> None:
     """A spreadsheet chunk's rows: JSON ``[[offset, number in the sheet], …]``, so a
     citation names the row it quotes. Chunks stored before have none (NULL)."""
     db.execute("ALTER TABLE chunks ADD COLUMN rows TEXT")
+
+
+@MIGRATIONS.step
+def message_read_as(db: sqlite3.Connection) -> None:
+    """An answer's question as it was searched and read, where that differs from as it
+    was asked (a follow-up read with the conversation): shown again with the answer.
+    Messages stored before have none (NULL)."""
+    db.execute("ALTER TABLE messages ADD COLUMN read_as TEXT")

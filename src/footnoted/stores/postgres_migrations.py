@@ -538,3 +538,9 @@ def site_pages(db: psycopg.Connection[Any], dim: int) -> None:
 def chunk_rows(db: psycopg.Connection[Any], dim: int) -> None:
     """A spreadsheet chunk's rows (see SQLite's step)."""
     db.execute("ALTER TABLE chunks ADD COLUMN rows TEXT")
+
+
+@MIGRATIONS.step
+def message_read_as(db: psycopg.Connection[Any], dim: int) -> None:
+    """An answer's question as it was searched and read (see SQLite's step)."""
+    db.execute("ALTER TABLE messages ADD COLUMN read_as TEXT")

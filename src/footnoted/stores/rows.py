@@ -141,6 +141,7 @@ def message_from(row: Row) -> Message:
         incomplete=bool(row["incomplete"]),
         refusal=loads(row["refusal"]),
         message_id=row["request_id"],
+        read_as=row["read_as"],
     )
 
 

@@ -37,6 +37,7 @@ STEPS = (
     "document_versions",
     "site_pages",
     "chunk_rows",
+    "message_read_as",
 )
 _NUMBERED = re.compile(r"^m\d{3}_")
 

@@ -332,6 +332,7 @@ export function renderStored(message) {
   }
   const view = new AnswerView(message.message_id);
   view.text = message.content;
+  view.readAs = message.read_as || null;
   addRow(view.row);
   view.sources({ citations: message.citations, referenced_indices: message.referenced_indices,
     spans: message.spans, grounding: message.grounding });
