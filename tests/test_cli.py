@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 
 from conftest import SAMPLES, write
+from footnoted.cli import ask
 
 
 def run(home: Path, *args: str, stdin: str | int | None = None) -> subprocess.CompletedProcess[str]:
@@ -88,6 +90,19 @@ def test_a_refusal_exits_3_with_its_message_on_stdout(home: Path) -> None:
     assert result.stdout.startswith("I couldn't find the answer to that in the documents")
     assert "\n" not in result.stdout.strip()  # one line, never wrapped at the terminal's width
     assert re.search(r"^refused: .*threshold 0\.35 \(in this process", result.stderr, re.M)
+
+
+def test_the_summary_is_one_line_however_long(capsys: pytest.CaptureFixture[str]) -> None:
+    refusal = {"type": "refusal", "evidence": {"reason": "unnamed", "missing": ["Uber"],
+               "max_score": 0.6712, "threshold": 0.35}}  # fmt: skip
+    with pytest.raises(typer.Exit) as stopped:
+        ask._summary(refusal, "server http://127.0.0.1:8792", 0.09)
+    assert stopped.value.exit_code == 3
+    said = capsys.readouterr().err
+    assert said == (
+        "refused: unnamed (Uber), best match 0.67, threshold 0.35 "
+        "(server http://127.0.0.1:8792, 0.09 s)\n"
+    )  # not wrapped at 80 columns: a script reads it
 
 
 @pytest.mark.parametrize("argv", [["ask", "-"], ["ask"]], ids=["dash", "no-argument"])

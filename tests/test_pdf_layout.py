@@ -368,6 +368,11 @@ def test_a_table_header_is_found_for_the_rows_below_it(more: dict[str, ParsedDoc
         None,  # the header row itself
         None,  # not in a table
     ]
+    # page 63's next tables print their years again, with more columns: their own header
+    revenue = lyft.text.index("Revenue | $ | 3,208,323 | $ | 2,364,681 | $ | 3,615,960 | 36 %")
+    assert table_headers(lyft.text, [revenue]) == [
+        "2021 | 2020 | 2019 | Change (in thousands, except for percentages)"
+    ]
     nics = more["pdfplumber__nics-background-checks-2015-11.pdf"]
     (found,) = table_headers(nics.text, [nics.text.index("Alaska | 209 |")])
     assert found is not None and found.startswith("State / Territory | Permit | Handgun |")
@@ -416,11 +421,23 @@ def test_table_headers_part_tables_and_skip_rows_of_amounts() -> None:
             "Summary",
             "1,000 | 2,000 | 3,000",  # amounts: no header printed as a row
             "4,000 | 5,000 | 6,000",
+            "A paragraph after the table, long enough to end it for anyone reading it.",
+            "Debt | Issued | Due",
+            "Senior notes | 2025 | 2030",  # a row of years under its label: data
+            "Term loan | 2026 | 2031",
+            "Revenue",
+            "2021 | 2020 | 2019",
+            "Net loss | (1,009) | (1,752) | (2,602)",
+            "2021 | 2020 | Change (in thousands)",  # years again: the next table's header,
+            "Revenue | 3,208 | 2,364 | 36 %",  # though its rows have the cells of the last
         ]
     )
-    rows = [text.index(line) for line in ("Team |", "Storage |", "North |", "4,000 |")]
+    lines = ("Team |", "Storage |", "North |", "4,000 |", "Term loan |", "Revenue | 3,208")
+    rows = [text.index(line) for line in lines]
     assert table_headers(text, rows) == ["Plan | Monthly | Yearly", "Item | Count",
-                                         "Region | Users | Share | Growth", None]  # fmt: skip
+                                         "Region | Users | Share | Growth", None,
+                                         "Debt | Issued | Due",
+                                         "2021 | 2020 | Change (in thousands)"]  # fmt: skip
 
 
 def _text_pdf(lines_per_page: list[list[str]]) -> bytes:

@@ -157,6 +157,15 @@ def test_history_records_v1_answers(app: Live) -> None:
     assert messages[1]["referenced_indices"] == [1]
 
 
+def test_a_v1_follow_up_is_titled_by_its_conversations_first_question(app: Live) -> None:
+    talk: Any = [{"role": "user", "content": Q}, {"role": "assistant", "content": REPLY},
+                 {"role": "user", "content": "And after that?"}]  # fmt: skip
+    client(app).chat.completions.create(model="default", messages=talk)
+    session = app.http.get("/api/sessions", headers=app.alice).json()[0]
+    assert session["title"] == Q  # what the conversation is about, not "And after that?"
+    assert app.messages(session["id"])[0]["content"] == "And after that?"  # as asked
+
+
 def test_bad_messages_are_422(app: Live) -> None:
     for messages in ([], [{"role": "assistant", "content": "hi"}]):
         r = app.http.post("/v1/chat/completions", json={"model": "default", "messages": messages},
@@ -287,6 +296,8 @@ def test_streamed_refusal_is_shown_and_marked(app: Live) -> None:
     assert text.startswith("I couldn't find the answer") and refusal == text
     assert chunks[-1].choices[0].finish_reason == "stop"
     assert extra(chunks[-1])["refusal"]["suggestions"]
+    searched = extra(chunks[-1])["retrieval"]  # what was searched, though nothing answered
+    assert searched["chunks_returned"] >= 1 and searched["duration_ms"] > 0
 
 
 # ---- the Responses API -----------------------------------------------------------------------

@@ -401,6 +401,7 @@ class Refusal:
     suggestions: tuple[str, ...]
     evidence: Evidence
     elsewhere: tuple[str, ...] = ()  # other collections whose documents answer it
+    retrieval: dict[str, Any] | None = None  # as ``Started``'s: what was searched and found
 
 
 @dataclass(frozen=True, slots=True)

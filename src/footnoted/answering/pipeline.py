@@ -563,9 +563,8 @@ class Pipeline:
         the extractive answer; a later failure ``Failed``."""
         if p.evidence.reason != "ok":
             contact = self.settings.support_contact
-            yield Refusal(
-                evidence.message(p.evidence, contact), evidence.suggestions(contact), p.evidence
-            )
+            said = evidence.message(p.evidence, contact)
+            yield Refusal(said, evidence.suggestions(contact), p.evidence, retrieval=p.info)
             return
         yield Started(warning=p.warning, retrieval=p.info)  # before the model's first token
         if p.config.generation_mode != "llm":

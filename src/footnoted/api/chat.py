@@ -100,9 +100,12 @@ class ChatService:
         self.answering = threading.BoundedSemaphore(answering)
 
     # -- before answering -----------------------------------------------------------------
-    def prepare(self, user: User, request: ChatRequest, origin: Origin) -> tuple[Claim, Turn]:
+    def prepare(
+        self, user: User, request: ChatRequest, origin: Origin, title: str | None = None
+    ) -> tuple[Claim, Turn]:
         """Validate, then claim the message id (raises 404/409/422 as the contract says);
-        a new session is marked with the ``origin`` it began in."""
+        a new session is marked with the ``origin`` it began in and titled by ``title``
+        (by default the message)."""
         collection = request.collection or self.service.settings.collection
         config = self.service.collection_settings(collection)
         dim = self.service.embedder.dim
@@ -116,7 +119,7 @@ class ChatService:
             request.message_id,
             request.message,
             request.session_id,
-            session_title(request.message),
+            session_title(title or request.message),
             OWNER,
             claim_is_stale,
             origin,
@@ -187,6 +190,7 @@ class ChatService:
 
     # -- storing ----------------------------------------------------------------------------
     def store_refusal(self, turn: Turn, refusal: Refusal) -> dict[str, Any]:
+        turn.info.update(refusal.retrieval or {})  # refused before any answer started
         payload = {**refusal_payload(refusal), **turn.ids}
         kept = ("suggestions", "evidence", "elsewhere")
         shown: dict[str, Any] = {k: payload[k] for k in kept if k in payload}

@@ -49,14 +49,17 @@ class AppState:
             signin=Provider(settings) if settings.oidc_issuer else None,
         )
 
-    def claim(self, user: User, request: ChatRequest, origin: Origin) -> tuple[Claim, Turn]:
-        """Claim the message id, then count the request against the rate limit.
+    def claim(
+        self, user: User, request: ChatRequest, origin: Origin, title: str | None = None
+    ) -> tuple[Claim, Turn]:
+        """Claim the message id, then count the request against the rate limit; a new
+        session is titled by ``title`` (by default the message).
 
         Only a request that will generate counts: a replay of a stored answer, a ``409``
         duplicate or a ``422`` reused id does not. Over the limit the claim is given back
         (a retry after ``Retry-After`` generates) and ``429`` raised.
         """
-        claim, turn = self.chat.prepare(user, request, origin)
+        claim, turn = self.chat.prepare(user, request, origin, title)
         if claim.outcome != "new":
             return claim, turn
         try:

@@ -232,15 +232,20 @@ def _exact(
 
 
 def _summary(payload: dict[str, Any], where: str, seconds: float) -> None:
-    """One line on standard error; a refusal exits with ``REFUSED``."""
+    """One line on standard error, never wrapped at the terminal's width (a script reads
+    it); a refusal exits with ``REFUSED``."""
     took = f"({where}, {seconds:.2f} s)"
     if payload["type"] == "refusal":
         ev = payload["evidence"]
-        why = [] if ev.get("reason") in (None, "below_threshold") else [ev["reason"]]
+        reason = ev.get("reason")
+        why = [] if reason in (None, "below_threshold") else [reason]
+        if reason == "unnamed" and ev.get("missing"):
+            why = [f"unnamed ({', '.join(ev['missing'])})"]  # what the passages lack
         if ev.get("max_score") is not None:
             why.append(f"best match {ev['max_score']:.2f}")
         why.append(f"threshold {ev['threshold']:.2f}")
-        err.print(f"refused: {', '.join(why)} {took}", highlight=False)
+        err.print(f"refused: {', '.join(why)} {took}", highlight=False, soft_wrap=True)
         raise typer.Exit(REFUSED)
     n = len(payload.get("referenced_indices") or [])
-    err.print(f"answered from {n} source{'' if n == 1 else 's'} {took}", highlight=False)
+    said = f"answered from {n} source{'' if n == 1 else 's'} {took}"
+    err.print(said, highlight=False, soft_wrap=True)

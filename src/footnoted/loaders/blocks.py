@@ -146,9 +146,14 @@ class _Table:
             return self.header
         # a currency sign set in a cell of its own belongs to the amount after it
         cells = [cell for cell in block.split(CELLS) if cell.strip() not in CURRENCY]
-        if self.header is None or (self.label and self.data and len(cells) != self.cells):
+        named = not any(_AMOUNT.match(cell) and not _YEAR.match(cell) for cell in cells)
+        # a row of years with no label before them ("2021 | 2020 | 2019 | Change") heads
+        # a table, however many cells the rows before it had: no table's data row starts
+        # with a year ("Senior notes | 2025 | 2030" starts with its label)
+        years = sum(bool(_YEAR.match(cell.strip())) for cell in cells) >= 2
+        heads = named and years and (not cells[0].strip() or bool(_YEAR.match(cells[0].strip())))
+        if self.header is None or heads or (self.label and self.data and len(cells) != self.cells):
             # a row of amounts is data: its table's header was not printed as a row
-            named = not any(_AMOUNT.match(cell) and not _YEAR.match(cell) for cell in cells)
             self.header = (start, cut_row(block, HEADER_KEPT)) if named else (start, "")
             self.data = False
         else:

@@ -164,6 +164,13 @@ def _text(message: V1Message, param: str) -> str:
     return "".join(str(p.get("text", "")) for p in parts)
 
 
+def first_question(messages: list[V1Message], param: str) -> str | None:
+    """The conversation's first user message: what its session is titled by (a follow-up
+    such as "And in 2020?" names nothing in a history list)."""
+    first = next((m for m in messages if m.role == "user"), None)
+    return None if first is None else _text(first, param) or None
+
+
 def chat_request(model: str, messages: list[V1Message], param: str) -> ChatRequest:
     """``/api/chat``'s request for the last user message, over collection ``model``."""
     last = next((m for m in reversed(messages) if m.role == "user"), None)

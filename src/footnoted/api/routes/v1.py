@@ -29,6 +29,7 @@ from ..compat.requests import (
     check_model,
     check_supported,
     conversation,
+    first_question,
     input_messages,
 )
 from ..compat.responses import Responses
@@ -97,7 +98,8 @@ async def _turn(
     messages before the question are its conversation."""
     check_model(body.model, await anyio.to_thread.run_sync(model_names, state))
     question = chat_request(body.model, messages, param)
-    _, turn = await anyio.to_thread.run_sync(state.claim, user, question, "v1")
+    title = first_question(messages, param)
+    _, turn = await anyio.to_thread.run_sync(state.claim, user, question, "v1", title)
     talk = conversation(messages, param, instructions)
     return replace(turn, question=replace(turn.question, conversation=talk))
 
