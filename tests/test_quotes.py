@@ -322,6 +322,25 @@ def test_a_count_of_what_is_asked_for_is_not_its_answer() -> None:
     assert marked(quote(read_at(text, "2019"), None, since)) == "2019"
 
 
+def test_a_tables_years_printed_again_head_its_rows_not_answer() -> None:
+    """A passage that starts among one table's rows (its kept header) and prints the next
+    table's years over that table's rows: the years are a header, never the row asked."""
+    text = (
+        "Cost of Revenue\n\n2021 | 2020 | 2019 | Change (in thousands)\n\n"
+        "Cost of revenue | $ | 1,649,532 | $ | 1,447,516 | $ | 2,176,469 | 14 %"
+    )
+    chunk = Chunk("c1", "d1", 0, text, 100, 100 + len(text), header="2021 | 2020 | 2019")
+    start = text.index("2021 | 2020 | 2019 | Change")
+    read = Read(RetrievedChunk(chunk, "Report", None, 0.7), Reading(20.0, start, start + 4), 20.0)
+    q = quote(read, None, "What was the change in cost of revenue, in thousands?")
+    assert q.text.startswith("Cost of revenue | $ | 1,649,532") and q.row
+    assert q.header is not None and q.header.text == "2021 | 2020 | 2019 | Change (in thousands)"
+    # a header over one row leads to it, named by a word of the question
+    alone = "Years ended | 2022 | 2021\n\nRevenue | 66,608 | 62,286"
+    q = quote(read_at(alone, "2022"), None, "What was the revenue in 2022?")
+    assert q.text == "Revenue | 66,608 | 62,286" and q.row
+
+
 def test_a_table_header_row_is_never_the_row_asked_about() -> None:
     sheet = "Region | Revenue 2025 (USD) | Staff\n\nNorth | 1200 | 40\n\nWest | 1710 | 52"
     for reader_on in ("Revenue 2025", "North"):  # the reader on the header, or another row

@@ -579,9 +579,9 @@ def _asked_row(
     if best[1] == 0 or len(leaders) > 1:
         return line if own is not None else None
     row = leaders[0]
-    if on_header and not (values_named[row] or words_named[row] >= 2):
-        return None  # off the header only to a row named by a value asked or two words
-    return row
+    if on_header and not (values_named[row] or words_named[row] >= 2 or len(rows) == 1):
+        return None  # off the header only to a row named by a value asked, two words, or
+    return row  # one word where the header heads that row alone
 
 
 def table_words(text: str, section: str | None) -> frozenset[str]:
@@ -601,16 +601,21 @@ def _header_rows(
     text: str, rows: list[tuple[int, int]], header: str | None
 ) -> set[tuple[int, int]]:
     """The passage's rows that head its table: the header row kept for the table the
-    passage starts among (``header``) where the passage prints it, or, in a passage that
-    starts with a table (none kept), its first row when rows follow it (a sheet's
-    header row)."""
+    passage starts among (``header``) where the passage prints it, a row that heads the
+    rows after it (``table_headers``: a table's years printed again over its own rows),
+    or, in a passage that starts with a table (none kept), its first row when rows
+    follow it (a sheet's header row)."""
     if len(rows) < 2:
         return set()
+    above = f"{header}\n" if header else ""
+    heading = set(table_headers(above + text, [len(above) + a for a, _ in rows])) - {None}
     if header:
-        return {row for row in rows if text[row[0] : row[1]].strip(PAGE_BREAK).strip() == header}
+        heading.add(header)
+    heads = {row for row in rows if text[row[0] : row[1]].strip(PAGE_BREAK).strip() in heading}
     first = rows[0]
-    starts_with_it = header == "" and not text[: first[0]].strip(PAGE_BREAK).strip()
-    return {first} if starts_with_it else set()
+    if header == "" and not text[: first[0]].strip(PAGE_BREAK).strip():
+        heads.add(first)
+    return heads
 
 
 _NO_WORDS = re.compile(r"[\s$€£%().,\-–\d]*")  # a cell of an amount, or an empty one
