@@ -150,6 +150,7 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
     ("term", "text"),
     [
         (Term("ALCE", True), "C ALCE is Robust to Shortcut Cases\n"),  # a heading
+        (Term("ALCE", True), "3.4 ALCE is Robust to Shortcut Cases\n\nWe showcase how."),
         (Term("core operating loss", False), "Core operating loss (Non-GAAP) | ($4,690)\n"),
         (Term("shareware", False), "Shareware | 12 | 14\n"),  # a row of values
         (Term("ALCE", True, expands=True), "ALCE is a benchmark of citations."),  # no words

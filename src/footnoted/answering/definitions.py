@@ -221,8 +221,9 @@ def _glossary(name: str, text: str) -> Definition | None:
     for m in entry.finditer(text):
         if CELLS in m.group(0) and (len(m.group("d").split()) < 4 or _DIGIT.search(m["d"])):
             continue  # a row of values, not a term and its definition
-        if m["bare"] is not None and _TITLED.match(m["t"]):
-            continue  # a numbered heading: "1.2 Revenue recognition and related policies"
+        if m["bare"] is not None and (_TITLED.match(m["t"]) or _heading(m.group(0))):
+            continue  # a numbered heading: "1.2 Revenue recognition and related policies",
+            # "3.4 ALCE is Robust to Shortcut Cases"
         return Definition(m.start("d"), m.end("d"))
     legend = re.compile(  # a table's legend: "**Multiple (multiple types of firearms …)"
         rf"^[ \t]*[*†‡]*[ \t]*(?i:{name})[ \t]*\((?P<d>[^()\n]{{10,200}})\)[ \t.;]*$", re.M
