@@ -155,7 +155,7 @@ def _nearest(letters: str, anchor: str, near: int) -> int:
     """Where in ``letters`` ``anchor`` is found closest to ``near`` (-1: nowhere)."""
     best, at = -1, letters.find(anchor)
     while at >= 0:
-        if best < 0 or (abs(at - near) < abs(best - near)):
+        if best < 0 or abs(at - near) < abs(best - near):
             best = at
         at = letters.find(anchor, at + 1)
     return best

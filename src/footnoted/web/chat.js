@@ -273,8 +273,8 @@ function renderRefusal(body) {
 }
 
 // What the evidence check measured, for whoever wants the numbers: folded away, so the
-// refusal itself reads in plain words.
-// Each check in the order it was made, with what it decided.
+// refusal itself reads in plain words. Each check in the order it was made, with what it
+// decided.
 function refusalDetails(ev) {
   if (!ev || ev.max_score === null || ev.max_score === undefined) return null;
   const close = `Closest passage: similarity ${ev.max_score.toFixed(2)} (reading needs ${ev.threshold.toFixed(2)})`;
