@@ -149,7 +149,9 @@ class SessionOut(BaseModel):
 
 class MessageOut(BaseModel):
     """LLM answers add ``grounding``; a partial answer adds ``incomplete: true``; a
-    refusal adds the ``suggestions`` and ``evidence`` it was first shown with."""
+    refusal adds the ``suggestions`` and ``evidence`` it was first shown with; an answer
+    read otherwise than it was asked (a follow-up read with the conversation) adds
+    ``read_as``, the ``answer_start`` event's ``standalone_question``."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -164,11 +166,6 @@ class MessageOut(BaseModel):
     message_id: str | None = Field(
         default=None, description="The chat request's `message_id` (the same for a question "
         "and its reply)."
-    )  # fmt: skip
-    read_as: str | None = Field(
-        default=None, description="An answer's question as it was searched and read, where "
-        "that is not as it was asked (a follow-up read with the conversation: the "
-        "`answer_start` event's `standalone_question`); null otherwise."
     )  # fmt: skip
 
 
