@@ -103,6 +103,13 @@ class Site:
         self.pw = pw
         self.browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
+    def chat_in(self, collection: str) -> Any:
+        """Alice's page on a new chat over ``collection``."""
+        page = self.page(self.alice)
+        page.click("#new-chat")
+        page.select_option("#collection", collection)
+        return page
+
     def page(self, token: str | None = None, **context: Any) -> Any:
         ctx = self.browser.new_context(
             base_url=self.proxy.url, viewport=context.pop("viewport", None)
@@ -782,9 +789,7 @@ def focus_by_tab(page: Any, test: str, limit: int = 60) -> None:
 
 
 def test_pdf_citation_shows_its_page(site: Site) -> None:
-    page = site.page(site.alice)
-    page.click("#new-chat")
-    page.select_option("#collection", "wiki")
+    page = site.chat_in("wiki")
     ask(page, BACKLINK_Q)
     answer = last_answer(page)
     assert "backlink feature" in answer.locator(".answer-text").inner_text()
@@ -832,9 +837,7 @@ def test_a_slide_citation_opens_as_text_without_a_page_view(site: Site) -> None:
 
 
 def test_a_refusal_for_a_name_the_passages_lack_says_so_in_its_details(site: Site) -> None:
-    page = site.page(site.alice)
-    page.click("#new-chat")
-    page.select_option("#collection", "reports")
+    page = site.chat_in("reports")
     ask(page, "What were Contoso's freight costs in 2023?")
     refusal = page.locator(".bubble-refusal")
     refusal.wait_for(timeout=60_000)
@@ -848,9 +851,7 @@ def test_a_refusal_for_a_name_the_passages_lack_says_so_in_its_details(site: Sit
 
 
 def test_a_wide_table_answer_scrolls_rather_than_breaking_its_numbers(site: Site) -> None:
-    page = site.page(site.alice)
-    page.click("#new-chat")
-    page.select_option("#collection", "wide")
+    page = site.chat_in("wide")
     ask(page, "What was the revenue in 2021?")
     answer = last_answer(page)
     answer.locator(".badge").first.click()  # the viewer narrows the answer's column
@@ -868,9 +869,7 @@ def test_a_wide_table_answer_scrolls_rather_than_breaking_its_numbers(site: Site
 
 
 def test_a_table_answer_and_a_list_answer_read_as_the_document_wrote_them(site: Site) -> None:
-    page = site.page(site.alice)
-    page.click("#new-chat")
-    page.select_option("#collection", "reports")
+    page = site.chat_in("reports")
     ask(page, "What were the South region's sales in 2022?")
     answer = last_answer(page)
     table = answer.locator(".answer-text table.answer-table")
@@ -941,9 +940,7 @@ def test_phone_sized_viewport_is_readable(site: Site) -> None:
 
 def test_marker_that_names_no_source_stays_plain_text(site: Site) -> None:
     """A quoted PDF passage keeps its own footnote "[8]"; no source 8 exists, so no badge."""
-    page = site.page(site.alice)
-    page.click("#new-chat")
-    page.select_option("#collection", "wiki")
+    page = site.chat_in("wiki")
     ask(page, WARD_Q)
     answer = last_answer(page)
     with site.api(site.alice) as api:
@@ -964,9 +961,7 @@ def test_marker_that_names_no_source_stays_plain_text(site: Site) -> None:
 
 def test_a_quoted_documents_own_footnote_is_not_a_badge(site: Site) -> None:
     """The PDF's "editor.[2]": the quote stops at "editor.", so no [2] reads as source 2."""
-    page = site.page(site.alice)
-    page.click("#new-chat")
-    page.select_option("#collection", "wiki")
+    page = site.chat_in("wiki")
     ask(page, ENGINES_Q)
     answer = last_answer(page)
     with site.api(site.alice) as api:
@@ -981,9 +976,7 @@ def test_a_quoted_documents_own_footnote_is_not_a_badge(site: Site) -> None:
 
 def test_highlights_are_exact_past_emoji(site: Site) -> None:
     """Offsets count code points; emoji take two UTF-16 units in the browser."""
-    page = site.page(site.alice)
-    page.click("#new-chat")
-    page.select_option("#collection", "party")
+    page = site.chat_in("party")
     ask(page, PARTY_Q)
     answer = last_answer(page)
     answer.locator(".badge").first.click()
