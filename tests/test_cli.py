@@ -13,9 +13,13 @@ from typing import Any
 
 import pytest
 import typer
+from rich.console import Console
 
 from conftest import SAMPLES, write
+from footnoted import Footnoted
 from footnoted.cli import ask
+from footnoted.cli.render import AnswerPrinter
+from footnoted.settings import Settings
 
 
 def run(home: Path, *args: str, stdin: str | int | None = None) -> subprocess.CompletedProcess[str]:
@@ -227,3 +231,77 @@ def test_an_interrupted_ingest_goes_on_where_it_stopped(tmp_path: Path) -> None:
         ready = db.execute("SELECT count(*) FROM documents WHERE status = 'ready'").fetchone()[0]
         chunks = db.execute("SELECT count(*), count(DISTINCT id) FROM chunks").fetchone()
     assert ready == 400 and chunks[0] == chunks[1] > 0
+
+
+SALES = "Region,2021,2022,2023\nNorth,1200,1350,1490\nSouth,980,1010,1125\nEast,1500,1620,1710\n"
+SALES_QUESTION = "What were the South region's sales in 2022?"
+
+
+def in_terminal(home: Path, *args: str) -> tuple[int, str]:
+    """``footnoted`` with its standard output on a pseudo-terminal 100 columns wide, as
+    a person at a terminal runs it: its exit status and what the terminal was sent."""
+    leader, follower = os.openpty()
+    env = {**os.environ, "FOOTNOTED_HOME": str(home), "COLUMNS": "100", "NO_COLOR": "1"}
+    env.pop("FORCE_COLOR", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "footnoted", *args],
+        stdout=follower, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    os.close(follower)
+    sent = b""
+    while True:
+        try:
+            got = os.read(leader, 65536)
+        except OSError:  # the process closed its end
+            break
+        if not got:
+            break
+        sent += got
+    os.close(leader)
+    return process.wait(timeout=300), re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", sent.decode())
+
+
+@pytest.fixture(scope="module")
+def sales_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("cli-sales") / "home"
+    docs = tmp_path_factory.mktemp("cli-sales-docs")
+    result = run(home, "ingest", str(write(docs / "sales.csv", SALES)))
+    assert result.returncode == 0, result.stderr
+    return home
+
+
+def test_a_table_answer_is_a_table_at_a_terminal_and_markdown_when_piped(sales_home: Path) -> None:
+    piped = run(sales_home, "ask", SALES_QUESTION)
+    assert piped.returncode == 0, piped.stderr
+    answer = piped.stdout.partition("Sources")[0]
+    assert "| Region | 2021 | 2022 | 2023 |" in answer  # for a script, as the API gives it
+    assert "| South | 980 | 1010 | 1125 |" in answer
+    status, shown = in_terminal(sales_home, "ask", SALES_QUESTION)
+    assert status == 0
+    table = shown.partition("Sources")[0]
+    assert "|" not in table and "---" not in table  # no Markdown left on the screen
+    lines = [line.rstrip() for line in table.splitlines()]
+    head = next(line for line in lines if line.lstrip().startswith("Region"))
+    row = next(line for line in lines if line.lstrip().startswith("South"))
+    assert head.split() == ["Region", "2021", "2022", "2023"]
+    assert row.split() == ["South", "980", "1010", "1125"]
+    for year, figure in (("2021", "980"), ("2022", "1010"), ("2023", "1125")):
+        assert head.index(year) + len(year) == row.index(figure) + len(figure)  # right-aligned
+    assert "[1]" in table and "1. sales" in shown.partition("Sources")[2]
+
+
+def test_the_exact_answer_is_bold_in_its_cell(sales_home: Path) -> None:
+    with Footnoted(Settings(home=sales_home)) as fn:
+        result = fn.answer(SALES_QUESTION)
+    assert result.answer is not None, result.refusal
+    text = result.answer.text
+    span = next(s for s in result.answer.spans if s.exact_start is not None)
+    assert text[span.exact_start : span.exact_end] == "1010"
+    console = Console(force_terminal=True, color_system="standard", width=100, record=True)
+    printer = AnswerPrinter(console, (span.exact_start, span.exact_end))
+    for at in range(0, len(text), 5):  # as it streams, five characters at a time
+        printer.feed(text[at : at + 5])
+    printer.close()
+    styled = console.export_text(styles=True, clear=False)
+    assert re.search(r"\x1b\[1;4m1010\x1b\[0m", styled), styled  # that cell alone
+    assert console.export_text().count("1010") == 1

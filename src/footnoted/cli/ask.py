@@ -24,6 +24,7 @@ from ..service.facade import Footnoted
 from ..settings import Settings
 from .errors import failure
 from .remote import ask_server, cli_token, running_server
+from .render import AnswerPrinter
 
 REFUSED = 3  # exit status of a refusal: the documents do not hold the answer
 
@@ -139,6 +140,7 @@ def _local(
             return payload
         payload = {"type": "answer", "referenced_indices": []}
         streamed: list[str] = []
+        printer = AnswerPrinter(out)
         for event in fn.ask(Question(question, collection)):
             if isinstance(event, Refusal):
                 fn.log_refusal(question, collection, event)
@@ -147,13 +149,15 @@ def _local(
             elif isinstance(event, Notice):
                 err.print(f"[dim]{escape(event.message)}[/dim]", highlight=False)
             elif isinstance(event, Failed):
+                printer.close()
                 out.print()
                 raise FootnotedError(event.message, code=event.code)
             elif isinstance(event, Delta):
                 streamed.append(event.text)
-                out.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
+                printer.feed(event.text)
                 sys.stdout.flush()
             elif isinstance(event, Sources):
+                printer.close()
                 out.print()
                 payload["referenced_indices"] = list(event.referenced_indices)
                 spans = [x.to_dict() for x in event.spans]
@@ -179,7 +183,10 @@ def _print(payload: dict[str, Any], as_json: bool) -> None:
     for key in ("warning", "notice"):
         if payload.get(key):
             err.print(f"[dim]{escape(payload[key])}[/dim]", highlight=False)
-    out.print(_marked(payload["answer"], payload.get("spans") or []), soft_wrap=True)
+    printer = AnswerPrinter(out, _exact_range(payload.get("spans") or []))
+    printer.feed(payload["answer"])
+    printer.close()
+    out.print()
     _exact(payload["answer"], payload.get("spans") or [], payload.get("grounding"))
     referenced = payload.get("referenced_indices") or []
     if referenced:
@@ -192,15 +199,6 @@ def _print(payload: dict[str, Any], as_json: bool) -> None:
 def _exact_range(spans: list[dict[str, Any]]) -> tuple[int, int] | None:
     lead = next((s for s in spans if s.get("exact_start") is not None), None)
     return None if lead is None else (lead["exact_start"], lead["exact_end"])
-
-
-def _marked(text: str, spans: list[dict[str, Any]]) -> Text:
-    """The answer with the exact answer the reader found in bold."""
-    shown = Text(text)
-    where = _exact_range(spans)
-    if where is not None:
-        shown.stylize("bold underline", *where)
-    return shown
 
 
 _LABELS = {  # how each label reads on the terminal (docs/api.md says what each means)
