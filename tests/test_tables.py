@@ -516,3 +516,29 @@ def test_a_row_of_a_real_papers_table_named_in_its_printed_order(service: Footno
     assert result.answer is not None, result.refusal
     assert "| CoT-SC → ReAct | 34.2 | 64.6 |" in result.answer.text
     assert "ReAct→ CoT-SC" not in result.answer.text
+
+
+def test_a_figure_asked_is_its_row_not_the_sentence_giving_its_change(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A sentence that gives how far a figure moved ("increased by $603 million in 2022
+    compared with 2021") does not answer how large it was: the row of its passage whose
+    years differ by that amount does. A question about the change keeps the sentence."""
+    ingest_markdown(service, tmp_path / "docs" / "annual-report.md", [
+        "# Annual Report 2022", "", "## Research and Development", "",
+        "Research and development expense by segment (dollars in millions):", "",
+        "| Years ended December 31, | 2022 | 2021 | 2020 |", "| --- | --- | --- | --- |",
+        "| Commercial Airplanes | 1,900 | 1,500 | 1,700 |",
+        "| Defense, Space & Security | 674 | 565 | 536 |",
+        "| Other | 278 | 184 | 240 |",
+        "| Total | $2,852 | $2,249 | $2,476 |", "",
+        "Research and development expense increased by $603 million in 2022 compared with "
+        "2021 primarily due to higher spending on new aircraft programs and product "
+        "development.", "",
+    ])  # fmt: skip
+    spent = service.answer("How much did the company spend on research and development in 2022?")
+    assert spent.answer is not None, spent.refusal
+    assert "| Total | $2,852 | $2,249 | $2,476 |" in spent.answer.text
+    assert exact(spent.answer) == "$2,852"  # the year asked, marked in its row
+    grew = answered(service, "How much did research and development expense increase in 2022?")
+    assert "increased by $603 million" in grew and "| Total |" not in grew

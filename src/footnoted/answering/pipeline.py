@@ -59,7 +59,7 @@ from .llm.client import LLMUnavailable
 from .named import YES_NO, bridge_candidates, comparison_sides, named, naming_sentence
 from .question import Question, without_instructions
 from .quotes import Context, Quote, heading, quote
-from .tables import Named, named_row, valued_row
+from .tables import Named, changed_row, named_row, valued_row
 
 MAX_QUESTION_CHARS = 4000
 LEADS = 3  # the passages read first whose second hops are read after them
@@ -223,8 +223,10 @@ class Pipeline:
                 read = self._bridges(query, read, retrieval, cal, about)
                 if said:
                     read = fresh_first(read, said, cal.threshold)
-                row = named_row(query, read, self.context) or self._valued(
-                    query, read, retrieval, cal, about
+                row = (
+                    named_row(query, read, self.context)
+                    or self._valued(query, read, retrieval, cal, about)
+                    or changed_row(query, read, self.context)
                 )
                 lead = (
                     row.read

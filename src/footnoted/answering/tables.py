@@ -21,6 +21,13 @@ Rows named equally well in different passages lead by retrieval order; a questio
 no column, or two rows of one passage alike, is left to the reader. A named row whose
 named cell is empty answers nothing: the table does not hold the value.
 
+A sentence that gives a figure's change ("Research and development expense increased by
+$603 million in 2022 compared with 2021") does not answer a question asking the figure
+("How much did Boeing spend on research and development in 2022?"). Where the reader
+leads with such a sentence and the question asks no change, the row of its passage whose
+cells under the two years differ by that amount leads instead (``changed_row``): the
+prose explains the table's row ("Total | $2,852 | $2,249 | $2,476").
+
 A row of numbers only is named by a value the question gives for one of its columns
 ("the car with 8 carburetors": the one row whose "carb" is 8; ``valued_row``), with
 another column named for the value asked ("horsepower": "hp"); retrieval does not find
@@ -215,6 +222,117 @@ def _filled(cells: list[str], under: int | None) -> bool:
     if under is None:
         return True
     return under < len(cells) and cells[under].strip() not in ("", EMPTY_CELL)
+
+
+# a question about a change, not a figure: "How much did revenue increase in 2022?"
+_ASKS_CHANGE = re.compile(
+    r"\b(?:chang|increas|decreas|grow|grew|growth|rise|rising|rose|fell|fall|declin|drop|"
+    r"differen|compar|higher|lower|more|less|up|down|vs|versus|gain|los[st])",
+    re.IGNORECASE,
+)
+# the words before a change's amount: "increased by $", "decreased approximately "
+_CHANGED_BY = re.compile(
+    r"\b(?:increased|decreased|rose|fell|grew|declined|dropped|(?:was|were) (?:up|down))"
+    r"\s+(?:by\s+)?(?:approximately\s+|about\s+)?[$€£¥]?\s?$",
+    re.IGNORECASE,
+)
+_AMOUNT = re.compile(r"[$€£¥]?\s?(\d[\d,]*(?:\.\d+)?)\s*(thousand|million|billion)?", re.IGNORECASE)
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def changed_row(question: str, read: Sequence[Read], context: Context | None) -> Named | None:
+    """The row of the leading passage whose change between two years is the amount the
+    reader's sentence gives as a change, read at that row, where the question asks the
+    figure of a year, not its change (see the module); None otherwise, or where no row,
+    or more than one, differs by that amount."""
+    if not read or _ASKS_CHANGE.search(question) or _NOT_A_VALUE.search(question.lower()):
+        return None
+    years = set(asked(question).years)
+    lead = read[0]
+    text = lead.hit.chunk.text
+    span = lead.reading
+    line_start = text.rfind("\n", 0, span.start) + 1
+    if (
+        not years
+        or CELLS in text[line_start : span.start]
+        or not _CHANGED_BY.search(text[line_start : span.start])
+    ):
+        return None
+    amount = _AMOUNT.match(text, span.start)
+    if amount is None:
+        return None
+    stated = amount.group(1)
+    value = float(stated.replace(",", "")) * _SCALES.get((amount.group(2) or "").lower(), 1)
+    places = len(stated.partition(".")[2])
+    tolerance = 0.5 * 10**-places * _SCALES.get((amount.group(2) or "").lower(), 1)
+    sentence_end = text.find("\n", span.end)
+    said = text[line_start : len(text) if sentence_end < 0 else sentence_end]
+    year = next((y for y in YEAR.findall(said) if y in years), None)
+    if year is None:
+        return None
+    other = next((y for y in YEAR.findall(said) if y != year), None)
+    found: list[tuple[int, int]] = []
+    at = 0
+    for line in text.split("\n"):
+        start, at = at, at + len(line) + 1
+        if CELLS not in line:
+            continue
+        row = lead.hit.chunk.char_start + start
+        header = header_row(lead, row) if lead.hit.chunk.header is not None else None
+        if header is None:
+            printed = header_of(lead, row, context)
+            header = None if printed is None else printed.text
+        if header is None or line.strip() == header.strip():
+            continue
+        change = _change(line, header, year, other)
+        if change is not None and _same(change, value, tolerance):
+            found.append((start, start + len(line)))
+    if len(found) != 1:
+        return None
+    start, end = found[0]
+    reading = Reading(lead.reading.score, start, end)
+    return Named(replace(lead, reading=reading, named=True), True)
+
+
+def _change(line: str, header: str, year: str, other: str | None) -> float | None:
+    """How far the row's amount under ``year`` is from its amount under ``other`` (the
+    year beside it in the header when the sentence names none), in the table's unit;
+    None where either is not an amount."""
+    names = header.split(CELLS)
+    columns = [i for i, n in enumerate(names) if YEAR.fullmatch(n.strip())]
+    at = next((i for i in columns if names[i].strip() == year), None)
+    if at is None:
+        return None
+    if other is not None:
+        before = next((i for i in columns if names[i].strip() == other), None)
+    else:
+        nearby = [i for i in columns if abs(i - at) == 1]
+        before = nearby[0] if len(nearby) == 1 else None
+    if before is None:
+        return None
+    cells = line.split(CELLS)
+    figures = [value_at(line, header, i) for i in (at, before)]
+    if any(f is None or f >= len(cells) for f in figures):
+        return None
+    a, b = (_amount(cells[f]) for f in figures if f is not None)
+    return None if a is None or b is None else abs(abs(a) - abs(b))
+
+
+def _amount(cell: str) -> float | None:
+    """A cell's amount, its sign, brackets and thousands separators aside."""
+    digits = cell.strip().strip("$€£¥()% ").replace(",", "").replace("$", "").strip()
+    try:
+        return float(digits)
+    except ValueError:
+        return None
+
+
+def _same(change: float, amount: float, tolerance: float) -> bool:
+    """Whether a row's change, in its table's unit (ones, thousands or millions), is the
+    amount a sentence states to its precision."""
+    return change > 0 and any(
+        abs(change * unit - amount) <= max(tolerance, 0.5 * unit) for unit in (1, 1e3, 1e6)
+    )
 
 
 @dataclass(frozen=True, slots=True)
