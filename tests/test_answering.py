@@ -172,6 +172,28 @@ def test_a_document_that_asks_the_question_itself_answers_it_next(service: Footn
     )
 
 
+def test_a_question_that_points_back_asks_with_the_sentence_before_it(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """ "Fierce Nerds" asks "How do you avoid this fate?" after "… your fierceness will
+    turn to bitterness …" and answers "Work on ambitious projects."; its question holds
+    one word of "How can a fierce nerd avoid turning bitter?" alone. A question pointing
+    back to a sentence that holds none of the other words asked is not the same one."""
+    essay = shared("html", "R2R__pg_essay_2.html")
+    guide = write(
+        tmp_path / "backups.md",
+        "# Backups\n\nNightly backups stop when the disk fills up. How do you avoid this? "
+        "Keep a tenth of the disk free and prune old archives every week.\n",
+    )
+    assert not service.ingest([essay, guide]).failed
+    result = service.answer("How can a fierce nerd avoid turning bitter?")
+    assert result.answer is not None, result.refusal
+    assert result.read[0].posed
+    assert result.answer.text.startswith("Work on ambitious projects.")
+    other = service.answer("How do you avoid slow logins on the admin page?")
+    assert not any(r.posed for r in other.read)
+
+
 def test_a_question_in_a_list_of_questions_is_not_answered_by_the_next(
     service: Footnoted, tmp_path: Path
 ) -> None:

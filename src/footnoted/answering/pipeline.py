@@ -649,7 +649,9 @@ def _posed(query: str, read: tuple[Read, ...]) -> Read | None:
     sentence: the document's question holds two or more of ``query``'s words and every
     one its title and section path do not ("according to" aside). A question in a
     list of them (a quiz's) is not followed by its answer, nor is one followed by
-    another question or a fragment."""
+    another question or a fragment. A question that points back ("How do you avoid
+    this fate?") asks with the sentence before it ("… your fierceness will turn to
+    bitterness …"), and a word is held by one it begins ("bitter": "bitterness")."""
     asked = bag(query) - _SCOPE
     if not asked:
         return None
@@ -660,16 +662,31 @@ def _posed(query: str, read: tuple[Read, ...]) -> Read | None:
         around = bag(f"{r.hit.document_title} {r.hit.chunk.section or ''}")
         sentences = chunk_sentences(text)
         questions = [text[s:e].rstrip().endswith("?") for s, e, _ in sentences]
-        for i, ((_, _, words), (ns, ne, _)) in enumerate(pairwise(sentences)):
+        for i, ((qs, qe, words), (ns, ne, _)) in enumerate(pairwise(sentences)):
             if not questions[i] or (i and questions[i - 1]):
                 continue  # no question, or one of a list of them (a quiz)
-            if asked - words - around or len(words & asked) < 2:
+            if i and _POINTS_BACK.search(text[qs:qe]):
+                words = words | sentences[i - 1][2]
+            if asked - _held_by(asked, words | around) or len(_held_by(asked, words)) < 2:
                 continue
             answer = text[ns:ne]
             if answer.rstrip().endswith("?") or len(answer.split()) < 4:
                 continue
             return replace(r, reading=Reading(r.reading.score, ns, ne), posed=True)
     return None
+
+
+_POINTS_BACK = re.compile(r"\b(?:this|that|these|those|such|it)\b", re.IGNORECASE)
+_STEM_LETTERS = 4  # a word this long is held by a longer one it begins
+
+
+def _held_by(asked: frozenset[str], words: frozenset[str]) -> set[str]:
+    """The words of ``asked`` that ``words`` hold: as they are, or begun by one
+    ("bitter" by "bitterness")."""
+    return {
+        a for a in asked
+        if a in words or (len(a) >= _STEM_LETTERS and any(w.startswith(a) for w in words))
+    }  # fmt: skip
 
 
 def _sentence_at(text: str, at: int) -> tuple[int, int]:
