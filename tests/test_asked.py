@@ -483,6 +483,8 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
     assert not holds_number("Incentives cut revenue by $942.9 million in 2021.", asked_2021)
     assert not holds_number("Active drivers grew 36% (or 12.5 percent) in 2021.", asked_2021)
     assert holds_number("We had 4,453 employees, paid $942.9 million.", asked_2021)
+    assert not holds_number("Drivers have 24/7 support and 24x7 tools.", asked_2021)
+    assert holds_number("We answer 24/7.", "What hours does support answer?")
     assert holds_number("Revenue grew 36% in 2021.", "What percentage did revenue grow?")
 
 
