@@ -11,7 +11,9 @@ import pytest
 from conftest import shared, write
 from footnoted import Footnoted
 from footnoted.answering.citations import Answer, exact_cell
+from footnoted.answering.conversation import Conversation, Exchange
 from footnoted.answering.evidence import Read
+from footnoted.answering.question import Question
 from footnoted.answering.quotes import abbreviates
 from footnoted.answering.tables import named_row, valued_row
 from footnoted.inference.reader import Reading
@@ -149,6 +151,15 @@ def test_a_report_that_says_we_and_prints_changes_after_its_years(service: Footn
     result = service.answer("How many people did Lyft employ at the end of 2021?")
     assert result.answer is not None, result.refusal
     assert "we had 4,453 employees" in result.answer.text
+    # a follow-up after the revenue row asks about revenue, not about every table
+    # printed under "2021 | 2020 | 2019 | Change (in thousands, except for percentages)"
+    first = service.answer("What was Lyft's revenue in 2021?")
+    assert first.answer is not None, first.refusal
+    turns = Conversation((Exchange("What was Lyft's revenue in 2021?", first.answer.text),))
+    result = service.answer(Question("And in 2020?", conversation=turns))
+    assert result.answer is not None, result.refusal
+    row = result.answer.text.split("\n")[2]
+    assert row.startswith("| Revenue | $ 3,208,323 | $ 2,364,681 |"), result.answer.text
     # asked how many, "drivers have access to 24/7 support" holds no count
     result = service.answer("how many employees does lyft have")
     assert result.answer is not None, result.refusal

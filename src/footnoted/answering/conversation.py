@@ -25,6 +25,7 @@ question alone names nothing the documents can be searched for. Two ways to reso
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -72,13 +73,21 @@ def exchanges(messages: Iterable[tuple[str, str]]) -> tuple[Exchange, ...]:
 
 def contextual(question: str, history: Sequence[Exchange]) -> str:
     """``question``, then the previous question and its answer's first ``CONTEXT_WORDS``
-    words (without markers, nor the rules and bars of an answer shown as a table)."""
+    words (without markers, nor the header row, rules and bars of an answer shown as a
+    table: "And in 2020?" after the revenue row asks about revenue, not about every
+    table printed under "2021 | 2020 | 2019 | Change (in thousands …)")."""
     if not history:
         return question
     last = history[-1]
-    said = (w for w in MARKER.sub("", last.answer).split() if w.strip("|-:"))
+    lines = MARKER.sub("", last.answer).split("\n")
+    rules = {i for i, line in enumerate(lines) if _RULE.fullmatch(line.strip())}
+    kept = [line for i, line in enumerate(lines) if i not in rules and i + 1 not in rules]
+    said = (w for w in " ".join(kept).split() if w.strip("|-:"))
     words = list(islice(said, CONTEXT_WORDS))
     return " ".join([question, last.question.strip(), *words])
+
+
+_RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")  # a Markdown table's rule, under its header
 
 
 def topic(question: str, history: Sequence[Exchange]) -> str:

@@ -717,11 +717,15 @@ def worded_first(
     the lead's quote would be only headings or a caption (its reader's span in a
     table's caption, with nothing after it in the passage: "Table 1: PaLM-540B
     prompting results on HotpotQA and Fever."), or when the lead's span is no answer
-    to the question (``_misses``) and another's is. Where no other passage is believed,
+    to the question (``_misses``; a table row the question names is no span of the
+    reader's: a follow-up's query holds the previous row's figures) and another's is.
+    Where no other passage is believed,
     the lead stays; with only headings it is no answer (``Pipeline._answers``)."""
     if not read:
         return read
-    if not _only_headings(quote(read[0], context, question)) and not _misses(read[0], question):
+    lead = read[0]
+    missed = not lead.named and _misses(lead, question)  # a row named is read whole
+    if not _only_headings(quote(lead, context, question)) and not missed:
         return read
     said = (r for r in read[1:] if r.score >= threshold and not _misses(r, question))
     worded = next((r for r in said if not _only_headings(quote(r, context, question))), None)
