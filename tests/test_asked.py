@@ -125,7 +125,7 @@ def test_a_name_may_be_in_another_quoted_passage_a_year_only_in_what_is_quoted()
     wanted = asked("What screenwriter of Evolution co-wrote a film starring Nicolas Cage in 2000?")
     lead = ["David Weissman is a screenwriter whose credits include Evolution."]
     bridge = "The Family Man (2000) stars Nicolas Cage."
-    assert wanted.missing(lead) == ["2000", "Nicolas", "Cage"]
+    assert wanted.missing(lead) == ["2000", "Nicolas Cage"]  # as the question writes it
     assert wanted.missing(lead, [bridge]) == ["2000"]  # the bridge's passage, not its quote
     assert wanted.missing([*lead, bridge], [bridge]) == []
 
@@ -213,6 +213,19 @@ def test_a_question_about_what_the_documents_do_not_name_is_refused_saying_so(
     # the handbook's own company is named on its cover and in its title
     answered = samples_service.answer("How are Northwind annual plans refunded?")
     assert answered.answer is not None and "refunded in full" in answered.answer.text
+    # a name written as one of several is said as the question writes them
+    phrased = samples_service.answer("How are Contoso Premier annual plans refunded?")
+    assert phrased.refusal is not None
+    assert phrased.refusal.evidence.missing == ("Contoso Premier",)
+    assert "don't mention “Contoso Premier”." in phrased.refusal.message
+
+
+def test_a_name_missing_is_said_with_the_names_written_beside_it() -> None:
+    mean = asked("What is the Mean Average Precision of ALCE on ASQA?")
+    assert mean.missing(["ALCE on ASQA: average precision"]) == ["Mean Average Precision"]
+    assert mean.missing(["ALCE on ASQA: mean average precision"]) == []
+    officer = asked("Who signed as Chief Financial Officer of Lyft and Uber?")
+    assert officer.missing(["Lyft: Chief Executive Officer"]) == ["Chief Financial Officer", "Uber"]
 
 
 def test_a_two_hop_answer_is_not_refused_for_a_name_its_bridge_holds(

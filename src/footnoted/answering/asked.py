@@ -139,6 +139,9 @@ class Asked:
     quarters: frozenset[int] = frozenset()  # "the fourth quarter", "Q4": 4
     halves: frozenset[int] = frozenset()  # "H1", "1H22": 1
     filed: frozenset[str] = frozenset()  # years naming the document asked: "its 2021 10-K"
+    # each name's run of names in the question ("Mean" of "Mean Average Precision"): what
+    # a refusal says is not mentioned
+    phrases: tuple[tuple[str, str], ...] = ()
 
     def missing(
         self,
@@ -190,7 +193,8 @@ class Asked:
             ):
                 continue
             gone.append(name)
-        return gone
+        phrase = dict(self.phrases)
+        return list(dict.fromkeys(phrase.get(name, name) for name in gone))
 
 
 _SEPARATOR = r"[\s,/_-]+"
@@ -325,6 +329,7 @@ def asked(question: str) -> Asked:
     digits: "X1", and "3M" or "5G" whole, not "M" or "G") past the first word of each of
     its sentences, but the question's own words."""
     names: list[str] = []
+    runs: list[list[tuple[str, int, int]]] = []  # names written one after another
     question = _folded(question)
     short = list(_SHORT_YEAR.finditer(question))
     halves = list(_HALF.finditer(question))
@@ -345,11 +350,23 @@ def asked(question: str) -> Asked:
         opens = i == 0 or question[:start].rstrip()[-1:] in ".?!:"
         capital = token[0].isupper() and not opens  # a sentence's first word names nothing
         if (capital or _shaped(token)) and not YEAR.fullmatch(token):
-            names.append(token.removesuffix("'s").removesuffix("’s"))
+            name = token.removesuffix("'s").removesuffix("’s")
+            names.append(name)
+            end = start + len(name)
+            if runs and not question[runs[-1][-1][2] : start].strip():
+                runs[-1].append((name, start, end))
+            else:
+                runs.append([(name, start, end)])
     years = frozenset(YEAR.findall(question)) | {_full_year(y[1] or y[2]) for y in short}
     half = frozenset(int(m[1] or m[2]) for m in halves)
     filed = frozenset(m[1] or m[2] for m in _FILED.finditer(question))
-    return Asked(years, tuple(dict.fromkeys(names)), _quarters(question), half, filed)
+    phrases = tuple(
+        (name, question[run[0][1] : run[-1][2]])
+        for run in runs
+        if len(run) > 1
+        for name, _, _ in run
+    )
+    return Asked(years, tuple(dict.fromkeys(names)), _quarters(question), half, filed, phrases)
 
 
 def _full_year(digits: str) -> str:
