@@ -719,8 +719,8 @@ def worded_first(
     prompting results on HotpotQA and Fever."), or when the lead's span is no answer
     to the question (``_misses``; a table row the question names is no span of the
     reader's: a follow-up's query holds the previous row's figures) and another's is.
-    Where no other passage is believed,
-    the lead stays; with only headings it is no answer (``Pipeline._answers``)."""
+    Where no other passage is believed, the lead stays; with only headings it is no
+    answer (``Pipeline._answers``)."""
     if not read:
         return read
     lead = read[0]

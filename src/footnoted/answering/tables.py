@@ -226,8 +226,8 @@ def _filled(cells: list[str], under: int | None) -> bool:
 
 # a question about a change, not a figure: "How much did revenue increase in 2022?"
 _ASKS_CHANGE = re.compile(
-    r"\b(?:chang|increas|decreas|grow|grew|growth|rise|rising|rose|fell|fall|declin|drop|"
-    r"differen|compar|higher|lower|more|less|up|down|vs|versus|gain|los[st])",
+    r"\b(?:chang|increas|decreas|grow|grew|ris(?:e|es|en|ing)\b|rose\b|fell\b|fall|declin|"
+    r"drop|differen|compar|higher|lower|more\b|less\b|up\b|down\b|vs\b|versus)",
     re.IGNORECASE,
 )
 # the words before a change's amount: "increased by $", "decreased approximately "
@@ -320,7 +320,7 @@ def _change(line: str, header: str, year: str, other: str | None) -> float | Non
 
 def _amount(cell: str) -> float | None:
     """A cell's amount, its sign, brackets and thousands separators aside."""
-    digits = cell.strip().strip("$€£¥()% ").replace(",", "").replace("$", "").strip()
+    digits = cell.strip().strip("$€£¥()% ").replace(",", "")
     try:
         return float(digits)
     except ValueError:
