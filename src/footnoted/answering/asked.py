@@ -108,7 +108,7 @@ _AMOUNT_OR_SHARE = re.compile(
     re.IGNORECASE,
 )
 _IN_WORDS = re.compile(rf"{NUMBER_WORD.pattern}|\bnone\b")  # "twelve", "half", "none"
-_ROUND_THE_CLOCK = re.compile(r"\b24\s?[/x×]\s?7\b", re.IGNORECASE)  # "24/7 support": no count
+ROUND_THE_CLOCK = re.compile(r"\b24\s?[/x×]\s?7\b", re.IGNORECASE)  # "24/7 support": no count
 
 
 def asks_how_many(question: str) -> bool:
@@ -123,7 +123,7 @@ def holds_number(text: str, question: str = "") -> bool:
     a count, not an amount of money or a percentage ("$942.9 million", "36%")."""
     given = set(re.findall(r"\d[\d,.]*\d|\d", question))
     if asks_how_many(question):  # a count: not an amount of money, a percentage, "24/7"
-        text = _ROUND_THE_CLOCK.sub(" ", _AMOUNT_OR_SHARE.sub(" ", text))
+        text = ROUND_THE_CLOCK.sub(" ", _AMOUNT_OR_SHARE.sub(" ", text))
     for number in sorted(given, key=len, reverse=True):
         text = re.sub(rf"(?<![\d,.]){re.escape(number)}(?![\d]|[,.]\d)", " ", text)
     return any(ch.isdigit() for ch in text) or bool(_IN_WORDS.search(text.lower()))

@@ -48,7 +48,7 @@ from ..outbound import Outbound
 from ..retrieval import Retrieval, Retriever, to_read
 from ..settings import CollectionSettings, Settings
 from . import evidence, trust
-from .asked import YEAR, asked, asks_how_many, counts, holds_number
+from .asked import ROUND_THE_CLOCK, YEAR, asked, asks_how_many, counts, holds_number
 from .citations import Answer
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
 from .definitions import asked_term, defining
@@ -741,7 +741,9 @@ def _misses(r: Read, question: str) -> bool:
     "At which layer of the OSI model does Frame Relay operate?"), the number of the
     section it is in ("3.5.2" under "3.5.2 Rationale"), a year other than those the
     question asks about ("2010" for "Where did CSRF end up in the 2013 ranking?"), or,
-    asked how many, no count ("24/7" for "How many employees does Lyft have?")."""
+    asked how many, a number that counts nothing ("24/7" for "How many employees does
+    Lyft have?"; a vague "thousands" or a share, "40%" of an electorate, may be
+    answered in its sentence)."""
     span = r.hit.chunk.text[r.reading.start : r.reading.end].strip()
     if _HEADING_NUMBER.fullmatch(span):
         parts = (r.hit.chunk.section or "").split(SECTION_JOIN)
@@ -750,8 +752,8 @@ def _misses(r: Read, question: str) -> bool:
     if YEAR.fullmatch(span):
         years = asked(question).years
         return bool(years) and span not in years
-    if asks_how_many(question) and not holds_number(span, question):
-        return True  # no count: "$942.9 million", "36%", "24/7 support"
+    if asks_how_many(question) and ROUND_THE_CLOCK.search(span):
+        return not holds_number(span, question)  # "24/7" counts nothing
     words = bag(span)
     if not words or not words <= bag(question) or YES_NO.match(question):
         return False  # asked whether, the quote is the answer, whatever the span
