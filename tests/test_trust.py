@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -34,31 +33,22 @@ def test_features_read_what_the_answer_shows() -> None:
     lead = read("Revenue was $3,208 million in 2021.", 12.0, section="Results of Operations")
     other = read("Riders took 70 million rides.", 7.0, cid="c2")
     shown = answer("Revenue was $3,208 million in 2021.", lead)
-    score, margin, overlap, row, numeric, rule, reason = features(
+    score, margin, overlap, row, numeric = features(
         "What was Lyft's revenue in 2021?", [lead, other], shown, threshold=5.0
     )
-    assert (score, margin, row, numeric, rule, reason) == (7.0, 5.0, 0.0, 1.0, 0.0, 0.0)
+    assert (score, margin, row, numeric) == (7.0, 5.0, 0.0, 1.0)
     assert overlap == 1.0  # lyft (the title), revenue and 2021 are all shown
     table = answer("| Year | 2021 |\n| --- | --- |\n| Revenue | 3,208 |", lead)
     assert features("Revenue?", [lead], table, 5.0)[3] == 1.0
-    named = replace(lead, named=True)  # the row the question names, found by rule
-    assert features("Revenue in 2021?", [named, other], table, 5.0)[5] == 1.0
-    why = "Why did revenue grow in 2021?"
-    assert features(why, [lead], shown, 5.0)[6] == 1.0
-    assert features("How much revenue was there in 2021?", [lead], shown, 5.0)[6] == 0.0
 
 
 def test_the_shipped_fit_is_monotone_in_evidence_and_labels_by_its_thresholds() -> None:
     trust = shipped()
     data = json.loads(FILE.read_text())
     assert tuple(data["features"]) == FEATURES and 0.5 <= trust.grounded_at <= 1.0
-    weak = trust.confidence([-5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
-    strong = trust.confidence([15.0, 10.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    weak = trust.confidence([-5.0, 0.0, 0.0, 0.0, 0.0])
+    strong = trust.confidence([15.0, 10.0, 1.0, 0.0, 0.0])
     assert weak < strong
-    # a lead a rule found (a named row, a definition) is trusted more than the reader's
-    assert trust.confidence([1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 0.0]) > trust.confidence(
-        [1.0, 1.0, 0.5, 1.0, 1.0, 0.0, 0.0]
-    )
     assert trust.label(trust.grounded_at) == "grounded"
     assert trust.label(trust.grounded_at, supported=False) == "partly"
     assert trust.label(0.49) == "weak" and trust.label(0.5) in ("partly", "grounded")

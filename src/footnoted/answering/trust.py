@@ -13,11 +13,7 @@ answer itself shows (:data:`FEATURES`):
 - ``overlap``: the share of the question's content words that the answer, the section
   its first source is under and that source's title hold;
 - ``row``: the answer is a table row under its header;
-- ``numeric``: the question asks for a number;
-- ``rule``: the leading passage was chosen by a rule, not by the reader's score alone: the
-  table row the question names, the term's definition, the document's own question;
-- ``reason``: the question asks why or how (not how many, much, long, old or often),
-  which real documents answer in words the reader's span only begins.
+- ``numeric``: the question asks for a number.
 
 ``grounding.label`` says how the answer is shown, the same in every client:
 ``grounded`` from the confidence at which answers were right at least 97% of the time on
@@ -43,9 +39,8 @@ from .citations import Answer
 from .evidence import Read
 
 FILE = Path(__file__).resolve().parent.parent / "data" / "trust.json"
-FEATURES = ("score", "margin", "overlap", "row", "numeric", "rule", "reason")
+FEATURES = ("score", "margin", "overlap", "row", "numeric")
 Label = Literal["grounded", "partly", "weak"]
-_REASON = re.compile(r"\s*(?:why|how)\b(?! (?:many|much|long|old|often)\b)", re.IGNORECASE)
 _NUMERIC = re.compile(
     r"\bhow (?:many|much|long|old|often)\b|\bpercent|%|\b(?:19|20)\d\d\b|\bwhat (?:was|is|were|are)"
     r"\b.*\b(?:revenue|loss|income|rate|total|number|amount|price|ratio|cost|share|margin|fee)"
@@ -68,9 +63,7 @@ def features(question: str, read: Sequence[Read], answer: Answer, threshold: flo
     overlap = len(terms & bag(" ".join(shown))) / len(terms) if terms else 0.0
     row = float(CELLS in answer.text)
     numeric = float(bool(_NUMERIC.search(question.lower())))
-    rule = float(bool(read) and (read[0].named or read[0].defines or read[0].posed))
-    reason = float(bool(_REASON.match(question)))
-    return [scores[0] - threshold, margin, overlap, row, numeric, rule, reason]
+    return [scores[0] - threshold, margin, overlap, row, numeric]
 
 
 @dataclass(frozen=True, slots=True)
