@@ -163,7 +163,7 @@ def test_a_report_that_says_we_and_prints_changes_after_its_years(service: Footn
     # asked how many, "drivers have access to 24/7 support" holds no count
     result = service.answer("how many employees does lyft have")
     assert result.answer is not None, result.refusal
-    assert "we had 4,453 employees" in result.answer.text
+    assert "4,453" in result.answer.text and "24/7" not in result.answer.text
 
 
 def test_a_sheet_cell_is_named_as_the_sheet_names_it() -> None:
