@@ -80,6 +80,20 @@ def test_a_parse_past_the_time_limit_is_killed() -> None:
         parser.close()
 
 
+def test_the_time_limit_counts_from_when_the_worker_is_ready() -> None:
+    """A fresh worker takes longer to start (Python, the loaders, the tokenizer) than this
+    limit; its first file is still parsed, and a slow one is still stopped."""
+    parser = make_parser(timeout_s=0.2)
+    try:
+        began = time.monotonic()
+        assert parser.parse(FileBytes.of_bytes(b"A first file."), "ok.txt", "d").chunks
+        assert time.monotonic() - began > 0.2  # the worker's start alone took longer
+        with pytest.raises(DocumentError, match=r"took longer than 0\.2 s"):
+            parser.parse(FileBytes.of_bytes(large_text(4)), "slow.txt", "d")
+    finally:
+        parser.close()
+
+
 def test_a_document_past_the_chunk_cap_is_too_large() -> None:
     parser = make_parser(max_chunks=5)
     try:

@@ -10,7 +10,8 @@ replaced after it was killed or ran out of memory.
 
 The worker loads only the loaders, the chunker and the embedding model's tokenizer
 (``tokenizer.json``, through ``tokenizers``): tens of megabytes, started in about a
-second. Messages are pickles framed by their length, on the worker's stdin and stdout; a
+second, which the time limit does not count (it starts when the worker says it is
+ready). Messages are pickles framed by their length, on the worker's stdin and stdout; a
 file's bytes follow its job as raw frames of at most ``PART_BYTES``, ended by an empty
 one, so the caller never holds the whole file in its memory. A document whose chunks pass
 ``FOOTNOTED_MAX_DOCUMENT_CHUNKS`` fails (``too_large``) before anything is embedded, and a
@@ -77,6 +78,7 @@ class _Job:
 
 
 WATCH_S = 0.25  # how often a parse checks whether it is still wanted
+START_S = 60.0  # how long a fresh worker may take to start before its parse is stopped
 
 
 class Parser:
@@ -108,10 +110,14 @@ class Parser:
         finished = threading.Event()
         stopped: list[str] = []  # why the worker was killed: "timeout" or "cancelled"
 
+        began = time.monotonic()
+
         def watch() -> None:
-            deadline = time.monotonic() + self.timeout_s
             while not finished.wait(WATCH_S):
-                why = "timeout" if time.monotonic() > deadline else "cancelled"
+                # the limit counts from when the worker is ready: a fresh worker's start is
+                # not the file's time, though a worker that never starts is stopped too
+                start = worker.ready_at if worker.ready_at is not None else began + START_S
+                why = "timeout" if time.monotonic() > start + self.timeout_s else "cancelled"
                 if why == "timeout" or cancelled():
                     stopped.append(why)
                     worker.process.kill()  # the pending read then ends
@@ -186,6 +192,7 @@ class _Worker:
         )  # fmt: skip
         assert self.process.stdin is not None
         send(self.process.stdin, (spec, memory_mb))  # small: the pipe's buffer holds it
+        self.ready_at: float | None = None  # when the worker said it is ready
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -195,6 +202,10 @@ class _Worker:
         was killed)."""
         assert self.process.stdin is not None and self.process.stdout is not None
         try:
+            if self.ready_at is None:
+                if receive(self.process.stdout) != "ready":
+                    return None
+                self.ready_at = time.monotonic()
             send(self.process.stdin, job)
             for part in parts:
                 send_raw(self.process.stdin, part)
@@ -268,6 +279,9 @@ def serve() -> None:
     spec, memory_mb = setup
     limit_memory(memory_mb)
     chunker = make_chunker(spec)
+    from .. import loaders  # noqa: F401  # imported before the first file's time starts
+
+    send(channel_out, "ready")
     while (job := receive(channel_in)) is not None:
         data = _receive_file(channel_in)
         if data is None:
