@@ -223,7 +223,8 @@ class Settings(BaseSettings):
         gt=0,
         description=(
             "Time limit for parsing and chunking one file (uploads and footnoted ingest), in "
-            "seconds; the worker process doing it is killed past it."
+            "seconds, counted from when its worker process is ready; the worker is killed "
+            "past it."
         ),
     )
     parse_memory_mb: int = Field(
