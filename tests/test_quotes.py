@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from footnoted.answering.evidence import Read
 from footnoted.answering.pipeline import worded_first
-from footnoted.answering.quotes import Quote, quote, value_at
+from footnoted.answering.quotes import Quote, asked_thing, quote, value_at
 from footnoted.inference.reader import Reading
 from footnoted.models import Chunk, RetrievedChunk
 
@@ -351,6 +351,30 @@ def test_a_table_header_row_is_never_the_row_asked_about() -> None:
     statement = "Years ended | 2022 | 2021\n\nNon-cash items | 4,426 | 7,851\n\nTotal | 9 | 8"
     q = quote(read_at(statement, "2022"), None, "How much cash did Boeing have in 2022?")
     assert q.text.startswith("Years ended")
+
+
+def test_the_row_naming_the_thing_asked_for_is_quoted() -> None:
+    """A checklist's rows of text: the question names the kind of thing it asks for right
+    after its question word, and the one row that names it is quoted, although another
+    names more of the question's other words."""
+    checklist = (
+        "Proprietary Software | Implementation | Notes\n\n"
+        "Describe the target's proprietary product or products | Complete Partial\n\n"
+        "Describe the distribution mechanisms (cloud, SaaS, hosted, on-prem) | Complete Partial"
+    )
+    asked = "What kinds of distribution mechanisms should the target describe for its products?"
+    for reader_on in ("proprietary product", "distribution mechanisms"):
+        q = quote(read_at(checklist, reader_on), None, asked)
+        assert q.row and q.text.startswith("Describe the distribution mechanisms (cloud")
+    # without such a thing named ("What was …"), the row naming most of its words
+    other = "What is described of proprietary products?"
+    q = quote(read_at(checklist, "distribution"), None, other)
+    assert q.text.startswith("Describe the target's proprietary product")
+    assert asked_thing("Which dual-licensed software is used under a commercial license?") == (
+        "dual", "licens", "software",
+    )  # fmt: skip
+    assert asked_thing("Which state had the most checks?") == ()  # one word: a column's, as often
+    assert asked_thing("What was the total revenue?") == ()
 
 
 def test_a_rows_cell_under_a_header_cell() -> None:

@@ -43,6 +43,7 @@ from ..lexical import (
     line_end,
     measures,
     stem,
+    stop_words,
     words,
 )
 from ..loaders.blocks import CURRENCY, table_headers
@@ -559,6 +560,10 @@ def _asked_row(
     )
     if not rows or not terms or in_prose:
         return None
+    thing = asked_thing(question)
+    holding = [row for row in rows if thing and _holds(text[row[0] : row[1]], thing)]
+    if len(holding) == 1:
+        return holding[0]  # the one row that names the thing asked, as the question does
     values = given_numbers(question) - set(YEAR.findall(question))  # a year names a column
     labels = {row: terms & bag(label_words(text[row[0] : row[1]])) for row in rows}
     words_named = {row: len(label) for row, label in labels.items()}
@@ -582,6 +587,39 @@ def _asked_row(
     if on_header and not (values_named[row] or words_named[row] >= 2 or len(rows) == 1):
         return None  # off the header only to a row named by a value asked, two words, or
     return row  # one word where the header heads that row alone
+
+
+# a question that names the kind of thing it asks for right after its question word:
+# "What kinds of distribution mechanisms …", "Which dual-licensed software …"
+_ASKED_THING = re.compile(
+    r"\s*(?:what|which)\s+(?:(?:kinds?|types?|sorts?|forms?|examples?)\s+of\s+)?(.+)",
+    re.IGNORECASE,
+)
+THING_WORDS = 2  # the fewest words that name a thing asked as a row's label does
+
+
+def asked_thing(question: str) -> tuple[str, ...]:
+    """The words (stemmed) naming the kind of thing the question asks for, where it names
+    it in :data:`THING_WORDS` or more words right after its question word ("What kinds of
+    distribution mechanisms should …": "distribution mechanisms"); none where a verb or
+    a stop word follows the question word ("What was the total revenue …")."""
+    m = _ASKED_THING.match(question)
+    if m is None:
+        return ()
+    stops = stop_words()
+    thing: list[str] = []
+    for w in words(m.group(1)):
+        if w in stops or w.isdigit():
+            break
+        thing.append(stem(w))
+    return tuple(thing) if len(thing) >= THING_WORDS else ()
+
+
+def _holds(text: str, thing: Sequence[str]) -> bool:
+    """Whether ``text``'s words hold ``thing``'s (stemmed), one after another."""
+    found = [stem(w) for w in words(text)]
+    size = len(thing)
+    return any(tuple(found[i : i + size]) == tuple(thing) for i in range(len(found) - size + 1))
 
 
 def table_words(text: str, section: str | None) -> frozenset[str]:
