@@ -15,7 +15,7 @@ from footnoted.answering.conversation import Conversation, Exchange
 from footnoted.answering.evidence import Read
 from footnoted.answering.question import Question
 from footnoted.answering.quotes import abbreviates
-from footnoted.answering.tables import named_row, valued_row
+from footnoted.answering.tables import captioned, continuations, named_row, valued_row
 from footnoted.inference.reader import Reading
 from footnoted.lexical import CELLS
 from footnoted.models import Chunk, Citation, RetrievedChunk, Span
@@ -164,6 +164,19 @@ def test_a_report_that_says_we_and_prints_changes_after_its_years(service: Footn
     result = service.answer("how many employees does lyft have")
     assert result.answer is not None, result.refusal
     assert "4,453" in result.answer.text and "24/7" not in result.answer.text
+    # a row two chunks below the caption and header of its table, which the passage read
+    # ends among: found in the rest of the table, quoted under its header, the caption after
+    result = service.answer(
+        "In the reconciliation of net loss to Adjusted EBITDA, how much stock-based "
+        "compensation did Lyft add back for 2019 (in millions)?"
+    )
+    assert result.answer is not None, result.refusal
+    table, _, caption = result.answer.text.partition("[1]\n")
+    assert "| | 2021 | 2020 | 2019 |" in table, result.answer.text
+    assert "| Stock-based compensation | 724.6 | 565.8 | 1,599.3 |" in table, result.answer.text
+    assert caption.startswith("The following table provides a reconciliation of net loss to "
+                              "Adjusted EBITDA (in millions): [2]"), result.answer.text  # fmt: skip
+    assert exact(result.answer) == "1,599.3"
 
 
 def test_a_sheet_cell_is_named_as_the_sheet_names_it() -> None:
@@ -383,6 +396,48 @@ def test_a_parts_table_answers_after_the_whole_companys() -> None:
     assert row is not None and row.read.hit.chunk.id == "c1"
     bca = named_row("How much BCA revenue came from customers in Asia in 2022?", reads, None)
     assert bca is not None and bca.read.hit.chunk.id == "c0"
+
+
+def test_a_row_in_the_rest_of_a_table_the_passage_read_ends_among() -> None:
+    """Lyft's reconciliation of net loss to Adjusted EBITDA runs over three chunks; the
+    one read holds its caption, header and first row. A row the question names whole in
+    a chunk that continues that table (the same document and section, a few chunks on,
+    under the same header row) is the row asked, named as under the table's caption; a
+    table under other years, or too far on, continues nothing, and a row named by a word
+    or two of its label does not take the place of one named in the passages read."""
+    head = (
+        "The following table provides a reconciliation of net loss to Adjusted EBITDA "
+        "(in millions):\n\nYear Ended December 31,\n\n2021 | 2020 | 2019\n\n(in millions)"
+        "\n\nNet loss | $ (1,009.4) | $ (1,752.9) | $ (2,602.2)"
+    )
+    rest = (
+        "Stock-based compensation | 724.6 | 565.8 | 1,599.3\n\n"
+        "Payroll tax expense related to stock-based compensation | 31.5 | 23.7 | 44.7"
+    )
+    section = "Item 7 > Reconciliation of Non-GAAP Financial Measures"
+
+    def hit(cid: str, index: int, text: str, header: str, start: int) -> RetrievedChunk:
+        chunk = Chunk(cid, "d1", index, text, start, start + len(text), section=section,
+                      header=header)  # fmt: skip
+        return RetrievedChunk(chunk, "Lyft, Inc.", None, 0.7)
+
+    read = Read(hit("c0", 10, head, "", 0), Reading(3.0, 0, 10), 10.0)
+    years = "2021 | 2020 | 2019"
+    continued = hit("c2", 12, rest, years, 600)
+    other = hit("c1", 11, rest, "Years ended December 31, | 2022 | 2021 | 2020", 400)
+    far = hit("c9", 19, rest, years, 3000)
+    further = continuations([read], [other, far, continued])
+    assert [c.read.hit.chunk.id for c in further] == ["c2"]
+    assert captioned(further[0]) is not None
+    assert head[slice(*captioned(further[0]))].startswith("The following table provides")
+    asked = "How much stock-based compensation did Lyft add back for 2019 in the reconciliation?"
+    row = named_row(asked, [read], None, further)
+    assert row is not None and row.read.hit.chunk.id == "c2"
+    assert rest[row.read.reading.start : row.read.reading.end].startswith("Stock-based comp")
+    assert named_row(asked, [read], None) is None  # the passage read alone names no row
+    # a label named in part ("payroll tax", "stock-based compensation"): not from the rest
+    partly = named_row("How much payroll tax did Lyft pay in 2019?", [read], None, further)
+    assert partly is None or partly.read.hit.chunk.id == "c0"
 
 
 def test_amounts_and_percentages_told_apart_by_most_of_a_rows_values() -> None:

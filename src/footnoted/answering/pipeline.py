@@ -59,7 +59,7 @@ from .llm.client import LLMUnavailable
 from .named import YES_NO, bridge_candidates, comparison_sides, named, naming_sentence
 from .question import Question, without_instructions
 from .quotes import Context, Quote, heading, quote
-from .tables import Named, changed_row, named_row, valued_row
+from .tables import Named, captioned, changed_row, continuations, named_row, valued_row
 
 MAX_QUESTION_CHARS = 4000
 LEADS = 3  # the passages read first whose second hops are read after them
@@ -224,7 +224,7 @@ class Pipeline:
                 if said:
                     read = fresh_first(read, said, cal.threshold)
                 row = (
-                    named_row(query, read, self.context)
+                    self._named(query, read, retrieval, cal, about)
                     or self._valued(query, read, retrieval, cal, about)
                     or changed_row(query, read, self.context)
                 )
@@ -292,6 +292,30 @@ class Pipeline:
             return None
         reading = Reading(held.reading.score, found.start, found.end)
         return Named(replace(held, reading=reading, named=True), found.filled)
+
+    def _named(
+        self,
+        query: str,
+        read: tuple[Read, ...],
+        retrieval: Retrieval,
+        cal: Calibration,
+        about: str | None,
+    ) -> Named | None:
+        """The row the question names (``tables.named_row``) in the passages read or in the
+        rest of a table one of them starts or continues (``tables.continuations``), whose
+        chunk is then read; None when no row is named."""
+        further = continuations(read, retrieval.candidates)
+        found = named_row(query, read, self.context, further)
+        if found is None or any(r.hit.chunk.id == found.read.hit.chunk.id for r in read):
+            return found
+        held = self._held(query, read, found.read.hit.chunk.id, retrieval, cal, about)
+        if held is None:
+            return None
+        reading = Reading(held.reading.score, found.read.reading.start, found.read.reading.end)
+        continued = next(c for c in further if c.read.hit.chunk.id == found.read.hit.chunk.id)
+        at = captioned(continued)  # the caption, in the passage read, is quoted after the row
+        link = None if at is None else Link(continued.head, *at)
+        return Named(replace(held, reading=reading, named=True, link=link), found.filled)
 
     def _held(
         self,

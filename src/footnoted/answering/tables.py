@@ -17,6 +17,12 @@ whose label the question names most of ("Revenue" before "Revenue from contracts
 customers"). That row, among the passages read, leads the answer: it is quoted under
 its header with the named cell marked (``quotes``), and the answer's trust says how far
 a row like it is right (``trust``).
+A table longer than a chunk is read where retrieval finds it; a row the question names
+whole in a chunk a few on that continues the table a passage read ends among
+(``continuations``: the same section, under the same header row) is read too, named as
+under that table's caption, and quoted with the caption's sentence after it ("The
+following table provides a reconciliation of net loss to Adjusted EBITDA (in
+millions):").
 Rows named equally well in different passages lead by retrieval order; a question naming
 no column, or two rows of one passage alike, is left to the reader. A named row whose
 named cell is empty answers nothing: the table does not hold the value.
@@ -41,8 +47,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..inference.reader import Reading
-from ..lexical import CELLS, EMPTY_CELL, GIVEN_NUMBER, bag, measures, words
-from ..models import Chunk
+from ..lexical import CELLS, EMPTY_CELL, GIVEN_NUMBER, bag, chunk_sentences, measures, words
+from ..models import Chunk, RetrievedChunk
 from .asked import YEAR, asked
 from .evidence import Read
 from .quotes import (
@@ -77,12 +83,22 @@ class Named:
 
 
 _Naming = tuple[int, int, int, bool, bool, int, int, bool]  # how well a row is named (``_row_in``)
+WHOLE = 6  # in a ``_Naming``: less the label's words the question leaves out (0: named whole)
+CONTINUED = 3  # chunks on from the passage read that a chunk may continue its table
+CAPTION_WORDS = 4  # content words of a caption's sentence at the least ("Year Ended December 31,")
 _SYMBOL = re.compile(r"[^\w\s'’-]")
 
 
-def named_row(question: str, read: Sequence[Read], context: Context | None) -> Named | None:
-    """The row of the passages read that the question names (see the module); None
-    when no row is named with one of its columns."""
+def named_row(
+    question: str,
+    read: Sequence[Read],
+    context: Context | None,
+    further: Sequence[Continued] = (),
+) -> Named | None:
+    """The row of the passages read, or of the rest of a table one of them ends in
+    (``further``: ``continuations``, named as under that table's caption), that the
+    question names (see the module); None when no row is named with one of its
+    columns."""
     q = question.lower()
     if _NOT_A_VALUE.search(q):
         return None
@@ -91,11 +107,94 @@ def named_row(question: str, read: Sequence[Read], context: Context | None) -> N
     percent = bool(_PERCENT.search(q))
     written = _spelled(question)
     best: tuple[_Naming, Named] | None = None
-    for r in read:
-        found = _row_in(r, terms, years, percent, written, context)
-        if found is not None and (best is None or found[0] > best[0]):
+    captions = [frozenset[str]()] * len(read)
+    captions += [bag(c.head.hit.chunk.text[slice(*c.caption)]) for c in further]
+    passages = (*read, *(c.read for c in further))
+    for i, (r, above) in enumerate(zip(passages, captions, strict=True)):
+        found = _row_in(r, terms, years, percent, written, context, above)
+        if found is None or (i >= len(read) and found[0][WHOLE] != 0):
+            continue  # a row of the rest of a table: only one the question names whole
+        if best is None or found[0] > best[0]:
             best = found
     return None if best is None else best[1]
+
+
+@dataclass(frozen=True, slots=True)
+class Continued:
+    """A chunk that continues a table of a passage read, as that passage's reading of it
+    (``read``), with the passage (``head``) and the offsets in its text of the prose above
+    that table (its caption; empty where the passage starts among its rows)."""
+
+    read: Read
+    head: Read
+    caption: tuple[int, int]
+
+
+def continuations(read: Sequence[Read], candidates: Sequence[RetrievedChunk]) -> list[Continued]:
+    """The chunks among ``candidates`` that continue the table a passage read ends in (the
+    same document and section, at most :data:`CONTINUED` chunks after it, starting among
+    the rows of a table under that table's header row): a table longer than a chunk is
+    found where the question's words are, and its other rows are cut off from it
+    ("Stock-based compensation | 724.6 | 565.8 | 1,599.3", two chunks after the
+    reconciliation of net loss to Adjusted EBITDA that heads it). Not themselves read:
+    ``named_row`` looks in them for the row asked."""
+    seen = {r.hit.chunk.id for r in read}
+    heads = [(r, _tail_table(r)) for r in read]
+    out: list[Continued] = []
+    for hit in candidates:
+        chunk = hit.chunk
+        if chunk.id in seen or not chunk.header:
+            continue
+        for r, tail in heads:
+            near = r.hit.chunk
+            if (
+                tail is not None
+                and tail[0] == chunk.header
+                and near.document_id == chunk.document_id
+                and near.section == chunk.section
+                and 0 < chunk.index - near.index <= CONTINUED
+            ):
+                out.append(Continued(replace(r, hit=hit), r, tail[1]))
+                seen.add(chunk.id)
+                break
+    return out
+
+
+def _tail_table(r: Read) -> tuple[str, tuple[int, int]] | None:
+    """The header row of the table a passage's text ends among (``quotes.header_row``),
+    and the offsets of the prose above where the passage prints it (its caption: empty
+    where the passage starts under it); None when the text ends in prose."""
+    chunk = r.hit.chunk
+    text = chunk.text.rstrip()
+    last = text.rfind("\n") + 1
+    if CELLS not in text[last:]:
+        return None
+    header = header_row(r, chunk.char_start + last)
+    if not header:
+        return None
+    printed = text.rfind(header, 0, last + 1)
+    if printed < 0:
+        return header, (0, 0)
+    top = printed  # the lines of prose right above the header, back to a table's rows
+    while top > 0:
+        start = text.rfind("\n", 0, top - 1) + 1
+        if CELLS in text[start:top]:
+            break
+        top = start
+    return header, (top, printed)
+
+
+def captioned(c: Continued) -> tuple[int, int] | None:
+    """The offsets, in the passage read, of the sentence of the caption above the table
+    a chunk continues that says what the table is ("The following table provides a
+    reconciliation of net loss to Adjusted EBITDA (in millions):"): the last one ending
+    in a colon, else the last of :data:`CAPTION_WORDS` words or more; None without."""
+    text = c.head.hit.chunk.text
+    base, end = c.caption
+    said = [(base + a, base + b) for a, b, words in chunk_sentences(text[base:end])
+            if len(words) >= CAPTION_WORDS]  # fmt: skip
+    leading = [(a, b) for a, b in said if text[a:b].rstrip().endswith(":")]
+    return (leading or said)[-1] if said else None
 
 
 def _row_in(
@@ -105,6 +204,7 @@ def _row_in(
     percent: bool,
     written: str,
     context: Context | None,
+    above: frozenset[str] = frozenset(),
 ) -> tuple[_Naming, Named] | None:
     """The row of ``r``'s passage the question names best, with how well it is named
     (label words the table's caption lacks, or all of them where the question names the
@@ -115,11 +215,12 @@ def _row_in(
     label words the question leaves out: "Revenue" before "Revenue from contracts with
     customers"; then a label the question (``written``, ``_spelled``) writes as printed:
     "CoT-SC → ReAct" before "ReAct → CoT-SC"), when exactly one row is named best and a
-    column too."""
+    column too. ``above``: the words of the caption of the table a passage continues,
+    printed in the chunk before it (``continuations``)."""
     text = r.hit.chunk.text
     title = bag(r.hit.document_title)
     terms = terms - title  # "Boeing" of Boeing's report names no row
-    table = table_words(text, r.hit.chunk.section)
+    table = table_words(text, r.hit.chunk.section) | above
     # a part's table ("BCA revenues by customer location"): initials the question lacks
     initials = [n for n in asked(caption(text)).names if n[1:] and n[1:].isupper()]
     narrowed = -len(bag(" ".join(initials)) - terms - title)
