@@ -302,8 +302,8 @@ class Pipeline:
         about: str | None,
     ) -> Named | None:
         """The row the question names (``tables.named_row``) in the passages read or in the
-        rest of a table one of them starts or continues (``tables.continuations``), whose
-        chunk is then read; None when no row is named."""
+        rest of a table one of them ends among (``tables.continuations``), whose chunk is
+        then read and led by that table's caption sentence; None when no row is named."""
         further = continuations(read, retrieval.candidates)
         found = named_row(query, read, self.context, further)
         if found is None or any(r.hit.chunk.id == found.read.hit.chunk.id for r in read):
