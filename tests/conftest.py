@@ -93,7 +93,7 @@ def write(path: Path, text: str) -> Path:
 def shared(*parts: str) -> Path:
     path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"shared evaluation data not found at {path}")
+        pytest.skip(f"shared evaluation data not found at {path}", allow_module_level=True)
     return path
 
 
