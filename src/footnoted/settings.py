@@ -223,7 +223,7 @@ class Settings(BaseSettings):
         gt=0,
         description=(
             "Time limit for parsing and chunking one file (uploads and footnoted ingest), in "
-            "seconds, counted from when its worker process is ready; the worker is killed "
+            "seconds, counted from when the file reaches a ready worker; the worker is killed "
             "past it."
         ),
     )

@@ -10,8 +10,8 @@ replaced after it was killed or ran out of memory.
 
 The worker loads only the loaders, the chunker and the embedding model's tokenizer
 (``tokenizer.json``, through ``tokenizers``): tens of megabytes, started in about a
-second, which the time limit does not count (it starts when the worker says it is
-ready). Messages are pickles framed by their length, on the worker's stdin and stdout; a
+second, which the time limit does not count (it starts when the file reaches a ready
+worker). Messages are pickles framed by their length, on the worker's stdin and stdout; a
 file's bytes follow its job as raw frames of at most ``PART_BYTES``, ended by an empty
 one, so the caller never holds the whole file in its memory. A document whose chunks pass
 ``FOOTNOTED_MAX_DOCUMENT_CHUNKS`` fails (``too_large``) before anything is embedded, and a
@@ -114,9 +114,11 @@ class Parser:
 
         def watch() -> None:
             while not finished.wait(WATCH_S):
-                # the limit counts from when the worker is ready: a fresh worker's start is
-                # not the file's time, though a worker that never starts is stopped too
-                start = worker.ready_at if worker.ready_at is not None else began + START_S
+                # the limit counts from when the worker is ready or the parse began,
+                # whichever is later: a fresh worker's start is not the file's time (though
+                # one that never starts is stopped too), nor is a kept worker's past
+                ready = worker.ready_at
+                start = max(began, ready) if ready is not None else began + START_S
                 why = "timeout" if time.monotonic() > start + self.timeout_s else "cancelled"
                 if why == "timeout" or cancelled():
                     stopped.append(why)
