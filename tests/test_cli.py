@@ -290,6 +290,32 @@ def test_a_table_answer_is_a_table_at_a_terminal_and_markdown_when_piped(sales_h
     assert "[1]" in table and "1. sales" in shown.partition("Sources")[2]
 
 
+def test_a_table_answer_without_citations_is_shown_at_a_terminal(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A collection with citations off streams no sources after the answer: the table
+    the answer ends with is still drawn (nothing held back is lost)."""
+    home = tmp_path_factory.mktemp("cli-uncited") / "home"
+    docs = tmp_path_factory.mktemp("cli-uncited-docs")
+    assert run(home, "ingest", str(write(docs / "sales.csv", SALES))).returncode == 0
+    with Footnoted(Settings(home=home)) as fn:
+        fn.update_collection_settings("default", {"enable_citations": False})
+    status, shown = in_terminal(home, "ask", SALES_QUESTION)
+    assert status == 0
+    row = next(line for line in shown.splitlines() if line.lstrip().startswith("South"))
+    assert row.split() == ["South", "980", "1010", "1125"]
+    assert "Sources" not in shown and "[1]" not in shown
+
+
+def test_lines_that_open_with_a_bar_and_are_no_table_print_as_they_are() -> None:
+    for text in ("| --- |", "Columns:\n| --- | --- |\nend"):  # a rule alone heads nothing
+        console = Console(force_terminal=True, width=100, record=True)
+        printer = AnswerPrinter(console)
+        printer.feed(text)
+        printer.close()
+        assert console.export_text() == text + ("\n" if text.endswith("|") else "")
+
+
 def test_the_exact_answer_is_bold_in_its_cell(sales_home: Path) -> None:
     with Footnoted(Settings(home=sales_home)) as fn:
         result = fn.answer(SALES_QUESTION)

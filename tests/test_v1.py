@@ -166,6 +166,17 @@ def test_a_v1_follow_up_is_titled_by_its_conversations_first_question(app: Live)
     assert app.messages(session["id"])[0]["content"] == "And after that?"  # as asked
 
 
+def test_a_v1_conversation_opened_with_a_blank_message_is_titled_by_its_first_question(
+    app: Live,
+) -> None:
+    talk: Any = [{"role": "user", "content": "   "}, {"role": "assistant", "content": "?"},
+                 {"role": "user", "content": Q}, {"role": "assistant", "content": REPLY},
+                 {"role": "user", "content": "And after that?"}]  # fmt: skip
+    client(app).chat.completions.create(model="default", messages=talk)
+    session = app.http.get("/api/sessions", headers=app.alice).json()[0]
+    assert session["title"] == Q  # not an empty title
+
+
 def test_bad_messages_are_422(app: Live) -> None:
     for messages in ([], [{"role": "assistant", "content": "hi"}]):
         r = app.http.post("/v1/chat/completions", json={"model": "default", "messages": messages},

@@ -141,6 +141,7 @@ def _local(
         payload = {"type": "answer", "referenced_indices": []}
         streamed: list[str] = []
         printer = AnswerPrinter(out)
+        closed = False  # the answer's end printed: at its sources, or at its end without them
         for event in fn.ask(Question(question, collection)):
             if isinstance(event, Refusal):
                 fn.log_refusal(question, collection, event)
@@ -159,6 +160,7 @@ def _local(
             elif isinstance(event, Sources):
                 printer.close()
                 out.print()
+                closed = True
                 payload["referenced_indices"] = list(event.referenced_indices)
                 spans = [x.to_dict() for x in event.spans]
                 _exact("".join(streamed), spans, event.grounding)
@@ -166,6 +168,9 @@ def _local(
                     out.print("\n[bold]Sources[/bold]")
                     block = sources_block(event.citations, event.referenced_indices)
                     out.print(block, markup=False, highlight=False, soft_wrap=True)
+        if streamed and not closed:  # citations off: no sources end the answer
+            printer.close()
+            out.print()
         return payload
 
 

@@ -109,7 +109,7 @@ def _table(rows: list[tuple[int, str]], marked: Callable[[str, int], Text]) -> T
     without one); None where the lines are not a table."""
     rule = next((i for i, (_, line) in enumerate(rows) if _RULE.fullmatch(line.strip())), None)
     cells = [_cells(at, line) for i, (at, line) in enumerate(rows) if i != rule]
-    if rule is None and len(cells) < 2:
+    if not cells or (rule is None and len(cells) < 2):  # a rule alone is no table either
         return None
     heads = cells[:rule] if rule is not None else []
     body = cells[len(heads) :]

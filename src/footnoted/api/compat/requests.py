@@ -165,10 +165,10 @@ def _text(message: V1Message, param: str) -> str:
 
 
 def first_question(messages: list[V1Message], param: str) -> str | None:
-    """The conversation's first user message: what its session is titled by (a follow-up
-    such as "And in 2020?" names nothing in a history list)."""
-    first = next((m for m in messages if m.role == "user"), None)
-    return None if first is None else _text(first, param) or None
+    """The conversation's first user message that says something: what its session is
+    titled by (a follow-up such as "And in 2020?" names nothing in a history list)."""
+    asked = (_text(m, param).strip() for m in messages if m.role == "user")
+    return next((text for text in asked if text), None)
 
 
 def chat_request(model: str, messages: list[V1Message], param: str) -> ChatRequest:
