@@ -85,6 +85,24 @@ def test_a_csv_file_sniffs_its_delimiter_and_keeps_its_header() -> None:
     assert table_headers(doc.text, [doc.text.index("AOS")]) == ["Symbol | Name | Price"]
 
 
+def test_a_timeline_row_that_starts_with_its_years_stays_under_its_header() -> None:
+    """A row of years one after another heads a table ("2021 | 2020 | 2019 | Change"),
+    but a timeline's years are a span's ends: its rows stay under the header printed."""
+    data = (
+        b"Start,End,Project\n2015,2018,Billing migration\n2019,ongoing,Data platform\n"
+        b"2020,2021,Search rewrite\n"
+    )
+    doc = load_bytes(data, "projects.csv")
+    rows = [doc.text.index(p) for p in ("2015", "Data platform", "Search rewrite")]
+    assert table_headers(doc.text, rows) == ["Start | End | Project"] * 3  # fmt: skip
+    # years alone under a heading of words, the label's empty cell dropped: they head
+    text = "\n\n".join(["Indicators | For the year ended 31 December", "2019 | 2018",
+                        "Total energy consumption (MWh) | 205,092.26 | 167,488.48"])  # fmt: skip
+    assert table_headers(text, [text.index("Total")]) == ["2019 | 2018"]
+    signs = "\n\n".join(["Item | 2021 | 2020", "$ | $", "Cash | 5 | 6"])  # no cell left
+    assert table_headers(signs, [signs.index("Cash")]) == ["Item | 2021 | 2020"]
+
+
 def test_a_cell_holding_the_cell_separator_cannot_split_its_row() -> None:
     doc = load_bytes(b'name,value\n"a | b",1\n', "bars.csv")
     assert doc.text.split("\n\n")[1] == "a / b | 1"

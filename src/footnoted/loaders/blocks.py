@@ -135,6 +135,8 @@ class _Table:
         self.cells = 0  # the last row's
         self.data = False  # a row below the header was seen
         self.label = False  # a label since the last row
+        self.dated = False  # the header is a row of years ("2021 | 2020 | 2019")
+        self.columns: tuple[str, ...] = ()  # the header's cells: what each column is named
 
     def add(self, start: int, block: str) -> tuple[int, str] | None:
         """The header of the table ``block`` belongs to (None: not in a table)."""
@@ -148,14 +150,26 @@ class _Table:
         cells = [cell for cell in block.split(CELLS) if cell.strip() not in CURRENCY]
         named = not any(_AMOUNT.match(cell) and not _YEAR.match(cell) for cell in cells)
         # a row of years with no label before them ("2021 | 2020 | 2019 | Change") heads
-        # a table, however many cells the rows before it had: no table's data row starts
-        # with a year ("Senior notes | 2025 | 2030" starts with its label)
-        years = sum(bool(_YEAR.match(cell.strip())) for cell in cells) >= 2
-        heads = named and years and (not cells[0].strip() or bool(_YEAR.match(cells[0].strip())))
+        # a table, however many cells the rows before it had; but one with words beside
+        # its years that goes on from the row before it (as many cells, no label
+        # between) under a header of words naming each of its years' columns apart is one
+        # of the rows: a timeline's "2015 | 2018 | Billing migration" under "Start | End |
+        # Project" (not the years under " | | Year Ended | " or "Years Ended December 31,
+        # | Years Ended December 31,": a heading over them all, they name the columns)
+        kept = [cell.strip() for cell in cells]
+        years = [i for i, cell in enumerate(kept) if _YEAR.match(cell)]
+        first = kept[0] if kept else ""
+        dated = named and len(years) >= 2 and (not first or bool(_YEAR.match(first)))
+        worded = any(cell and not _YEAR.match(cell) for cell in kept)
+        columns = self.columns if self.header and not self.dated else ()
+        goes_on = worded and not self.label and len(cells) == self.cells == len(columns)
+        above = [columns[i] for i in years] if goes_on else []
+        heads = dated and not (above and all(above) and len(set(above)) == len(above))
         if self.header is None or heads or (self.label and self.data and len(cells) != self.cells):
             # a row of amounts is data: its table's header was not printed as a row
             self.header = (start, cut_row(block, HEADER_KEPT)) if named else (start, "")
-            self.data = False
+            self.columns = tuple(cell.strip().casefold() for cell in cells)
+            self.dated, self.data = dated, False
         else:
             self.data = True
         self.cells, self.label = len(cells), False
