@@ -5,6 +5,7 @@ from pathlib import Path
 from conftest import shared, write
 from footnoted import Delta, Done, Footnoted, Refusal, Sources, Started
 from footnoted.answering.citations import answer_markdown
+from footnoted.answering.pipeline import Pipeline
 from footnoted.api.wire import answer_payload
 from footnoted.lexical import MARKER
 
@@ -219,3 +220,28 @@ def test_a_question_in_a_list_of_questions_is_not_answered_by_the_next(
     asked = service.answer("How do I rotate the keys?")
     assert asked.read and asked.read[0].posed
     assert asked.answer is not None and asked.answer.text.startswith("Rotate the keys")
+
+
+def test_a_document_deleted_while_its_question_is_read_still_answers_from_the_passage(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """The answer reads past its passage (a lead-in's list) in the document's text; where
+    the document is deleted just then, the passage already read is quoted, not failed."""
+    items = "\n".join(f"- Element number {n} of the record." for n in range(1, 4))
+    text = f"# Records\n\nEvery record must include the following elements:\n\n{items}\n"
+    report = service.ingest([write(tmp_path / "docs" / "records.md", text)])
+    assert not report.failed, report.failed
+    (document,) = service.store.list_documents()
+
+    def deleted_as_read(document_id: str, start: int, end: int) -> str:
+        service.delete(document.id)  # the store then has no text for it: NotFound
+        return service.store.document_text(document_id, start, end)
+
+    chunks = service.store.document_chunks
+    pipeline = Pipeline(service.settings, service.retriever, service.embedder,
+                        service.llm_settings, deleted_as_read, chunks)  # fmt: skip
+    asked = service.question("What must every record include?")
+    result = pipeline.answer(pipeline.prepare(asked))
+    assert result.answer is not None, result.refusal
+    assert "Element number 3 of the record." in result.answer.text
+    assert not service.store.list_documents()  # it was deleted as the answer read on

@@ -125,7 +125,8 @@ def test_a_name_may_be_in_another_quoted_passage_a_year_only_in_what_is_quoted()
     wanted = asked("What screenwriter of Evolution co-wrote a film starring Nicolas Cage in 2000?")
     lead = ["David Weissman is a screenwriter whose credits include Evolution."]
     bridge = "The Family Man (2000) stars Nicolas Cage."
-    assert wanted.missing(lead) == ["2000", "Nicolas Cage"]  # as the question writes it
+    assert wanted.missing(lead) == ["2000", "Nicolas", "Cage"]
+    assert wanted.said(wanted.missing(lead)) == ("2000", "Nicolas Cage")  # as it is written
     assert wanted.missing(lead, [bridge]) == ["2000"]  # the bridge's passage, not its quote
     assert wanted.missing([*lead, bridge], [bridge]) == []
 
@@ -222,10 +223,18 @@ def test_a_question_about_what_the_documents_do_not_name_is_refused_saying_so(
 
 def test_a_name_missing_is_said_with_the_names_written_beside_it() -> None:
     mean = asked("What is the Mean Average Precision of ALCE on ASQA?")
-    assert mean.missing(["ALCE on ASQA: average precision"]) == ["Mean Average Precision"]
+    assert mean.missing(["ALCE on ASQA: average precision"]) == ["Mean"]
+    assert mean.said(["Mean"]) == ("Mean Average Precision",)
     assert mean.missing(["ALCE on ASQA: mean average precision"]) == []
     officer = asked("Who signed as Chief Financial Officer of Lyft and Uber?")
-    assert officer.missing(["Lyft: Chief Executive Officer"]) == ["Chief Financial Officer", "Uber"]
+    gone = officer.missing(["Lyft: Chief Executive Officer"])
+    assert gone == ["Financial", "Uber"]
+    assert officer.said(gone) == ("Chief Financial Officer", "Uber")
+    # checked name by name: what one passage lacks and another holds is held by the two
+    married = asked("Which team did Barbara Outland Baker marry into?")
+    first, second = married.missing(["Barbara Outland"]), married.missing(["Barbara Baker"])
+    assert first == ["Baker"] and second == ["Outland"] and not set(first) & set(second)
+    assert married.said(first) == married.said(second) == ("Barbara Outland Baker",)
 
 
 def test_a_two_hop_answer_is_not_refused_for_a_name_its_bridge_holds(

@@ -69,6 +69,10 @@ def test_a_list_read_on_past_its_passage_and_one_cut_short_says_it_goes_on() -> 
     assert document.startswith(whole.text)  # the quote itself stays verbatim
     alone = quote(read, None, "How is Adjusted EBITDA calculated?")
     assert alone.text.endswith(items[3]) and alone.render()[0] == alone.text
+    # a document whose text is gone (deleted as the question was read) reads on to
+    # nothing: the list the passage holds stays quoted
+    gone = quote(read, lambda document_id, start, end: "", "How is Adjusted EBITDA calculated?")
+    assert gone.text == alone.text
     short = "\n\n".join(document.split("\n\n")[:4]) + "\n\nThat is all."
     q = quote(read_at(short, "net loss"), None, "How is Adjusted EBITDA calculated?")
     assert q.text.endswith(items[2]) and not q.more  # a whole list: nothing to say

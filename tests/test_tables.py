@@ -15,7 +15,14 @@ from footnoted.answering.conversation import Conversation, Exchange
 from footnoted.answering.evidence import Read
 from footnoted.answering.question import Question
 from footnoted.answering.quotes import abbreviates
-from footnoted.answering.tables import captioned, continuations, named_row, valued_row
+from footnoted.answering.tables import (
+    Named,
+    captioned,
+    changed_row,
+    continuations,
+    named_row,
+    valued_row,
+)
 from footnoted.inference.reader import Reading
 from footnoted.lexical import CELLS
 from footnoted.models import Chunk, Citation, RetrievedChunk, Span
@@ -586,6 +593,34 @@ def test_a_row_of_a_real_papers_table_named_in_its_printed_order(service: Footno
     assert result.answer is not None, result.refusal
     assert "| CoT-SC → ReAct | 34.2 | 64.6 |" in result.answer.text
     assert "ReAct→ CoT-SC" not in result.answer.text
+
+
+def test_a_change_picks_only_a_row_that_changed_by_it_in_its_own_unit() -> None:
+    """The row whose years differ by the amount a sentence gives as a change: not a
+    percentage's row for a count ("increased by 150" is not a 0.2-point move read in
+    thousands), and never for a rate of change ("increased 5%" is no difference)."""
+
+    def lead(sentence: str, at: str, rows: list[str]) -> Read:
+        text = "\n".join([sentence, "Item | 2022 | 2021", *rows])
+        start = text.index(at)
+        chunk = Chunk("c0", "d1", 0, text, 0, len(text), section="Results", header="")
+        hit = RetrievedChunk(chunk, "Annual report", None, 0.8)
+        return Read(hit, Reading(5.0, start, start + len(at)), 9.0)
+
+    def row(found: Named | None) -> str | None:
+        if found is None:
+            return None
+        return found.read.hit.chunk.text[found.read.reading.start : found.read.reading.end]
+
+    rows = ["Gross margin | 41.2% | 41.0%", "Stores | 310 | 290", "Other income | 12 | 7"]
+    count = lead("Employees increased by 150 in 2022 compared with 2021.", "150", rows)
+    assert row(changed_row("How many employees did it have in 2022?", [count], None)) is None
+    stores = lead("Stores increased by 20 in 2022 compared with 2021.", "20", rows)
+    assert row(changed_row("How many stores were there in 2022?", [stores], None)) == rows[1]
+    points = lead("Gross margin increased by 0.2 points in 2022 from 2021.", "0.2", rows)
+    assert row(changed_row("What was the gross margin in 2022?", [points], None)) == rows[0]
+    rate = lead("Other income increased 5% in 2022 compared with 2021.", "5", rows)
+    assert row(changed_row("What was other income in 2022?", [rate], None)) is None
 
 
 def test_a_figure_asked_is_its_row_not_the_sentence_giving_its_change(

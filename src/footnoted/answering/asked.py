@@ -193,8 +193,14 @@ class Asked:
             ):
                 continue
             gone.append(name)
+        return gone
+
+    def said(self, missing: Iterable[str]) -> tuple[str, ...]:
+        """What ``missing`` names, as the question writes them: each name with the names
+        written beside it ("Nicolas Cage" for "Cage", "Mean Average Precision" for
+        "Mean"), once each; what a refusal says is not mentioned."""
         phrase = dict(self.phrases)
-        return list(dict.fromkeys(phrase.get(name, name) for name in gone))
+        return tuple(dict.fromkeys(phrase.get(name, name) for name in missing))
 
 
 _SEPARATOR = r"[\s,/_-]+"

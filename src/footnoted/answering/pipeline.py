@@ -128,10 +128,10 @@ class Pipeline:
     ) -> None:
         """``context`` reads a piece of a document's text (``quotes.Context``): what an
         answer reads past its passages; ``chunks`` a document's chunks (a table's rows
-        that retrieval did not find: ``tables.valued_row``)."""
+        that retrieval did not find: ``tables.valued_row``). A document deleted while a
+        question is read has no text and no chunks (``_present``)."""
         self.settings = settings
-        self.context = context
-        self.chunks = chunks
+        self.context, self.chunks = _present(context, chunks)
         self.retriever = retriever
         self.embedder = embedder
         self.llm_settings = llm_settings  # the LLM connection in force (an admin may change it)
@@ -250,7 +250,8 @@ class Pipeline:
         if hop is not None:
             read, missing = hop, ()
         answers = not read or bool(sides) or self._answers(asking, read)
-        judged = evidence.judge(retrieval, limit, read, cal, sides, missing, answers)
+        written = _as_written(asking, missing)
+        judged = evidence.judge(retrieval, limit, read, cal, sides, written, answers)
         return Prepared(
             question,
             config,
@@ -281,10 +282,7 @@ class Pipeline:
         if self.chunks is None:
             return None
         hits = [r.hit for r in read] + list(retrieval.candidates[:DEFINED_DEPTH])
-        try:
-            found = valued_row(query, [h.chunk for h in hits], self.chunks)
-        except NotFound:  # the document went while the question was read
-            return None
+        found = valued_row(query, [h.chunk for h in hits], self.chunks)
         if found is None:
             return None
         held = self._held(query, read, found.chunk.id, retrieval, cal, about)
@@ -786,6 +784,36 @@ def _misses(r: Read, question: str) -> bool:
 
 
 _HEADING_NUMBER = re.compile(r"\d+(?:\.\d+)+\.?|\d+\.")
+
+
+def _present(
+    context: Context | None, chunks: Callable[[str], Sequence[Chunk]] | None
+) -> tuple[Context | None, Callable[[str], Sequence[Chunk]] | None]:
+    """``context`` and ``chunks`` as an answer reads them: a document deleted while the
+    question is read (``NotFound``) has no text and no chunks, so the answer is given
+    from the passages already read, not failed."""
+
+    def text(document_id: str, start: int, end: int) -> str:
+        assert context is not None
+        try:
+            return context(document_id, start, end)
+        except NotFound:
+            return ""
+
+    def rows(document_id: str) -> Sequence[Chunk]:
+        assert chunks is not None
+        try:
+            return chunks(document_id)
+        except NotFound:
+            return ()
+
+    return (None if context is None else text), (None if chunks is None else rows)
+
+
+def _as_written(question: str, missing: Sequence[str]) -> tuple[str, ...]:
+    """The names ``missing`` as ``question`` writes them, for its refusal to say
+    (``Asked.said``): the two hops are checked name by name, the refusal says the phrase."""
+    return asked(question).said(missing)
 
 
 def _only_headings(q: Quote) -> bool:

@@ -404,8 +404,10 @@ def _introduced(read: Read, body: Piece, context: Context | None) -> tuple[Piece
     leads_in = body.text.rstrip().endswith(":")
     listed, more = _items(after) if leads_in else (0, False)
     if context is not None and (not after.strip() or (listed and not after[listed:].strip())):
-        after = context(chunk.document_id, body.end, body.end + FOLLOW_WINDOW)
-        listed, more = _items(after) if leads_in else (0, False)
+        further = context(chunk.document_id, body.end, body.end + FOLLOW_WINDOW)
+        reread, further_more = _items(further) if leads_in else (0, False)
+        if reread >= listed:  # the document's text reads on (it holds the passage's)
+            after, listed, more = further, reread, further_more
     taken = listed or _next_sentence(after)
     if taken <= 0:
         return body, False

@@ -338,6 +338,7 @@ _CHANGED_BY = re.compile(
     re.IGNORECASE,
 )
 _AMOUNT = re.compile(r"[$€£¥]?\s?(\d[\d,]*(?:\.\d+)?)\s*(thousand|million|billion)?", re.IGNORECASE)
+_RATE = re.compile(r"\s*(?:%|percent\b|per cent\b)", re.IGNORECASE)  # "increased 5%": a rate
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 
@@ -360,8 +361,8 @@ def changed_row(question: str, read: Sequence[Read], context: Context | None) ->
     ):
         return None
     amount = _AMOUNT.match(text, span.start)
-    if amount is None:
-        return None
+    if amount is None or _RATE.match(text, amount.end()):
+        return None  # none, or a rate of change ("increased 5%"), not a difference
     stated = amount.group(1)
     value = float(stated.replace(",", "")) * _SCALES.get((amount.group(2) or "").lower(), 1)
     places = len(stated.partition(".")[2])
@@ -395,7 +396,17 @@ def changed_row(question: str, read: Sequence[Read], context: Context | None) ->
     return Named(replace(lead, reading=reading, named=True), True)
 
 
-def _change(line: str, header: str, year: str, other: str | None) -> float | None:
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """How far a row's two amounts are apart, to how many decimal places they are
+    printed, and whether they are percentages (a change in points, never in thousands)."""
+
+    by: float
+    places: int
+    percent: bool
+
+
+def _change(line: str, header: str, year: str, other: str | None) -> _Change | None:
     """How far the row's amount under ``year`` is from its amount under ``other`` (the
     year beside it in the header when the sentence names none), in the table's unit;
     None where either is not an amount."""
@@ -415,8 +426,12 @@ def _change(line: str, header: str, year: str, other: str | None) -> float | Non
     figures = [value_at(line, header, i) for i in (at, before)]
     if any(f is None or f >= len(cells) for f in figures):
         return None
-    a, b = (_amount(cells[f]) for f in figures if f is not None)
-    return None if a is None or b is None else abs(abs(a) - abs(b))
+    shown = [cells[f] for f in figures if f is not None]
+    a, b = (_amount(cell) for cell in shown)
+    if a is None or b is None:
+        return None
+    places = max(len(cell.strip().strip("$€£¥()% ").partition(".")[2]) for cell in shown)
+    return _Change(abs(abs(a) - abs(b)), places, any("%" in cell for cell in shown))
 
 
 def _amount(cell: str) -> float | None:
@@ -428,11 +443,16 @@ def _amount(cell: str) -> float | None:
         return None
 
 
-def _same(change: float, amount: float, tolerance: float) -> bool:
-    """Whether a row's change, in its table's unit (ones, thousands or millions), is the
-    amount a sentence states to its precision."""
-    return change > 0 and any(
-        abs(change * unit - amount) <= max(tolerance, 0.5 * unit) for unit in (1, 1e3, 1e6)
+def _same(change: _Change, amount: float, tolerance: float) -> bool:
+    """Whether a row's change, in its table's unit (ones, thousands or millions; a
+    percentage's in points), is the amount a sentence states, to the precision of both:
+    the sentence's ``tolerance`` or the cells' last printed place. A unit is one the
+    amount can be written in (half of one or more: "150" is no change in thousands)."""
+    units = (1.0,) if change.percent else (1.0, 1e3, 1e6)
+    return change.by > 0 and any(
+        abs(change.by * unit - amount) <= max(tolerance, 0.5 * 10**-change.places * unit)
+        for unit in units
+        if unit == 1 or amount >= 0.5 * unit
     )
 
 
