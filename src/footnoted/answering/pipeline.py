@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby, pairwise
+from typing import ParamSpec, TypeVar
 
 from ..errors import InvalidInput, NotFound
 from ..inference.embedding import SentenceTransformerEmbedder
@@ -73,6 +74,9 @@ RAG_OFF_MESSAGE = (
     "collection settings."
 )
 NO_RETRIEVAL = Retrieval((), (), None, 0)
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +135,8 @@ class Pipeline:
         that retrieval did not find: ``tables.valued_row``). A document deleted while a
         question is read has no text and no chunks (``_present``)."""
         self.settings = settings
-        self.context, self.chunks = _present(context, chunks)
+        self.context = None if context is None else _present(context, "")
+        self.chunks = None if chunks is None else _present(chunks, ())
         self.retriever = retriever
         self.embedder = embedder
         self.llm_settings = llm_settings  # the LLM connection in force (an admin may change it)
@@ -786,28 +791,18 @@ def _misses(r: Read, question: str) -> bool:
 _HEADING_NUMBER = re.compile(r"\d+(?:\.\d+)+\.?|\d+\.")
 
 
-def _present(
-    context: Context | None, chunks: Callable[[str], Sequence[Chunk]] | None
-) -> tuple[Context | None, Callable[[str], Sequence[Chunk]] | None]:
-    """``context`` and ``chunks`` as an answer reads them: a document deleted while the
-    question is read (``NotFound``) has no text and no chunks, so the answer is given
+def _present(read: Callable[P, T], empty: T) -> Callable[P, T]:
+    """``read`` (a document's text or chunks) as an answer reads it: a document deleted
+    while the question is read (``NotFound``) reads as ``empty``, so the answer is given
     from the passages already read, not failed."""
 
-    def text(document_id: str, start: int, end: int) -> str:
-        assert context is not None
+    def reading(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
-            return context(document_id, start, end)
+            return read(*args, **kwargs)
         except NotFound:
-            return ""
+            return empty
 
-    def rows(document_id: str) -> Sequence[Chunk]:
-        assert chunks is not None
-        try:
-            return chunks(document_id)
-        except NotFound:
-            return ()
-
-    return (None if context is None else text), (None if chunks is None else rows)
+    return reading
 
 
 def _as_written(question: str, missing: Sequence[str]) -> tuple[str, ...]:

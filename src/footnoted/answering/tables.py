@@ -430,15 +430,19 @@ def _change(line: str, header: str, year: str, other: str | None) -> _Change | N
     a, b = (_amount(cell) for cell in shown)
     if a is None or b is None:
         return None
-    places = max(len(cell.strip().strip("$€£¥()% ").partition(".")[2]) for cell in shown)
+    places = max(len(_digits(cell).partition(".")[2]) for cell in shown)
     return _Change(abs(abs(a) - abs(b)), places, any("%" in cell for cell in shown))
+
+
+def _digits(cell: str) -> str:
+    """A cell's figure as printed, its currency sign, brackets and percent sign aside."""
+    return cell.strip().strip("$€£¥()% ")
 
 
 def _amount(cell: str) -> float | None:
     """A cell's amount, its sign, brackets and thousands separators aside."""
-    digits = cell.strip().strip("$€£¥()% ").replace(",", "")
     try:
-        return float(digits)
+        return float(_digits(cell).replace(",", ""))
     except ValueError:
         return None
 

@@ -135,8 +135,9 @@ class _Table:
         self.cells = 0  # the last row's
         self.data = False  # a row below the header was seen
         self.label = False  # a label since the last row
-        self.dated = False  # the header is a row of years ("2021 | 2020 | 2019")
-        self.columns: tuple[str, ...] = ()  # the header's cells: what each column is named
+        # the header's cells, what each column is named (none for a header of years:
+        # "2021 | 2020 | 2019")
+        self.columns: tuple[str, ...] = ()
 
     def add(self, start: int, block: str) -> tuple[int, str] | None:
         """The header of the table ``block`` belongs to (None: not in a table)."""
@@ -161,15 +162,14 @@ class _Table:
         first = kept[0] if kept else ""
         dated = named and len(years) >= 2 and (not first or bool(_YEAR.match(first)))
         worded = any(cell and not _YEAR.match(cell) for cell in kept)
-        columns = self.columns if self.header and not self.dated else ()
-        goes_on = worded and not self.label and len(cells) == self.cells == len(columns)
-        above = [columns[i] for i in years] if goes_on else []
+        goes_on = worded and not self.label and len(cells) == self.cells == len(self.columns)
+        above = [self.columns[i] for i in years] if goes_on else []
         heads = dated and not (above and all(above) and len(set(above)) == len(above))
         if self.header is None or heads or (self.label and self.data and len(cells) != self.cells):
             # a row of amounts is data: its table's header was not printed as a row
             self.header = (start, cut_row(block, HEADER_KEPT)) if named else (start, "")
-            self.columns = tuple(cell.strip().casefold() for cell in cells)
-            self.dated, self.data = dated, False
+            self.columns = () if dated else tuple(cell.casefold() for cell in kept)
+            self.data = False
         else:
             self.data = True
         self.cells, self.label = len(cells), False
