@@ -80,6 +80,15 @@ RESULTS = (
     "| Revenue | $ 3,208,323 | $ 2,364,681 | $ 3,615,960 | 36 % | (35) % |\n"
     "| Cost of revenue | $ 1,649,532 | $ 1,447,516 | $ 2,176,469 | 14 % | (33) % |\n"
 )
+PITFALLS = (
+    "# Compliance pitfalls\n\nEach pitfall, how it is avoided, and the cases found last year:"
+    "\n\n| Pitfall | How it is avoided | Cases |\n| --- | --- | --- |\n"
+    "| Missing source code | Add a verification step to the compliance process, so that the "
+    "source code of every modification is published along with the original source code of "
+    "the component before the product ships. | 14 |\n"
+    "| Missing notices | Keep a notices file for each product and check it at every release, so "
+    "that the notices of each licence ship with every product that uses the component. | 9 |\n"
+)
 ONBOARDING = (
     "# Onboarding Guide\n\n## First week\n\nNew employees complete three steps in their "
     "first week:\n\n- Collect a laptop from the IT desk.\n- Sign the security policy.\n"
@@ -152,7 +161,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
                    write(root / "reports" / "operating-costs.md", COSTS)]  # fmt: skip
         assert not fn.ingest(reports, "reports").failed
         assert not fn.ingest([shared("docs-more", SLIDES)], collection="slides").failed
-        assert not fn.ingest([write(root / "wide" / "results.md", RESULTS)], "wide").failed
+        wide = [write(root / "wide" / "results.md", RESULTS),
+                write(root / "wide" / "pitfalls.md", PITFALLS)]  # fmt: skip
+        assert not fn.ingest(wide, "wide").failed
     admin = cli(home, "user", "add", "admin", "--admin").stdout.strip().splitlines()[-1]
     alice = cli(home, "user", "add", "alice").stdout.strip().splitlines()[-1]
     with fake_llm() as llm:
@@ -865,6 +876,35 @@ def test_a_wide_table_answer_scrolls_rather_than_breaking_its_numbers(site: Site
     )
     assert max(lines) == 1, lines  # no figure or label broken over two lines
     screenshot(page, "21-table-answer-wide")
+    page.context.close()
+
+
+def test_a_table_answer_wraps_its_words_and_keeps_its_figures_on_one_line(site: Site) -> None:
+    page = site.chat_in("wide")
+    ask(page, "How is missing source code avoided?")
+    answer = last_answer(page)
+    answer.locator(".badge").first.click()  # the viewer narrows the answer's column
+    page.wait_for_selector("#viewer mark.exact")
+    table = answer.locator("table.answer-table")
+    assert table.locator("tbody td").first.inner_text() == "Missing source code"
+    lines = table.evaluate(
+        "t => Object.fromEntries([...t.querySelectorAll('td, th')].map(c => {"
+        " const r = document.createRange(); r.selectNodeContents(c);"
+        " const tops = [...r.getClientRects()].map(x => Math.round(x.top));"
+        " return [c.innerText, new Set(tops).size]; }))"
+    )
+    described = next(text for text in lines if text.startswith("Add a verification step"))
+    assert lines[described] > 1, lines  # the description wraps in its cell
+    assert lines["14"] == 1 and lines["Cases"] == 1, lines
+    figures = table.evaluate(
+        "t => [...t.querySelectorAll('td, th')]"
+        ".map(c => [c.innerText, getComputedStyle(c).textAlign])"
+    )
+    assert ["14", "right"] in figures and ["Cases", "right"] in figures, figures
+    assert ["Missing source code", "left"] in figures, figures
+    fits = answer.locator(".answer-table-wrap").evaluate("w => w.scrollWidth <= w.clientWidth")
+    assert fits  # no sideways scrolling to read the row
+    screenshot(page, "21-table-answer-words")
     page.context.close()
 
 

@@ -92,26 +92,42 @@ function withTables(text, start, end, flagged, tables) {
   return nodes;
 }
 
+// A cell that holds a figure and nothing else ("$ (1,009,359)", "23.5%"), as
+// footnoted.cli.render._FIGURE reads one.
+const FIGURE = /^[\s$€£¥%()+\-–.,]*\d[\d\s$€£¥%()+\-–.,]*$/;
+
 function tableNode(text, block, flagged) {
-  const head = el("thead");
-  const body = el("tbody");
+  const rows = [];
   let offset = block.start;
   text.slice(block.start, block.end).split("\n").forEach((line, i) => {
     const lineStart = offset;
     offset += line.length + 1;
     if (i === 1) return; // the separator
-    const cell = i === 0 ? "th" : "td";
     const from = lineStart + line.indexOf("|") + 1;
     const to = lineStart + line.lastIndexOf("|");
-    const row = el("tr");
+    const cells = [];
     let at = from;
     for (const part of text.slice(from, to).split("|")) {
       const lead = part.length - part.trimStart().length;
       const a = at + lead;
-      const b = Math.max(a, at + part.trimEnd().length);
-      row.append(el(cell, {}, flagText(text, a, b, flagged)));
+      cells.push([a, Math.max(a, at + part.trimEnd().length)]);
       at += part.length + 1;
     }
+    rows.push(cells);
+  });
+  // a column of figures is set right and on one line, its header over it; a column of
+  // words is read as text and wraps, so a long description never widens the table
+  const figures = (rows[0] || []).map((_, c) => {
+    const values = rows.slice(1).map((cells) => (cells[c] ? text.slice(...cells[c]) : "")).filter(Boolean);
+    return values.length > 0 && values.every((v) => FIGURE.test(v));
+  });
+  const [head, body] = [el("thead"), el("tbody")];
+  rows.forEach((cells, i) => {
+    const row = el("tr");
+    cells.forEach(([a, b], c) => {
+      const attrs = figures[c] ? { class: "figure" } : {};
+      row.append(el(i === 0 ? "th" : "td", attrs, flagText(text, a, b, flagged)));
+    });
     (i === 0 ? head : body).append(row);
   });
   return el("div", { class: "answer-table-wrap" }, el("table", { class: "answer-table" }, head, body));
