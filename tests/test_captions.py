@@ -80,3 +80,25 @@ def test_rows_without_a_caption_and_prose_naming_a_table_stay_as_they_are() -> N
     assert captioned(lone) == lone
     apart = [*rows[:2], Block("Table 1: Prices.", ("Other",))]
     assert captioned(apart) == apart
+
+
+def test_a_financial_statements_title_names_its_table() -> None:
+    """A 10-K's statements are titled over their tables, not as "Table N:": the title is
+    the section of their rows (searched with them, shown in their citation), whole,
+    the company's "Inc." kept; a sentence that names a statement captions nothing."""
+    boeing = load_path(shared("docs-more", "financebench__BOEING_2022_10K.pdf"))
+    flows = "Consolidated Statements of Cash Flows (Dollars in millions)"
+    row = "Treasury shares issued for 401(k) contribution | 1,215"
+    assert section_of(boeing, row)[-1] == f"The Boeing Company and Subsidiaries {flows}"
+    lyft = load_path(shared("pdfs-more", "R2R__lyft_2021.pdf"))
+    title = "Lyft, Inc. Consolidated Statements of Cash Flows (in thousands)"
+    assert section_of(lyft, "Depreciation and amortization | 139,347")[-1] == title
+    assert section_of(lyft, "Cash flows from operating activities")[-1] == title  # a label
+    said = "Personnel expenses are included in the consolidated statement of profit or loss."
+    rows = [Block(said, ("Notes",)), Block(CELLS.join(("", "2019", "2018")), ("Notes",)),
+            Block(CELLS.join(("Wages", "12", "10")), ("Notes",))]  # fmt: skip
+    assert captioned(rows) == rows
+    titled = [Block("CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)", ("Notes",)), *rows[1:]]
+    assert {b.section for b in captioned(titled)} == {
+        ("Notes", "CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)")
+    }

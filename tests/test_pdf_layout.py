@@ -328,6 +328,21 @@ def test_a_label_below_a_row_of_amounts_is_not_its_cell(boeing: ParsedDocument) 
     assert "Adjustments to reconcile net loss to net cash used by operating activities:" in blocks
 
 
+def test_a_label_left_of_a_row_is_not_its_cell(
+    boeing: ParsedDocument, more: dict[str, ParsedDocument]
+) -> None:
+    """A label printed at the labels' edge under a row that starts further right (a
+    header of years, a total set in from the labels) is the table's next label, not
+    the row's last cell: "2019 Cash flows from operating activities" was one cell."""
+    lyft = texts(more["R2R__lyft_2021.pdf"])
+    assert "2021 | 2020 | 2019" in lyft and "Cash flows from operating activities" in lyft
+    assert not [b for b in lyft if "2019 Cash flows" in b or "(105,702) Cash flows" in b]
+    blocks = texts(boeing)
+    assert "Net cash provided/(used) by operating activities | 3,512 | (3,416) | (18,410)" in blocks
+    assert "Cash flows – investing activities:" in blocks
+    assert "Total assets | $137,100 | $138,552" in blocks and "Liabilities and equity" in blocks
+
+
 def test_a_blank_cell_keeps_the_columns_after_it(
     boeing: ParsedDocument, more: dict[str, ParsedDocument]
 ) -> None:

@@ -10,7 +10,8 @@ shown in their citation ("4 Decision Making Tasks > Table 4: Results on Webshop"
 checked as the evidence of what a question names. A caption is a block a format marks as one
 (HTML's ``<caption>``) or one that opens "Table N:". A document prints its captions on
 one side of its tables: the side most of its captioned tables have (under them on a
-tie)."""
+tie). A financial statement's title ("Consolidated Statements of Cash Flows") names the
+table under it, whichever side the document's captions are on."""
 
 from __future__ import annotations
 
@@ -28,6 +29,16 @@ CAPTION_CHARS = 100  # a caption's title is cut at a word to about this length
 _NUMBERED = r"\s+[A-Z]?\d+(?:\.\d+)*\s*[:.–—-]\s*\S"
 # "Table 4: Results on Webshop.", "TABLE 2. Summary", "Table A1 - Prompts"
 _CAPTION = re.compile(rf"(?:Table|TABLE|Tab\.){_NUMBERED}")
+# a financial statement's title printed over its table, capitalised as a title and not
+# a sentence ("The Boeing Company and Subsidiaries Consolidated Statements of Cash Flows
+# (Dollars in millions)", "Lyft, Inc. Consolidated Balance Sheets (in thousands)"; not
+# "… in the consolidated statement of profit or loss.")
+_STATEMENT = re.compile(
+    r"\b(?:S(?:TATEMENTS?|tatements?)\s+(?i:of\s+(?:\w+\s+){0,6}?(?:operations|income|earnings|"
+    r"loss|cash\s+flows|(?:financial\s+)?position|(?:stockholders|shareholders)[’']?\s+"
+    r"(?:equity|deficit)))|B(?:ALANCE\s+SHEETS?|alance\s+Sheets?))\b"
+)
+STATEMENT_WORDS = 20  # a statement's title is short: longer, it is prose that names one
 CAPTION = re.compile(rf"(?:Table|TABLE|Tab\.|Figure|FIGURE|Fig\.|Exhibit|EXHIBIT){_NUMBERED}")
 # a sentence's end: not an abbreviation's full stop ("vs. ALCE", "et al. (2022)")
 _SENTENCE_END = re.compile(
@@ -37,18 +48,22 @@ _SENTENCE_END = re.compile(
 
 
 def captioned(blocks: Sequence[Block]) -> list[Block]:
-    """``blocks`` with each captioned table's rows, labels and caption under the caption."""
+    """``blocks`` with each captioned table's rows, labels and caption under the caption;
+    a statement's title, always printed above its table, whichever side the document
+    prints its captions."""
     tables = _tables(blocks)
-    below = [(start, at + 1, at) for start, _, at in tables if at is not None]
-    above = [
-        (at, end, at)
-        for start, end, _ in tables
-        if (at := _caption_above(blocks, start)) is not None
-    ]
+    above = {start: _caption_above(blocks, start) for start, _, _ in tables}
+    titled = {start for start, at in above.items() if at is not None and _statement(blocks[at])}
+    under = sum(at is not None for _, _, at in tables) >= sum(
+        at is not None and start not in titled for start, at in above.items()
+    )
     out = list(blocks)
-    for first, end, at in below if len(below) >= len(above) else above:
+    for start, end, below in tables:
+        at = below if under and start not in titled else above[start]
+        if at is None:
+            continue
         title = _title(blocks[at].text)
-        for i in range(first, end):
+        for i in range(at, end) if at < start else range(start, at + 1):
             out[i] = replace(blocks[i], section=(*blocks[i].section, title))
     return out
 
@@ -73,7 +88,7 @@ def _tables(blocks: Sequence[Block]) -> list[tuple[int, int, int | None]]:
             elif _captions(blocks[j]):
                 caption = j
                 break
-            elif len(text.split()) > LABEL_WORDS:
+            elif len(text.split()) > LABEL_WORDS or _statement(blocks[j]):  # prose, a title
                 break
         if rows >= 2:
             tables.append((start, last + 1, caption))
@@ -88,7 +103,7 @@ def _caption_above(blocks: Sequence[Block], start: int) -> int | None:
     for at in (start - 1, start - 2):
         if at < 0 or blocks[at].section != section:
             return None
-        if _captions(blocks[at]):
+        if _captions(blocks[at]) or _statement(blocks[at]):
             return at
         if CELLS in blocks[at].text or len(blocks[at].text.split()) > LABEL_WORDS:
             return None
@@ -101,12 +116,25 @@ def _captions(block: Block) -> bool:
     return block.caption or bool(_CAPTION.match(block.text))
 
 
+def _statement(block: Block) -> bool:
+    """Whether the block is a financial statement's title (short, not a sentence)."""
+    text = block.text
+    short = CELLS not in text and len(text.split()) <= STATEMENT_WORDS
+    return short and not text.rstrip().endswith(".") and bool(_STATEMENT.search(text))
+
+
 def _title(caption: str) -> str:
-    """The caption's first sentence, without its full stop, cut to about
-    :data:`CAPTION_CHARS` at a word."""
+    """The caption's first sentence, without its full stop (a statement's title to its
+    unit), cut to about :data:`CAPTION_CHARS` at a word."""
     label = _CAPTION.match(caption)
-    found = _SENTENCE_END.search(caption, label.end() if label else 0)
-    title = caption[: found.start()] if found else caption
+    statement = None if label else _STATEMENT.search(caption)
+    if statement:  # to its unit, the company's "Inc." kept ("Lyft, Inc. Consolidated …")
+        end = statement.end()
+        unit = re.match(r"\s*\([^()]*\)", caption[end:])
+        title = caption[: end + unit.end()] if unit else caption[:end]
+    else:
+        found = _SENTENCE_END.search(caption, label.end() if label else 0)
+        title = caption[: found.start()] if found else caption
     if len(title) > CAPTION_CHARS:
         title = title[: title.rfind(" ", 0, CAPTION_CHARS)].rstrip(",;: ") + " …"
     return title.strip()

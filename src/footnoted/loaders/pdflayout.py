@@ -390,13 +390,14 @@ def _labels_row(prev: Line, row: Line) -> bool:
 
 def _next_label(row: Line, line: Line) -> bool:
     """Is ``line`` the table's next label below ``row`` ("Adjustments to reconcile net
-    loss…:"), not text of the row's own: it starts under the row's label, and the row
-    ends in an amount, which does not wrap into words? (A line set further right, under
-    a cell, is that cell's own next line: a payment's description.)"""
+    loss…:"), not text of the row's own: it starts under the row's label, or left of a
+    row without one (a header of years over "Cash flows from operating activities"), and
+    the row ends in an amount, which does not wrap into words? (A line set further
+    right, under a cell, is that cell's own next line: a payment's description.)"""
     last = re.sub(r"[\s$€£]", "", row.text.rsplit(CELLS, 1)[-1])
-    return (
-        row.row and abs(line.left - row.left) < max(row.size, 1.0) and bool(_NUMBER.fullmatch(last))
-    )
+    edge = max(row.size, 1.0)
+    under = abs(line.left - row.left) < edge or line.left < row.left - edge
+    return row.row and under and bool(_NUMBER.fullmatch(last))
 
 
 def _group_lines(lines: list[Line], ratio: float) -> list[list[Line]]:
