@@ -261,6 +261,22 @@ def test_inferred_sections_look_like_headings(more: dict[str, ParsedDocument]) -
     assert not any(re.search(r"\d{1,2}, \d{4}|, Suite \d", name) for name in names)
 
 
+def test_a_label_among_a_tables_rows_is_no_heading(more: dict[str, ParsedDocument]) -> None:
+    """A statement's bold labels between its rows ("Liabilities, Redeemable Convertible
+    Preferred Stock and Stockholders' Equity", a tax note's "Deferred provision") label
+    rows, not the document: a heading there put every page after it, to the next
+    heading, under a balance sheet's label."""
+    lyft = more["R2R__lyft_2021.pdf"]
+    names = {name for seg in lyft.segments for name in seg.section}
+    assert not names & {"Deferred provision", "Current provision", "Restricted Balances",
+                        "Finance Leases", "Liabilities"}  # fmt: skip
+    assert not any(name.startswith("Liabilities, Redeemable") for name in names)
+    at = lyft.text.index("\n\nDeferred provision\n\n")
+    section = next(seg.section for seg in lyft.segments if seg.start > at)
+    assert section[-1] == "13. Income Taxes"  # the note's heading goes on over its table
+    assert "Income Taxes" in names and "Stock-Based Compensation" in names
+
+
 def test_furniture_and_contents_are_not_text(more: dict[str, ParsedDocument]) -> None:
     lyft = more["R2R__lyft_2021.pdf"]
     assert "Table of Contents" not in lyft.text  # a running header and the contents page

@@ -269,6 +269,8 @@ def _heading_depth(lines: list[Line], index: int, body: float, ratio: float) -> 
     nxt = lines[index + 1] if index + 1 < len(lines) else None
     if prev is not None and not _apart(prev, line, ratio):
         return None
+    if prev is not None and prev.row and any(n.row for n in lines[index + 1 : index + 3]):
+        return None  # a label among a table's rows ("Liabilities", "Deferred provision")
     if nxt is not None and _runs_on(text, nxt.text) and not _starts_new_block(line, nxt, ratio):
         return None  # bold words that run on into the paragraph's sentence
     if nxt is not None and not _apart(line, nxt, ratio):
