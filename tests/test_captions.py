@@ -102,3 +102,34 @@ def test_a_financial_statements_title_names_its_table() -> None:
     assert {b.section for b in captioned(titled)} == {
         ("Notes", "CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)")
     }
+
+
+def test_a_statements_title_is_its_name_not_its_period_nor_a_label() -> None:
+    def caption_of(title: str) -> tuple[str, ...]:
+        rows = [Block(title, ("Report",)), Block(CELLS.join(("", "2021", "2020")), ("Report",)),
+                Block(CELLS.join(("Revenue", "12", "10")), ("Report",))]  # fmt: skip
+        return captioned(rows)[2].section
+
+    named = {
+        "Consolidated Statements of Income and Comprehensive Income": None,
+        "Consolidated Statements of Changes in Equity": None,
+        "Statement of Partners’ Capital": None,
+        "Income Statement": None,
+        "Balance Sheets as of December 31, 2021 and 2020": "Balance Sheets",
+        "Balance Sheets (continued)": "Balance Sheets",
+        "Statements of Operations (Unaudited) (in millions) For the Years Ended December 31,":
+            "Statements of Operations (Unaudited) (in millions)",
+    }  # fmt: skip
+    for title, name in named.items():
+        assert caption_of(title) == ("Report", name or title), title
+    for label in ("Statement of Operations Data:", "Selected Balance Sheet Data"):
+        assert caption_of(label) == ("Report",), label  # a label among the rows names none
+
+
+def test_a_heading_that_names_its_statement_is_not_said_twice() -> None:
+    page = "# Annual report\n\n## Consolidated Statements of Operations\n\n" + (
+        "| | 2021 | 2020 |\n| --- | --- | --- |\n| Revenue | 12 | 10 |\n| Costs | 8 | 7 |\n"
+    )
+    doc = load_bytes(page.encode(), "report.md")
+    named = ("Annual report", "Consolidated Statements of Operations")
+    assert section_of(doc, "Revenue | 12 | 10") == named

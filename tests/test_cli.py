@@ -316,6 +316,19 @@ def test_lines_that_open_with_a_bar_and_are_no_table_print_as_they_are() -> None
         assert console.export_text() == text + ("\n" if text.endswith("|") else "")
 
 
+def test_a_column_of_figures_with_a_dash_for_none_is_set_right() -> None:
+    table = "| | 2021 |\n| --- | --- |\n| Revenue | 3,208,323 |\n| Other | — |\n"
+    console = Console(force_terminal=True, width=60, record=True)
+    printer = AnswerPrinter(console)
+    printer.feed(table)
+    printer.close()
+    lines = console.export_text().splitlines()
+    revenue = next(line for line in lines if "Revenue" in line).rstrip()
+    other = next(line for line in lines if "Other" in line).rstrip()
+    head = next(line for line in lines if "2021" in line).rstrip()
+    assert len(revenue) == len(other) == len(head), lines  # the year, its amount, the dash
+
+
 def test_the_exact_answer_is_bold_in_its_cell(sales_home: Path) -> None:
     with Footnoted(Settings(home=sales_home)) as fn:
         result = fn.answer(SALES_QUESTION)

@@ -82,12 +82,12 @@ RESULTS = (
 )
 PITFALLS = (
     "# Compliance pitfalls\n\nEach pitfall, how it is avoided, and the cases found last year:"
-    "\n\n| Pitfall | How it is avoided | Cases |\n| --- | --- | --- |\n"
+    "\n\n| Pitfall | How it is avoided | Cost |\n| --- | --- | --- |\n"
     "| Missing source code | Add a verification step to the compliance process, so that the "
     "source code of every modification is published along with the original source code of "
-    "the component before the product ships. | 14 |\n"
+    "the component before the product ships. | $ 14,000 |\n"
     "| Missing notices | Keep a notices file for each product and check it at every release, so "
-    "that the notices of each licence ship with every product that uses the component. | 9 |\n"
+    "that the notices of each licence ship with every product that uses the component. | — |\n"
 )
 ONBOARDING = (
     "# Onboarding Guide\n\n## First week\n\nNew employees complete three steps in their "
@@ -895,16 +895,21 @@ def test_a_table_answer_wraps_its_words_and_keeps_its_figures_on_one_line(site: 
     )
     described = next(text for text in lines if text.startswith("Add a verification step"))
     assert lines[described] > 1, lines  # the description wraps in its cell
-    assert lines["14"] == 1 and lines["Cases"] == 1, lines
-    figures = table.evaluate(
-        "t => [...t.querySelectorAll('td, th')]"
-        ".map(c => [c.innerText, getComputedStyle(c).textAlign])"
+    styles = table.evaluate(
+        "t => Object.fromEntries([...t.querySelectorAll('td, th')].map(c => [c.innerText,"
+        " [getComputedStyle(c).textAlign, getComputedStyle(c).whiteSpace]]))"
     )
-    assert ["14", "right"] in figures and ["Cases", "right"] in figures, figures
-    assert ["Missing source code", "left"] in figures, figures
-    fits = answer.locator(".answer-table-wrap").evaluate("w => w.scrollWidth <= w.clientWidth")
-    assert fits  # no sideways scrolling to read the row
+    # a column of figures (a dash where there is none) is set right, on one line
+    assert styles["$ 14,000"] == ["right", "nowrap"] and lines["$ 14,000"] == 1, styles
+    assert styles["Cost"] == ["right", "nowrap"], styles  # its heading over it
+    assert styles["Missing source code"][0] == "left" and styles[described][1] != "nowrap"
+    wrap = answer.locator(".answer-table-wrap")
+    assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth")  # no sideways scrolling
     screenshot(page, "21-table-answer-words")
+    page.click("#viewer-close")
+    page.set_viewport_size({"width": 375, "height": 812})  # a phone: the row still fits
+    fits = wrap.evaluate("w => [w.clientWidth, w.scrollWidth]")
+    assert 200 < fits[0] and fits[1] <= fits[0], fits
     page.context.close()
 
 

@@ -18,7 +18,8 @@ from rich.table import Table
 from rich.text import Text
 
 _RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")  # "| --- | ---: |": a table's header rule
-_FIGURE = re.compile(r"[\s$€£¥%()+\-–.,]*\d[\d\s$€£¥%()+\-–.,]*")  # "$ (1,009,359)", "23.5%"
+_FIGURE = re.compile(r"[\s$€£¥%()+\-–.,]*[0-9][0-9\s$€£¥%()+\-–.,]*")  # "$ (1,009,359)", "23.5%"
+_NIL = re.compile(r"[-–—−]+|n/?a", re.IGNORECASE)  # a figure's cell that holds none: "—", "n/a"
 
 
 class AnswerPrinter:
@@ -117,6 +118,7 @@ def _table(rows: list[tuple[int, str]], marked: Callable[[str, int], Text]) -> T
     table = Table(box=box.SIMPLE_HEAD, show_header=bool(heads), show_edge=False, pad_edge=False)
     for column in range(width):
         values = [row[column][1] for row in body if column < len(row) and row[column][1]]
+        values = [v for v in values if not _NIL.fullmatch(v)]
         figures = bool(values) and all(_FIGURE.fullmatch(v) for v in values)
         named = [row[column] for row in heads if column < len(row)]
         head = Text(" ").join(marked(text, at) for at, text in named)

@@ -31,12 +31,21 @@ _NUMBERED = r"\s+[A-Z]?\d+(?:\.\d+)*\s*[:.–—-]\s*\S"
 _CAPTION = re.compile(rf"(?:Table|TABLE|Tab\.){_NUMBERED}")
 # a financial statement's title printed over its table, capitalised as a title and not
 # a sentence ("The Boeing Company and Subsidiaries Consolidated Statements of Cash Flows
-# (Dollars in millions)", "Lyft, Inc. Consolidated Balance Sheets (in thousands)"; not
-# "… in the consolidated statement of profit or loss.")
+# (Dollars in millions)", "Lyft, Inc. Consolidated Balance Sheets (in thousands)",
+# "Statements of Changes in Equity", "Income Statement"; not "… in the consolidated
+# statement of profit or loss." nor a label: "Statement of Operations Data:")
 _STATEMENT = re.compile(
-    r"\b(?:S(?:TATEMENTS?|tatements?)\s+(?i:of\s+(?:\w+\s+){0,6}?(?:operations|income|earnings|"
-    r"loss|cash\s+flows|(?:financial\s+)?position|(?:stockholders|shareholders)[’']?\s+"
-    r"(?:equity|deficit)))|B(?:ALANCE\s+SHEETS?|alance\s+Sheets?))\b"
+    r"\b(?:S(?:TATEMENTS?|tatements?)\s+(?i:of\s+(?:[\w’']+\s+){0,6}?(?:operations|income|"
+    r"earnings|loss|cash\s+flows|(?:financial\s+)?position|equity|deficit|capital))"
+    r"|B(?:ALANCE\s+SHEETS?|alance\s+[Ss]heets?)|I(?:NCOME\s+STATEMENTS?|ncome\s+[Ss]tatements?))"
+    r"\b(?!\s+(?i:data)\b)"
+)
+# what follows a statement's name and is not the table's: its period, "(continued)"
+_NOT_TITLE = re.compile(
+    r"\s+(?:for\s+the\s+)?(?:(?:fiscal\s+)?years?|quarters?|(?:three|six|nine|twelve)\s+"
+    r"months|periods?)\s+ended\b.*|\s+(?:as\s+)?(?:of|at)\s+(?:december|january|february|"
+    r"march|april|may|june|july|august|september|october|november|\d).*|\s*\(continued\)",
+    re.IGNORECASE,
 )
 STATEMENT_WORDS = 20  # a statement's title is short: longer, it is prose that names one
 CAPTION = re.compile(rf"(?:Table|TABLE|Tab\.|Figure|FIGURE|Fig\.|Exhibit|EXHIBIT){_NUMBERED}")
@@ -63,6 +72,8 @@ def captioned(blocks: Sequence[Block]) -> list[Block]:
         if at is None:
             continue
         title = _title(blocks[at].text)
+        if blocks[at].section[-1:] == (title,):
+            continue  # a heading that names its table is its section already
         for i in range(at, end) if at < start else range(start, at + 1):
             out[i] = replace(blocks[i], section=(*blocks[i].section, title))
     return out
@@ -120,18 +131,16 @@ def _statement(block: Block) -> bool:
     """Whether the block is a financial statement's title (short, not a sentence)."""
     text = block.text
     short = CELLS not in text and len(text.split()) <= STATEMENT_WORDS
-    return short and not text.rstrip().endswith(".") and bool(_STATEMENT.search(text))
+    return short and text.rstrip()[-1:] not in (".", ":") and bool(_STATEMENT.search(text))
 
 
 def _title(caption: str) -> str:
-    """The caption's first sentence, without its full stop (a statement's title to its
-    unit), cut to about :data:`CAPTION_CHARS` at a word."""
+    """The caption's first sentence, without its full stop (a statement's title whole,
+    less its period), cut to about :data:`CAPTION_CHARS` at a word."""
     label = _CAPTION.match(caption)
-    statement = None if label else _STATEMENT.search(caption)
-    if statement:  # to its unit, the company's "Inc." kept ("Lyft, Inc. Consolidated …")
-        end = statement.end()
-        unit = re.match(r"\s*\([^()]*\)", caption[end:])
-        title = caption[: end + unit.end()] if unit else caption[:end]
+    if label is None and _STATEMENT.search(caption):
+        # whole, the company's "Inc." kept ("Lyft, Inc. Consolidated …"), less its period
+        title = _NOT_TITLE.sub("", caption)
     else:
         found = _SENTENCE_END.search(caption, label.end() if label else 0)
         title = caption[: found.start()] if found else caption

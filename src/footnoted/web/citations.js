@@ -92,9 +92,10 @@ function withTables(text, start, end, flagged, tables) {
   return nodes;
 }
 
-// A cell that holds a figure and nothing else ("$ (1,009,359)", "23.5%"), as
-// footnoted.cli.render._FIGURE reads one.
-const FIGURE = /^[\s$€£¥%()+\-–.,]*\d[\d\s$€£¥%()+\-–.,]*$/;
+// A cell that holds a figure and nothing else ("$ (1,009,359)", "23.5%"), and one that
+// holds none ("—", "n/a"), as footnoted.cli.render._FIGURE and _NIL read them.
+const FIGURE = /^[\s$€£¥%()+\-–.,]*[0-9][0-9\s$€£¥%()+\-–.,]*$/;
+const NIL = /^(?:[-–—−]+|n\/?a)$/i;
 
 function tableNode(text, block, flagged) {
   const rows = [];
@@ -117,8 +118,10 @@ function tableNode(text, block, flagged) {
   });
   // a column of figures is set right and on one line, its header over it; a column of
   // words is read as text and wraps, so a long description never widens the table
-  const figures = (rows[0] || []).map((_, c) => {
-    const values = rows.slice(1).map((cells) => (cells[c] ? text.slice(...cells[c]) : "")).filter(Boolean);
+  const width = Math.max(0, ...rows.map((cells) => cells.length));
+  const figures = Array.from({ length: width }, (_, c) => {
+    const values = rows.slice(1).map((cells) => (cells[c] ? text.slice(...cells[c]) : ""))
+      .filter((v) => v && !NIL.test(v));
     return values.length > 0 && values.every((v) => FIGURE.test(v));
   });
   const [head, body] = [el("thead"), el("tbody")];
