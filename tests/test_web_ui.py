@@ -861,38 +861,39 @@ def test_a_refusal_for_a_name_the_passages_lack_says_so_in_its_details(site: Sit
     page.context.close()
 
 
-def test_a_wide_table_answer_scrolls_rather_than_breaking_its_numbers(site: Site) -> None:
+# each cell of a table, by its text: the lines it is set on
+CELL_LINES = (
+    "t => Object.fromEntries([...t.querySelectorAll('td, th')].map(c => {"
+    " const r = document.createRange(); r.selectNodeContents(c);"
+    " const tops = [...r.getClientRects()].map(x => Math.round(x.top));"
+    " return [c.innerText, new Set(tops).size]; }))"
+)
+
+
+def table_answer(site: Site, question: str) -> tuple[Any, Any, Any]:
+    """The page, the answer and its table, asked of the "wide" collection with the
+    viewer open beside the answer (which narrows the answer's column)."""
     page = site.chat_in("wide")
-    ask(page, "What was the revenue in 2021?")
+    ask(page, question)
     answer = last_answer(page)
-    answer.locator(".badge").first.click()  # the viewer narrows the answer's column
+    answer.locator(".badge").first.click()
     page.wait_for_selector("#viewer mark.exact")
-    table = answer.locator("table.answer-table")
+    return page, answer, answer.locator("table.answer-table")
+
+
+def test_a_wide_table_answer_scrolls_rather_than_breaking_its_numbers(site: Site) -> None:
+    page, _, table = table_answer(site, "What was the revenue in 2021?")
     assert "$ 3,208,323" in table.locator("tbody td").all_inner_texts()
-    lines = table.evaluate(
-        "t => [...t.querySelectorAll('td, th')].map(c => { const r = document.createRange();"
-        " r.selectNodeContents(c); return new Set([...r.getClientRects()]"
-        ".map(x => Math.round(x.top))).size; })"
-    )
-    assert max(lines) == 1, lines  # no figure or label broken over two lines
+    lines = table.evaluate(CELL_LINES)
+    assert max(lines.values()) == 1, lines  # no figure or label broken over two lines
     screenshot(page, "21-table-answer-wide")
     page.context.close()
 
 
 def test_a_table_answer_wraps_its_words_and_keeps_its_figures_on_one_line(site: Site) -> None:
-    page = site.chat_in("wide")
-    ask(page, "How is missing source code avoided?")
-    answer = last_answer(page)
-    answer.locator(".badge").first.click()  # the viewer narrows the answer's column
-    page.wait_for_selector("#viewer mark.exact")
-    table = answer.locator("table.answer-table")
+    page, answer, table = table_answer(site, "How is missing source code avoided?")
     assert table.locator("tbody td").first.inner_text() == "Missing source code"
-    lines = table.evaluate(
-        "t => Object.fromEntries([...t.querySelectorAll('td, th')].map(c => {"
-        " const r = document.createRange(); r.selectNodeContents(c);"
-        " const tops = [...r.getClientRects()].map(x => Math.round(x.top));"
-        " return [c.innerText, new Set(tops).size]; }))"
-    )
+    lines = table.evaluate(CELL_LINES)
     described = next(text for text in lines if text.startswith("Add a verification step"))
     assert lines[described] > 1, lines  # the description wraps in its cell
     styles = table.evaluate(
