@@ -397,8 +397,7 @@ def _next_label(row: Line, line: Line) -> bool:
     the row ends in an amount, which does not wrap into words? (A line set further
     right, under a cell, is that cell's own next line: a payment's description.)"""
     last = re.sub(r"[\s$€£]", "", row.text.rsplit(CELLS, 1)[-1])
-    edge = max(row.size, 1.0)
-    under = abs(line.left - row.left) < edge or line.left < row.left - edge
+    under = line.left < row.left + max(row.size, 1.0)  # under its label, or left of it
     return row.row and under and bool(_NUMBER.fullmatch(last))
 
 
