@@ -14,7 +14,7 @@ from footnoted.answering.citations import Answer, exact_cell
 from footnoted.answering.conversation import Conversation, Exchange
 from footnoted.answering.evidence import Read
 from footnoted.answering.question import Question
-from footnoted.answering.quotes import abbreviates
+from footnoted.answering.quotes import abbreviates, asked_terms, column_named
 from footnoted.answering.tables import (
     Named,
     captioned,
@@ -593,6 +593,40 @@ def test_a_row_of_a_real_papers_table_named_in_its_printed_order(service: Footno
     assert result.answer is not None, result.refusal
     assert "| CoT-SC → ReAct | 34.2 | 64.6 |" in result.answer.text
     assert "ReAct→ CoT-SC" not in result.answer.text
+
+
+def test_a_column_is_named_by_the_papers_title_words_and_by_a_word_cut_short() -> None:
+    """ALCE's retriever ablation heads its columns "Citation Rec." and "Citation Prec.";
+    the paper is titled "... with Citations". The title's words name no row (Boeing of
+    Boeing's report), but they name a column, and "recall" names the column that prints
+    it cut short, one word more than its neighbour."""
+    header = "Fluency (MAUVE) | Correct. (EM) | Citation Rec. | Citation Prec."
+    rows = (
+        "ChatGPT (VANILLA)\n\nDPR (5-psg) | 61.8 | 36.1 | 65.0 | 65.6\n\n"
+        "GTR (1-psg) | 69.5 | 38.4 | 56.0 | 64.0"
+    )
+    text = f"{header}\n\n{rows}"
+    chunk = Chunk("c1", "d1", 0, text, 900, 900 + len(text), section="Table 8", header="")
+    title = "Enabling Large Language Models to Generate Text with Citations"
+    read = Read(RetrievedChunk(chunk, title, None, 0.6), Reading(3.0, 0, 10), 10.0)
+    question = "In the retriever ablation on ASQA, what citation recall does DPR with 5 passages?"
+    row = named_row(question, [read], None)
+    assert row is not None
+    named = text[row.read.reading.start : row.read.reading.end]
+    assert named == "DPR (5-psg) | 61.8 | 36.1 | 65.0 | 65.6"
+    terms = asked_terms(question)
+    assert [column_named(terms, name) for name in header.split(CELLS)] == [0, 0, 2, 1]
+
+
+def test_a_real_papers_column_printed_cut_short(service: Footnoted) -> None:
+    report = service.ingest([shared("pdfs", "ALCE__ALCE.pdf")])
+    assert not report.failed, report.failed
+    result = service.answer(
+        "In the retriever ablation on ASQA, what citation recall does DPR with 5 passages give?"
+    )
+    assert result.answer is not None, result.refusal
+    assert "| DPR (5-psg) | 61.8 | 36.1 | 65.0 | 65.6 |" in result.answer.text
+    assert exact(result.answer) == "65.0"
 
 
 def test_a_change_picks_only_a_row_that_changed_by_it_in_its_own_unit() -> None:

@@ -251,6 +251,17 @@ def column_terms(name: str) -> frozenset[str]:
     return bag(name) | initials
 
 
+def column_named(terms: frozenset[str], name: str) -> int:
+    """How many of the question's ``terms`` name the column ``name``: its words and
+    initials (``column_terms``), and the words it prints cut short with a period that a
+    term begins ("Citation Rec." is named by "citation recall", "Citation Prec." by one
+    word less)."""
+    found = terms & column_terms(name)
+    cut = {c.lower() for c in _CUT_SHORT.findall(name)} - found
+    rest = terms - found
+    return len(found) + sum(any(t.startswith(c) and len(t) > len(c) + 1 for t in rest) for c in cut)
+
+
 def abbreviates(name: str, word: str) -> bool:
     """Whether a column's short name (one word of at most ``SHORT_NAME`` letters) is the
     question's ``word`` cut short: its start ("carb": "carburetors", "mag": "magnitude")
@@ -661,6 +672,7 @@ def _header_rows(
 _NO_WORDS = re.compile(r"[\s$€£%().,\-–\d]*")  # a cell of an amount, or an empty one
 _ACRONYM = re.compile(r"\b[A-Z](?:[/&]?[A-Z]){1,4}\b")  # "P/E", "EPS", "R&D"
 _LINKS = frozenset({"and", "of", "the"})  # words an abbreviation leaves out
+_CUT_SHORT = re.compile(r"\b([^\W\d_]{2,5})\.")  # "Rec.", "Avg.": a word cut short
 SHORT_NAME = 5  # letters: a column name this short may be a word cut short
 
 
@@ -845,7 +857,7 @@ def _named_cell(
 
         def named(terms: frozenset[str]) -> list[tuple[bool, int]]:
             return [
-                (bool(years & set(YEAR.findall(name))), len(terms & column_terms(name)))
+                (bool(years & set(YEAR.findall(name))), column_named(terms, name))
                 if not _gives(body, header, i, question)  # the column that picked the row
                 else (False, 0)
                 for i, name in enumerate(names)

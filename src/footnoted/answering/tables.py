@@ -8,7 +8,9 @@ its columns is too. A row is named by its label cells ("Tesla", "Research and
 development"), less the words of the document's title and of the table's caption (the
 passage's prose above its rows and its section: "stock-based compensation expense"
 names the table, not its total row). A column is named by the year asked, in a header
-of years, else by the header's words or their initials ("P/E": "Price/Earnings").
+of years, else by the header's words (the title's too: "citation" of a paper on
+citations), their initials ("P/E": "Price/Earnings") or a word cut short ("Rec.":
+"recall").
 Between rows named as well, one of percentages answers a question asking for a
 percentage, margin or rate, and one of amounts any other; then one of a table whose
 caption names no initials the question lacks (the company's revenue by customer
@@ -56,7 +58,7 @@ from .quotes import (
     abbreviates,
     asked_terms,
     caption,
-    column_terms,
+    column_named,
     header_of,
     header_row,
     in_percent,
@@ -219,6 +221,7 @@ def _row_in(
     printed in the chunk before it (``continuations``)."""
     text = r.hit.chunk.text
     title = bag(r.hit.document_title)
+    every = terms  # a column is named by any of them: "citation" of a paper on citations
     terms = terms - title  # "Boeing" of Boeing's report names no row
     table = table_words(text, r.hit.chunk.section) | above
     # a part's table ("BCA revenues by customer location"): initials the question lacks
@@ -244,9 +247,9 @@ def _row_in(
         if header is None:
             continue
         # the words naming the row name its column only where no other word names one
-        column, index = _column(header, terms - label, years)
+        column, index = _column(header, every - label, years)
         if not column:
-            column, index = _column(header, terms, years)
+            column, index = _column(header, every, years)
         if column:
             under = None if index is None else value_at(line, header, index)
             shown = _percent(cells, under) or in_percent(r, start, end, context)
@@ -311,7 +314,7 @@ def _column(header: str, terms: frozenset[str], years: set[str]) -> tuple[int, i
     if years and YEAR.search(header):  # a header without years: the year is the table's
         named = [i for i, n in enumerate(names) if years & set(YEAR.findall(n))]
         return (2 if named else 0), (named[0] if len(named) == 1 else None)
-    counts = [len(terms & column_terms(n)) for n in names]
+    counts = [column_named(terms, n) for n in names]
     best = max(counts, default=0)
     return (1 if best else 0), (counts.index(best) if best and counts.count(best) == 1 else None)
 
