@@ -254,6 +254,18 @@ def test_a_lead_whose_span_is_no_answer_of_the_kind_asked_gives_way() -> None:
     asked = "Where did CSRF end up in the 2013 OWASP Top 10?"
     assert worded_first((moved, ranked), asked, None, 15.0) == (ranked, moved)
     assert worded_first((moved, ranked), "When was A8 renamed?", None, 15.0) == (moved, ranked)
+    # asked for a number, a span holding only the numbers the question gives: the first
+    # hop of a two-hop question gives way to the second's
+    school = read_at(
+        "Kerry graduated from Yale University class of 1966 with a B.A.",
+        "Yale University class of 1966",
+    )
+    founded = read_at("Yale University was founded in 1701 as the Collegiate School.", "1701")
+    asked = "In what year was the university from which John Kerry graduated in 1966 founded?"
+    assert worded_first((school, founded), asked, None, 15.0) == (founded, school)
+    assert worded_first((school, founded), asked, None, 25.0) == (school, founded)
+    which = "Which university did John Kerry graduate from in 1966?"
+    assert worded_first((school, founded), which, None, 15.0) == (school, founded)
 
 
 def test_a_why_question_brings_the_sentence_that_gives_the_reason() -> None:

@@ -770,7 +770,10 @@ def _misses(r: Read, question: str) -> bool:
     question asks about ("2010" for "Where did CSRF end up in the 2013 ranking?"), or,
     asked how many, a number that counts nothing ("24/7" for "How many employees does
     Lyft have?"; a vague "thousands" or a share, "40%" of an electorate, may be
-    answered in its sentence)."""
+    answered in its sentence), or, asked for a number, in a sentence that holds none but
+    those the question gives ("Yale University class of 1966" for "In what year was the
+    university from which John Kerry graduated in 1966 founded?": the next hop's "1701"
+    answers)."""
     span = r.hit.chunk.text[r.reading.start : r.reading.end].strip()
     if _HEADING_NUMBER.fullmatch(span):
         parts = (r.hit.chunk.section or "").split(SECTION_JOIN)
@@ -781,11 +784,20 @@ def _misses(r: Read, question: str) -> bool:
         return bool(years) and span not in years
     if asks_how_many(question) and ROUND_THE_CLOCK.search(span):
         return not holds_number(span, question)  # "24/7" counts nothing
+    if counts(question) and not holds_number(_sentence(r), question):
+        return True  # asked in what year, "Yale University class of 1966": the year given
     words = bag(span)
     if not words or not words <= bag(question) or YES_NO.match(question):
         return False  # asked whether, the quote is the answer, whatever the span
     given = set(NUMBER_WORD.findall(question.lower()))  # "layer two" says what is asked
     return all(n in given for n in NUMBER_WORD.findall(span.lower()))
+
+
+def _sentence(r: Read) -> str:
+    """The sentences the reader's span is in (the span itself outside any)."""
+    text, span = r.hit.chunk.text, r.reading
+    said = [text[a:b] for a, b, _ in chunk_sentences(text) if a < span.end and b > span.start]
+    return " ".join(said) or text[span.start : span.end]
 
 
 _HEADING_NUMBER = re.compile(r"\d+(?:\.\d+)+\.?|\d+\.")
