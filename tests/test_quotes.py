@@ -266,6 +266,11 @@ def test_a_lead_whose_span_is_no_answer_of_the_kind_asked_gives_way() -> None:
     assert worded_first((school, founded), asked, None, 25.0) == (school, founded)
     which = "Which university did John Kerry graduate from in 1966?"
     assert worded_first((school, founded), which, None, 15.0) == (school, founded)
+    # a sentence with no number at all may give one in words
+    none = read_at("Unlike Earth, Venus has no natural satellites.", "no natural satellites")
+    other = read_at("Mars has 2 moons, Phobos and Deimos.", "2")
+    moons = "How many moons does Venus have?"
+    assert worded_first((none, other), moons, None, 15.0) == (none, other)
 
 
 def test_a_why_question_brings_the_sentence_that_gives_the_reason() -> None:

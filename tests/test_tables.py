@@ -618,6 +618,22 @@ def test_a_column_is_named_by_the_papers_title_words_and_by_a_word_cut_short() -
     assert [column_named(terms, name) for name in header.split(CELLS)] == [0, 0, 2, 1]
 
 
+@pytest.mark.parametrize(
+    ("question", "name", "named"),
+    [
+        ("citation recall", "Citation Rec.", 2),
+        ("citation recall", "Citation Prec.", 1),
+        ("gross margin", "Mar. 31, 2024", 0),  # a month's abbreviation cuts no word short
+        ("revenue decrease", "Dec. 31, 2023", 0),
+        ("operating income", "Apple Inc.", 0),  # nor a company's
+        ("stock price", "St. Louis", 0),  # two letters: too short to say
+        ("precision", "Pre. Prec.", 1),  # one word of the question names one cut word
+    ],
+)
+def test_a_word_printed_cut_short_names_its_column(question: str, name: str, named: int) -> None:
+    assert column_named(asked_terms(question), name) == named
+
+
 def test_a_real_papers_column_printed_cut_short(service: Footnoted) -> None:
     report = service.ingest([shared("pdfs", "ALCE__ALCE.pdf")])
     assert not report.failed, report.failed

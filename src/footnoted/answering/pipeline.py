@@ -770,10 +770,11 @@ def _misses(r: Read, question: str) -> bool:
     question asks about ("2010" for "Where did CSRF end up in the 2013 ranking?"), or,
     asked how many, a number that counts nothing ("24/7" for "How many employees does
     Lyft have?"; a vague "thousands" or a share, "40%" of an electorate, may be
-    answered in its sentence), or, asked for a number, in a sentence that holds none but
-    those the question gives ("Yale University class of 1966" for "In what year was the
-    university from which John Kerry graduated in 1966 founded?": the next hop's "1701"
-    answers)."""
+    answered in its sentence), or, asked for a number, in a sentence whose only numbers
+    are those the question gives ("Yale University class of 1966" for "In what year was
+    the university from which John Kerry graduated in 1966 founded?": the next hop's
+    "1701" answers; a sentence with no number at all may say it in words: "Mars has no
+    moons")."""
     span = r.hit.chunk.text[r.reading.start : r.reading.end].strip()
     if _HEADING_NUMBER.fullmatch(span):
         parts = (r.hit.chunk.section or "").split(SECTION_JOIN)
@@ -784,7 +785,8 @@ def _misses(r: Read, question: str) -> bool:
         return bool(years) and span not in years
     if asks_how_many(question) and ROUND_THE_CLOCK.search(span):
         return not holds_number(span, question)  # "24/7" counts nothing
-    if counts(question) and not holds_number(_sentence(r), question):
+    said = _sentence(r)
+    if counts(question) and holds_number(said) and not holds_number(said, question):
         return True  # asked in what year, "Yale University class of 1966": the year given
     words = bag(span)
     if not words or not words <= bag(question) or YES_NO.match(question):

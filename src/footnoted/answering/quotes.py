@@ -254,12 +254,20 @@ def column_terms(name: str) -> frozenset[str]:
 def column_named(terms: frozenset[str], name: str) -> int:
     """How many of the question's ``terms`` name the column ``name``: its words and
     initials (``column_terms``), and the words it prints cut short with a period that a
-    term begins ("Citation Rec." is named by "citation recall", "Citation Prec." by one
-    word less)."""
+    term begins, as ``abbreviates`` cuts a word short ("Citation Rec." is named by
+    "citation recall", "Citation Prec." by one word less; not a company's "Inc." nor a
+    month's "Dec.": ``_NOT_CUT``)."""
     found = terms & column_terms(name)
-    cut = {c.lower() for c in _CUT_SHORT.findall(name)} - found
-    rest = terms - found
-    return len(found) + sum(any(t.startswith(c) and len(t) > len(c) + 1 for t in rest) for c in cut)
+    rest = sorted(terms - found)
+    count = len(found)
+    for cut in sorted({c.lower() for c in _CUT_SHORT.findall(name)} - _NOT_CUT):
+        if bag(cut) & found:
+            continue  # the word itself names it
+        term = next((t for t in rest if t.startswith(cut) and len(t) >= len(cut) + 3), None)
+        if term is not None:  # each word of the question names one cut word at most
+            rest.remove(term)
+            count += 1
+    return count
 
 
 def abbreviates(name: str, word: str) -> bool:
@@ -672,7 +680,11 @@ def _header_rows(
 _NO_WORDS = re.compile(r"[\s$€£%().,\-–\d]*")  # a cell of an amount, or an empty one
 _ACRONYM = re.compile(r"\b[A-Z](?:[/&]?[A-Z]){1,4}\b")  # "P/E", "EPS", "R&D"
 _LINKS = frozenset({"and", "of", "the"})  # words an abbreviation leaves out
-_CUT_SHORT = re.compile(r"\b([^\W\d_]{2,5})\.")  # "Rec.", "Avg.": a word cut short
+_CUT_SHORT = re.compile(r"\b([^\W\d_]{3,5})\.")  # "Rec.", "Prec.": a word cut short
+_NOT_CUT = frozenset(  # abbreviations that name a company or a month, not a word cut short
+    {"inc", "corp", "ltd", "llc", "plc"}
+    | {"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"}
+)
 SHORT_NAME = 5  # letters: a column name this short may be a word cut short
 
 
