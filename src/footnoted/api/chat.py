@@ -16,6 +16,7 @@ import time
 import uuid
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from ..answering.citations import Answer, escape_markdown_html
@@ -52,13 +53,26 @@ def claim_is_stale(owner: str, claimed_at: float) -> bool:
         return True
     if pid == os.getpid():
         return boot != BOOT  # an earlier process that had our pid
+    return not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs. A killed worker whose parent died too stays a
+    zombie where nothing reaps orphans (a container without an init): that is gone."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return True
-    except PermissionError:
         return False
-    return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return not Path("/proc/self/stat").exists()  # exited meanwhile, unless no /proc
+    except OSError:
+        return True
+    state = stat.rpartition(")")[2].split()[:1]
+    return state not in (["Z"], ["X"])
 
 
 def session_turns(messages: Sequence[Message]) -> tuple[Exchange, ...]:
