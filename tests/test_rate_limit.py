@@ -1,8 +1,14 @@
 """The chat rate limit counts only requests that generate: replays of a stored answer,
-409 duplicates and 422 reused ids are answered without using up the minute's requests."""
+409 duplicates and 422 reused ids are answered without using up the minute's requests.
+A claim on a message id lasts while the process answering it runs."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,3 +74,21 @@ def test_a_script_on_a_token_does_not_lock_its_owner_out_of_the_web_ui(app: Api)
         assert r.status_code == 200, n
     r = web.post("/api/chat", json={"message": Q, "message_id": mid()}, headers=CSRF)
     assert r.status_code == 429 and "2 chat requests" in r.json()["error"]["message"]
+
+
+def test_a_killed_workers_zombie_holds_no_claim() -> None:
+    """Where nothing reaps orphans (a container whose first process is no init), a worker
+    killed with its supervisor stays a zombie: the message it was answering is free again
+    all the same, not "being answered" for minutes."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    owner = f"{child.pid}:another-boot"
+    try:
+        assert not claim_is_stale(owner, time.time())  # it runs: its claim holds
+        child.send_signal(signal.SIGKILL)
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # dead, not yet reaped
+        assert Path(f"/proc/{child.pid}/stat").read_text().rpartition(")")[2].split()[0] == "Z"
+        assert claim_is_stale(owner, time.time())
+    finally:
+        child.kill()
+        child.wait()
+    assert claim_is_stale(owner, time.time())  # reaped: gone altogether

@@ -66,13 +66,13 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return not Path("/proc/self/stat").exists()  # exited meanwhile, unless no /proc
+        stat = Path(f"/proc/{pid}/stat").read_bytes()  # its name may be any bytes
+    except (FileNotFoundError, ProcessLookupError):  # reaped before or while read
+        return not Path("/proc/self/stat").exists()  # unless there is no /proc
     except OSError:
         return True
-    state = stat.rpartition(")")[2].split()[:1]
-    return state not in (["Z"], ["X"])
+    state = stat.rpartition(b")")[2].split()[:1]
+    return state not in ([b"Z"], [b"X"])
 
 
 def session_turns(messages: Sequence[Message]) -> tuple[Exchange, ...]:
