@@ -273,6 +273,54 @@ def test_a_lead_whose_span_is_no_answer_of_the_kind_asked_gives_way() -> None:
     assert worded_first((none, other), moons, None, 15.0) == (none, other)
 
 
+def test_a_lead_in_the_paragraph_before_the_one_about_what_is_asked_gives_way() -> None:
+    """A passage about two things, its span in the paragraph before the one that opens
+    with the name asked, gives way to a believed passage about that name; a name in the
+    paragraphs before the span (its antecedent), in a later paragraph's middle or in a
+    table's row is no other subject."""
+    qampari = read_at(
+        "On average, each question in QAMPARI has 13 answers. Same as ASQA, we use the "
+        "2018-12-20 Wikipedia as the corpus.\n\n"
+        "ELI5 (Fan et al., 2019) is a long-form QA dataset built on the Reddit forum.",
+        "the 2018-12-20 Wikipedia",
+    )
+    sphere = read_at(
+        "Most ELI5 questions are how/why/what questions, so we use Sphere (Piktus et al., "
+        "2021) as the corpus.",
+        "Sphere (Piktus et al., 2021)",
+    )
+    asked = "Which corpus does ALCE use for the ELI5 questions?"
+    assert worded_first((qampari, sphere), asked, None, 15.0) == (sphere, qampari)
+    assert worded_first((qampari, sphere), asked, None, 25.0) == (qampari, sphere)
+    assert worded_first((qampari, sphere), "Which corpus does QAMPARI use?", None, 15.0) == (
+        qampari,
+        sphere,
+    )
+    # the name in the paragraph before: the span's antecedent
+    segment = read_at(
+        "Global Services\n\nThis segment provides services to our customers worldwide.",
+        "provides services to our customers worldwide",
+    )
+    other = read_at("Unallocated items include common internal services.", "common internal")
+    asked = "What does Boeing's Global Services segment do?"
+    assert worded_first((segment, other), asked, None, 15.0) == (segment, other)
+    # the name in a later paragraph's middle, or in a table's row, opens no subject
+    index = read_at(
+        "If both an index.md file and a README.md file are found, index.md is used.\n\n"
+        "The nav configuration setting in your site's configuration file tells MkDocs "
+        "which pages to include.",
+        "index.md file",
+    )
+    asked = "If a folder has both index.md and README.md, which one does MkDocs use?"
+    assert worded_first((index, other), asked, None, 15.0) == (index, other)
+    label = read_at(
+        "Liabilities and Stockholders' Equity\n\nDeferred revenue (2) | $24,264 | 22,319",
+        "Stockholders' Equity",
+    )
+    asked = "What was the Deferred Revenue as reported?"
+    assert worded_first((label, other), asked, None, 15.0) == (label, other)
+
+
 def test_a_why_question_brings_the_sentence_that_gives_the_reason() -> None:
     text = (
         "We divide the corpus into 100-word passages following previous works. This is "

@@ -49,7 +49,7 @@ from ..outbound import Outbound
 from ..retrieval import Retrieval, Retriever, to_read
 from ..settings import CollectionSettings, Settings
 from . import evidence, trust
-from .asked import ROUND_THE_CLOCK, YEAR, asked, asks_how_many, counts, holds_number
+from .asked import ROUND_THE_CLOCK, YEAR, Asked, asked, asks_how_many, counts, holds_number
 from .citations import Answer
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
 from .definitions import asked_term, defining
@@ -788,11 +788,46 @@ def _misses(r: Read, question: str) -> bool:
     said = _sentence(r)
     if counts(question) and holds_number(said) and not holds_number(said, question):
         return True  # asked in what year, "Yale University class of 1966": the year given
+    if _elsewhere(r, question):
+        return True
     words = bag(span)
     if not words or not words <= bag(question) or YES_NO.match(question):
         return False  # asked whether, the quote is the answer, whatever the span
     given = set(NUMBER_WORD.findall(question.lower()))  # "layer two" says what is asked
     return all(n in given for n in NUMBER_WORD.findall(span.lower()))
+
+
+def _elsewhere(r: Read, question: str) -> bool:
+    """Whether the paragraph the reader's span is in lacks a name the question asks that
+    another paragraph of the passage holds: the passage is about two things and the span
+    is in the other's paragraph ("Same as ASQA, we use the 2018-12-20 Wikipedia as the
+    corpus." of QAMPARI, followed by "ELI5 (Fan et al., 2019) is …", for "Which corpus
+    does ALCE use for the ELI5 questions?")."""
+    wanted = asked(question)
+    if not wanted.names:
+        return False
+    text, span = r.hit.chunk.text, r.reading
+    start = text.rfind("\n\n", 0, span.start)
+    start = 0 if start < 0 else start + 2
+    end = text.find("\n\n", span.end)
+    end = len(text) if end < 0 else end
+    paragraph = text[start:end]
+    if (start == 0 and end == len(text)) or " | " in paragraph:
+        return False
+    names = Asked(frozenset(), wanted.names)
+    shown = (text[:end], r.hit.chunk.section or "", r.hit.document_title)
+    gone = set(names.missing(shown))
+    later = [p for p in text[end:].split("\n\n") if p.strip() and " | " not in p]
+    return any(gone - set(names.missing((_opening(p),))) for p in later)
+
+
+def _opening(paragraph: str) -> str:
+    """A paragraph's subject: the whole words of its first 40 characters."""
+    found = _OPENING.match(paragraph)
+    return found[0] if found else ""
+
+
+_OPENING = re.compile(r".{0,40}\b", re.DOTALL)
 
 
 def _sentence(r: Read) -> str:
