@@ -467,6 +467,50 @@ def test_a_name_is_held_as_its_adjective_or_with_one_letter_off_when_long() -> N
     assert asked("Hayden is from Canada, but where is Buck-Tick from?").missing(canadian) == []
 
 
+def test_an_identifier_is_held_only_whole() -> None:
+    """A name written with "_" names one function or setting: its words apart, in
+    another identifier, do not hold it."""
+    decoding2 = asked("In which libtasn1 release was asn1_der_decoding2 first introduced?")
+    other = "Since libtasn1 3.7 the ider and ider_len parameters of asn1_der_decoding_startEnd"
+    assert decoding2.missing([other]) == ["asn1_der_decoding2"]
+    assert decoding2.missing(["libtasn1 4.12 added asn1_der_decoding2()."]) == []
+    # lower case, with no digit, it is still a name the evidence must hold
+    exclude = asked("In which MkDocs version was the exclude_docs setting added?")
+    assert exclude.names == ("MkDocs", "exclude_docs")
+    assert exclude.missing(["MkDocs 1.5 excludes docs listed in the exclude setting."]) == [
+        "exclude_docs"
+    ]
+    assert exclude.missing(["MkDocs 1.5 added EXCLUDE_DOCS."]) == []  # case aside
+
+
+def test_a_version_asked_is_held_as_written_or_on_the_cover(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """Asked of version 1.1, a licence whose cover says "Version 2.0" answers nothing; asked
+    of the version it is, its cover holds the version, whatever passage answers."""
+    text = (
+        "Example License\nVersion 2.0, January 2004\n\n"
+        "TERMS AND CONDITIONS\n\n"
+        "1. Grant of Copyright License. Each Contributor hereby grants to You a perpetual, "
+        "worldwide, royalty-free copyright license to reproduce the Work.\n\n"
+        "2. Termination. The license terminates automatically when You breach any of its "
+        "terms, thirty days after written notice from the Contributor.\n"
+    )
+    report = service.ingest([write(tmp_path / "docs" / "LICENSE.txt", text)])
+    assert not report.failed, report.failed
+    older = service.answer("How long after notice does version 1.1 of the license end?")
+    assert older.refusal is not None
+    assert older.refusal.evidence.missing == ("version 1.1",)
+    this = service.answer("How long after notice does version 2.0 of the license end?")
+    assert this.answer is not None, this.refusal
+    assert "thirty days after written notice" in this.answer.text
+    assert this.answer.citations[0].section == "TERMS AND CONDITIONS > 2. Termination."
+    wanted = asked("Which CycloneDX v1.6 field holds it, as of version 2 of the guide?")
+    assert wanted.versions == {"1.6", "2"}
+    assert wanted.missing(["CycloneDX 1.6 | bom.metadata", "guide 2.1"]) == ["version 2"]
+    assert asked("What are two cars with V8 engines?").versions == frozenset()
+
+
 def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
     numbers = [
         "How many stations reported it?",
@@ -508,6 +552,13 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
     assert not holds_number("Drivers have 24/7 support and 24x7 tools.", asked_2021)
     assert holds_number("We answer 24/7.", "What hours does support answer?")
     assert holds_number("Revenue grew 36% in 2021.", "What percentage did revenue grow?")
+    # asked in what year, a year: a section's number is none
+    year = "In what year was the Mozilla Public License 2.0 published?"
+    assert not holds_number("Except as provided in Section 10.3, no one may publish it.", year)
+    assert not holds_number("Each version will be given a distinguishing number.", year)
+    assert holds_number("It was published in January 2012.", year)
+    assert holds_number("Lyon revolted in 1621.", "In what year did Lyon revolt?")
+    assert not holds_number("Revenue was $1,599.3 million.", "What year had the most revenue?")
 
 
 def test_a_question_asking_for_a_number_is_not_answered_by_a_quote_without_one(

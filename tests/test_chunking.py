@@ -45,6 +45,26 @@ def test_split_sentences_offsets_are_exact() -> None:
     ]
 
 
+def test_a_number_alone_is_no_sentence() -> None:
+    """A heading's or a definition's number goes on with what follows it on its line, so
+    "1.1." is never quoted as an answer of its own."""
+    text = (
+        "1.1. Version\n\nThis is version 0.21 of the specification.\n\n"
+        '1.6. "Executable Form"\n    means any form of the work. (b) It was marked.\n'
+        "See Section 3. It says so.\n2.\nNext."
+    )
+    assert [text[s:e] for s, e in split_sentences(text)] == [
+        "1.1. Version",
+        "This is version 0.21 of the specification.",
+        '1.6. "Executable Form"\n    means any form of the work.',
+        "(b) It was marked.",
+        "See Section 3.",
+        "It says so.",
+        "2.",  # alone on its line: nothing on the line goes on with it
+        "Next.",
+    ]
+
+
 def test_chunk_text_equals_document_text_at_offsets(chunker: Chunker) -> None:
     doc = _doc(
         [(" ".join(SENTENCES[:12]), ("Intro",), 1), (" ".join(SENTENCES[12:]), ("Body",), 2)]

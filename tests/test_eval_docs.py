@@ -41,6 +41,20 @@ def test_the_question_set_is_as_the_issue_asks() -> None:
         assert q.answerable == (q.kind != "unanswerable")
 
 
+def test_the_never_seen_set_asks_of_the_documents_its_script_fetches() -> None:
+    """Every question of the never-seen set is about one of the six files that
+    scripts/unseen-documents fetches, frozen in the reporting split."""
+    script = (ROOT / "scripts" / "unseen-documents").read_text()
+    fetched = set(re.findall(r"^(\S+) usr/share/\S+ [0-9a-f]{64}$", script, re.MULTILINE))
+    assert len(fetched) == 6
+    questions = read_questions(ROOT / "tests" / "data" / "real-documents-unseen.jsonl")
+    assert {q.doc for q in questions} == fetched
+    assert {q.split for q in questions} == {"report"} and {q.kind for q in questions} == set(KINDS)
+    assert sum(not q.answerable for q in questions) == 10 and len(questions) == 48
+    for q in questions:  # a place for each answer: a PDF's pages, another file's section
+        assert not q.answerable or bool(q.pages) == q.doc.endswith(".pdf"), q.id
+
+
 def test_a_gold_answer_is_found_however_the_text_is_written() -> None:
     assert holds("For 2021 it was $ (1,009,359) in thousands", ["(1,009,359)"])
     assert holds("“Use or lose” means the number of\nannual leave hours", ["'use or lose' means"])

@@ -530,6 +530,51 @@ def test_plain_text_paragraphs() -> None:
     assert sections(doc) == {()}
 
 
+def test_plain_text_headings_as_the_text_sets_them() -> None:
+    """A licence's headings, set apart as plain text sets them: underlined, in capitals,
+    numbered and in title case on a line of their own or opening their paragraph. A
+    numbered sentence is no heading, nor is a term its paragraph defines."""
+    text = (
+        "Example Public License\n======================\n\n"
+        "TERMS AND CONDITIONS\n\n"
+        "1. Definitions\n--------------\n\n"
+        '1.1. "Contributor"\n    means each person who contributes.\n\n'
+        "1.2. The rights granted under this License end\nif You breach it.\n\n"
+        "2. Grant of Copyright License. Subject to these terms, You may copy the Work.\n\n"
+        "  3. Revised Versions of this License.\n\n"
+        "The steward may publish new versions.\n"
+    )
+    doc = load_bytes(text.encode(), "license.txt")
+    assert_well_formed(doc)
+    assert blocks(doc)[:3] == [
+        "Example Public License",  # the underline is no text
+        "TERMS AND CONDITIONS",
+        "1. Definitions",
+    ]
+    top = ("TERMS AND CONDITIONS",)  # a heading in capitals is one of the underlined's level
+    # a term a paragraph defines is no heading: it stays with its definition
+    assert section_of(doc, '1.1. "Contributor" means each person who contributes.') == (
+        *top,
+        "1. Definitions",
+    )
+    assert section_of(doc, "1.2. The rights granted under this License end if You breach it.") == (
+        *top,
+        "1. Definitions",
+    )
+    assert blocks(doc)[-4:-2] == [
+        "2. Grant of Copyright License.",  # a block of its own, its paragraph's rest another
+        "Subject to these terms, You may copy the Work.",
+    ]
+    assert section_of(doc, "Subject to these terms, You may copy the Work.") == (
+        *top,
+        "2. Grant of Copyright License.",
+    )
+    assert section_of(doc, "The steward may publish new versions.") == (
+        *top,
+        "3. Revised Versions of this License.",
+    )
+
+
 @pytest.mark.parametrize(
     "data",
     [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -52,11 +53,10 @@ def test_crossing_the_switch_point_builds_the_graph(monkeypatch: pytest.MonkeyPa
     assert index.size == 0  # the matrix is given up: the graph holds the vectors
     held = np.stack(index.graph.get(np.arange(1500, dtype=np.uint64), dtype=np.float32))
     assert np.abs(held - matrix).max() < 2e-3  # those added before and after, in f16
-    # an approximate graph (built on two threads, so not the same graph every run): each
-    # of 100 vectors, before and after the switch, finds itself among its 10 nearest,
-    # allowing the one miss in a thousand that such a graph has on random vectors
-    found = [i in {key for key, _ in index.search(matrix[i], 10)} for i in range(0, 1500, 15)]
-    assert sum(found) >= 99, found.count(False)
+    # every vector, added before the switch and after, finds itself among its 10 nearest:
+    # built on several threads, usearch left some unreachable (0-5 of these 1,500 on two)
+    missed = [i for i in range(1500) if i not in {key for key, _ in index.search(matrix[i], 10)}]
+    assert missed == []
 
 
 @pytest.mark.parametrize("size", [200, 1200])
@@ -84,6 +84,21 @@ def test_a_graph_built_with_other_settings_is_rebuilt(
     assert held.on_disk() == 300
     other = vectors.IndexParams(8, 32, 32)
     monkeypatch.setattr(vectors, "GRAPH", other)
+    assert held.on_disk() == 0 and not CollectionIndex(DIM, tmp_path / "c").load()
+
+
+def test_a_graph_built_on_several_threads_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Saved before graphs were built on one thread, it may hold vectors no search reaches."""
+    monkeypatch.setattr(vectors, "EXACT_UNTIL", 100)
+    held = CollectionIndex(DIM, tmp_path / "c")
+    held.add(blobs(unit_rows(300)))
+    held.save()
+    meta = tmp_path / "c.json"
+    before = json.loads(meta.read_text())
+    assert before["graph"].endswith(" one thread") and held.on_disk() == 300
+    meta.write_text(json.dumps({**before, "graph": "hnsw M=32 add=256 search=512"}))
     assert held.on_disk() == 0 and not CollectionIndex(DIM, tmp_path / "c").load()
 
 

@@ -35,6 +35,8 @@ LABEL_WORDS = 12  # a longer block between a table's rows ends the table
 MARKER = re.compile(r"\[(\d+(?:\s*[,\-–]\s*\d+)*)\]")
 """``[1]``, ``[1, 3]`` or ``[1-3]``; ``[1][3]`` is two matches. The only marker pattern."""
 _BLOCK_PAGE_BREAK = re.compile(r"\n\f+")
+# a heading's or a list item's number alone: "1.1.", "2.11", "A.", "(b)", "iv)"
+_ENUMERATOR = re.compile(r"\(?(?:\d+(?:\.\d+)*|[A-Za-z]|[ivxlc]{1,5})[.)]?")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
 
@@ -128,7 +130,9 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
     (a paragraph going on over a page break) does not. A piece that starts with a
     lower-case letter on the same line goes on with the sentence before: the splitter
     cut after an abbreviation or a title ("Lyon and Paris between 1621 and 1629.
-    revolted…" is rare; "… question answering. arXiv preprint …" is not)."""
+    revolted…" is rare; "… question answering. arXiv preprint …" is not). A number
+    alone ("1.6.", "(b)") is no sentence: it goes on with what follows it on its line
+    ("1.1. Version", '1.6. "Executable Form" means …')."""
     end = len(text) if end is None else end
     view = text[start:end]
     if PAGE_BREAK in view:  # same length, so offsets hold
@@ -146,7 +150,14 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
             e -= 1
         if e <= s:
             continue
-        if spans and view[s].islower() and "\n" not in view[spans[-1][1] - start : s]:
+        if (
+            spans
+            and "\n" not in view[spans[-1][1] - start : s]
+            and (
+                view[s].islower()
+                or _ENUMERATOR.fullmatch(view[spans[-1][0] - start : spans[-1][1] - start])
+            )
+        ):
             spans[-1] = (spans[-1][0], start + e)
         else:
             spans.append((start + s, start + e))

@@ -102,6 +102,11 @@ def counts(question: str) -> bool:
 
 
 _HOW_MANY = re.compile(r"\s*how many\b", re.IGNORECASE)
+# a version a question names: "version 1.1 of the Apache License", "CycloneDX v1.6"
+_VERSION = re.compile(r"\bversion\s+(\d+(?:\.\d+)*)\b|\bv(\d+\.\d+(?:\.\d+)*)\b", re.IGNORECASE)
+_WHICH_YEAR = re.compile(r"\s*(?:in |on |from |by )?(?:what|which) year\b", re.IGNORECASE)
+# a year as text writes one: "1621", "2018", "the 1990s" (not "10.3" nor "1,599")
+_YEARLIKE = re.compile(r"(?<![\d.,])[1-9]\d{2,3}(?!\d|[.,]\d)")
 _AMOUNT_OR_SHARE = re.compile(
     r"[$€£¥]\s?\(?\d[\d,.]*\)?(?:\s?(?:thousand|million|billion|trillion)\b)?"
     r"|\(?\d[\d,.]*\)?\s?(?:%|percent\b|per cent\b)",
@@ -120,12 +125,15 @@ def holds_number(text: str, question: str = "") -> bool:
     """Whether ``text`` holds a number other than those ``question`` gives (asked how
     many drivers Lyft had in 2021, "revenue in 2021 also benefited …" holds none):
     digits, or a number in words ("twelve", "a dozen", "half", "none"); asked how many,
-    a count, not an amount of money or a percentage ("$942.9 million", "36%")."""
+    a count, not an amount of money or a percentage ("$942.9 million", "36%"); asked in
+    what year, a year ("Section 10.3" holds none)."""
     given = set(re.findall(r"\d[\d,.]*\d|\d", question))
     if asks_how_many(question):  # a count: not an amount of money, a percentage, "24/7"
         text = ROUND_THE_CLOCK.sub(" ", _AMOUNT_OR_SHARE.sub(" ", text))
     for number in sorted(given, key=len, reverse=True):
         text = re.sub(rf"(?<![\d,.]){re.escape(number)}(?![\d]|[,.]\d)", " ", text)
+    if _WHICH_YEAR.match(question):
+        return bool(_YEARLIKE.search(text))
     return any(ch.isdigit() for ch in text) or bool(_IN_WORDS.search(text.lower()))
 
 
@@ -142,6 +150,7 @@ class Asked:
     # each name's run of names in the question ("Mean" of "Mean Average Precision"): what
     # a refusal says is not mentioned
     phrases: tuple[tuple[str, str], ...] = ()
+    versions: frozenset[str] = frozenset()  # "version 1.1", "v2.2": "1.1", "2.2"
 
     def missing(
         self,
@@ -160,9 +169,12 @@ class Asked:
         passage's ``place`` (its section's heading, a table's caption) names another of
         the things the document is about, shaped as the name is ("Table 15: Retrieval
         results for ELI5" answers nothing asked of ASQA in a paper about both). A year
-        that names the document
-        asked (``filed``: "Lyft's 2021 10-K") is held by its cover too.
-        A name is held as a word, its stem, two words run together, the start of a word
+        that names the document asked (``filed``: "Lyft's 2021 10-K") is held by its
+        cover too, as a version asked is ("version 1.1": "1.1", not "11.1" nor "1.1.2").
+        An identifier written with "_" is held only as written, whole, in the evidence or
+        ``further``: its words apart ("asn1_der_decoding_startEnd" for
+        "asn1_der_decoding2") name another function. Any other name is held as a word,
+        its stem, two words run together, the start of a word
         ("Nov" of "November"), a word and a short ending ("European"), one letter off in
         a long word (``_held``), the initials of capitalised words ("USD" of "Union
         School District") or, for initials joined by "&", the words they stand for
@@ -179,12 +191,18 @@ class Asked:
         if self.halves - halves and not _HALF_ENDED.search(near):
             gone += [f"H{n}" for n in sorted(self.halves - halves)]
         text = _folded(f"{near} {' '.join(further)}")
+        seen = f"{text} {about[:COVER_CHARS]}"
+        gone += [f"version {v}" for v in sorted(self.versions) if not _shows_version(v, seen)]
         counted = Counter(words(about))
         often = " ".join(w for w, n in counted.items() if n >= ABOUT_TIMES)
         often = f"{about[:COVER_CHARS]} {often}"
         everything = f"{text} {often}"
         held, held_near = _vocabulary(everything), _vocabulary(text)
         for name in self.names:
+            if "_" in name:  # an identifier ("asn1_der_decoding2") is held whole, or not
+                if not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE):
+                    gone.append(name)
+                continue
             parts = [p for p in words(name) if p not in _COMMON]
             if not parts or all(_held(p, held_near) for p in parts) or _spelled_out(name, text):
                 continue
@@ -204,6 +222,12 @@ class Asked:
 
 
 _SEPARATOR = r"[\s,/_-]+"
+
+
+def _shows_version(version: str, text: str) -> bool:
+    """Whether ``text`` shows a version: "1.1" in "Version 1.1" or "v1.1", not in "11.1"
+    or "1.1.2"."""
+    return re.search(rf"(?<![\d.]){re.escape(version)}(?!\d|\.\d)", text) is not None
 
 
 def _shaped(token: str) -> bool:
@@ -332,8 +356,8 @@ def asked(question: str) -> Asked:
     """The years a question names (written out, or as finance writes them: "FY2018",
     "FY22", "4Q22"), its quarters ("the fourth quarter", "Q4"), its halves ("H1",
     "1H22"), and its names: capitalised, mixed-case or upper-case words (and words with
-    digits: "X1", and "3M" or "5G" whole, not "M" or "G") past the first word of each of
-    its sentences, but the question's own words."""
+    digits: "X1", and "3M" or "5G" whole, not "M" or "G"; identifiers: "exclude_docs")
+    past the first word of each of its sentences, but the question's own words."""
     names: list[str] = []
     runs: list[list[tuple[str, int, int]]] = []  # names written one after another
     question = _folded(question)
@@ -351,11 +375,13 @@ def asked(question: str) -> Asked:
             continue
         if any(y.start() <= start < y.end() for y in (*short, *halves, *quarters)):
             continue  # "FY2018" is the year 2018, "H1" the first half, "2Q" a quarter
+        if _VERSION.fullmatch(token):
+            continue  # "v1.6": a version, held as versions are
         if _FORM.fullmatch(token):
             continue  # "this 10K report": what the document is, not what it is about
         opens = i == 0 or question[:start].rstrip()[-1:] in ".?!:"
         capital = token[0].isupper() and not opens  # a sentence's first word names nothing
-        if (capital or _shaped(token)) and not YEAR.fullmatch(token):
+        if (capital or _shaped(token) or "_" in token) and not YEAR.fullmatch(token):
             name = token.removesuffix("'s").removesuffix("’s")
             names.append(name)
             end = start + len(name)
@@ -372,7 +398,10 @@ def asked(question: str) -> Asked:
         if len(run) > 1
         for name, _, _ in run
     )
-    return Asked(years, tuple(dict.fromkeys(names)), _quarters(question), half, filed, phrases)
+    versions = frozenset(m[1] or m[2] for m in _VERSION.finditer(question))
+    return Asked(
+        years, tuple(dict.fromkeys(names)), _quarters(question), half, filed, phrases, versions
+    )
 
 
 def _full_year(digits: str) -> str:

@@ -392,7 +392,7 @@ class Pipeline:
         title; a year or quarter may be in the answer's other quotes too, a name in their
         passages or the document's opening (``asked``)."""
         wanted = asked(query)
-        if not wanted.years and not wanted.names and not wanted.quarters:
+        if not (wanted.years or wanted.names or wanted.quarters or wanted.versions):
             return []
         quotes = choose(query, read, 0, self.context, cal.threshold) or [
             quote(read[0], self.context, query)

@@ -1,4 +1,18 @@
-"""Plain text: paragraphs are separated by blank lines."""
+"""Plain text: paragraphs are separated by blank lines; headings are read from how the
+text sets them.
+
+Plain text has no heading markup, but licences, RFCs, manuals and notes set their
+headings apart all the same, and a passage under one is cited by it. A heading is a
+paragraph of one short line that is numbered and in title case ("0. Definitions.",
+"10.1. New Versions") or in capitals ("TERMS AND CONDITIONS"), a line underlined with
+"=" or "-" (as Markdown's setext headings are), or the numbered title-case sentence that
+opens a paragraph ("2. Grant of Copyright License. Subject to …": a block of its own,
+the rest another). A numbered heading's depth is its number's ("1." over "1.1.");
+capitals and "=" open a level above the numbered ones. A numbered sentence ("5.1. The
+rights granted under this License will terminate …") is no heading: its words are not
+in title case; nor is a term a paragraph defines ('1.6. "Executable Form" means …'),
+which stays one passage with its definition.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +20,72 @@ import re
 
 from footnoted.models import ParsedDocument
 
-from .blocks import Block, assemble
+from .blocks import Block, Sections, assemble
 
 _BLANK_LINE = re.compile(r"\n[ \t\f\v]*\n")
+HEADING_WORDS = 12  # a heading line is no longer
+_NUMBER = r"(?P<number>\d{1,2}(?:\.\d{1,2})*)\.?"
+_NUMBERED = re.compile(rf"{_NUMBER}\s+(?P<title>\S.*?)")
+# a numbered title that opens its paragraph's first sentence: "2. Grant of Copyright
+# License. Subject to the terms …"
+_OPENING = re.compile(rf"\s*(?P<heading>{_NUMBER}\s+(?P<title>[A-Z][^.\n]{{2,80}}?)\.)\s+\S")
+_QUOTES = "\"“'‘"
+_UNDERLINE = re.compile(r"(?P<mark>[=-])(?P=mark){2,}")
+_SMALL = frozenset(("a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "its",
+                    "of", "on", "or", "our", "than", "the", "their", "these", "this", "to",
+                    "under", "with", "without", "your"))  # fmt: skip
 
 
 def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
     content = (text or "").replace("\r\n", "\n").replace("\r", "\n")
-    blocks = [Block(part) for part in _BLANK_LINE.split(content)]
+    sections = Sections()
+    blocks = []
+    for part in _BLANK_LINE.split(content):
+        heading = _heading(part)
+        if heading is None:
+            blocks.append(Block(part, sections.path))
+            continue
+        level, title, rest = heading
+        blocks.append(Block(title, sections.enter(level, title)))
+        if rest.strip():
+            blocks.append(Block(rest, sections.path))
     return assemble(blocks, kind="text", title=None)
+
+
+def _heading(part: str) -> tuple[int, str, str] | None:
+    """The heading a paragraph is or opens: its level, its title and the paragraph's
+    rest ("" where the heading is the whole paragraph; an underline is dropped); None
+    for any other paragraph."""
+    lines = [line.strip() for line in part.strip("\n").split("\n")]
+    if len(lines) == 2 and _UNDERLINE.fullmatch(lines[1]) and _short(lines[0]):
+        numbered = _NUMBERED.fullmatch(lines[0])
+        level = _depth(numbered["number"]) if numbered else (0 if lines[1][0] == "=" else 1)
+        return level, lines[0], ""
+    if len(lines) == 1 and _short(lines[0]):
+        line = lines[0]
+        if line.isupper() and sum(map(str.isalpha, line)) > 3:
+            return 0, line, ""
+        numbered = _NUMBERED.fullmatch(line)
+        if numbered and numbered["title"][:1] not in _QUOTES and _titled(numbered["title"]):
+            return _depth(numbered["number"]), line, ""
+    opening = _OPENING.match(part)
+    if opening and _titled(opening["title"]):
+        return _depth(opening["number"]), opening["heading"].strip(), part[opening.end() - 1 :]
+    return None
+
+
+def _short(line: str) -> bool:
+    return 0 < len(line.split()) <= HEADING_WORDS
+
+
+def _depth(number: str) -> int:
+    """A numbered heading's level: "1" is 1, "1.1" 2 (capitals and "=" are 0)."""
+    return number.count(".") + 1
+
+
+def _titled(title: str) -> bool:
+    """Whether a title is in title case ("Grant of Copyright License", "Protecting
+    Users' Legal Rights From Anti-Circumvention Law."), not a sentence ("The rights
+    granted under this License …")."""
+    words = re.findall(r"[^\W\d_][\w'’-]*", title.strip().rstrip(".:"))
+    return bool(words) and all(w[0].isupper() or w.lower() in _SMALL for w in words)
