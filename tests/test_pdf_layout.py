@@ -461,14 +461,21 @@ def test_table_headers_part_tables_and_skip_rows_of_amounts() -> None:
             "Net loss | (1,009) | (1,752) | (2,602)",
             "2021 | 2020 | Change (in thousands)",  # years again: the next table's header,
             "Revenue | 3,208 | 2,364 | 36 %",  # though its rows have the cells of the last
+            "A paragraph after the table, long enough to end it for anyone reading it.",
+            "2019 | 2018",
+            "€m | €m",  # its header's units: no row of data, whatever its cells
+            "Amounts falling due within one year:",
+            "Amounts owed by subsidiaries | 242,976 | 220,871",
         ]
     )
-    lines = ("Team |", "Storage |", "North |", "4,000 |", "Term loan |", "Revenue | 3,208")
+    lines = ("Team |", "Storage |", "North |", "4,000 |", "Term loan |", "Revenue | 3,208",
+             "Amounts owed")  # fmt: skip
     rows = [text.index(line) for line in lines]
     assert table_headers(text, rows) == ["Plan | Monthly | Yearly", "Item | Count",
                                          "Region | Users | Share | Growth", None,
                                          "Debt | Issued | Due",
-                                         "2021 | 2020 | Change (in thousands)"]  # fmt: skip
+                                         "2021 | 2020 | Change (in thousands)",
+                                         "2019 | 2018"]  # fmt: skip
 
 
 def _text_pdf(lines_per_page: list[list[str]]) -> bytes:

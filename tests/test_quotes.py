@@ -127,6 +127,33 @@ def test_a_sentence_that_also_says_something_brings_what_it_adds_to() -> None:
     assert quote(read_at(alone, "licensing"), None, "Why?").text == alone
 
 
+def test_these_things_anywhere_in_a_sentence_bring_the_one_saying_which() -> None:
+    """Debian's "Users and Groups": asked which package holds the master copies, the
+    reader's sentence speaks of "these master files"; the sentence before names them
+    and the package."""
+    text = (
+        "Every Debian system has a few static users. The Debian base-passwd package "
+        "contains the master versions of /etc/passwd and /etc/group. The update-passwd "
+        "tool keeps the entries in these master files in sync on all Debian systems."
+    )
+    question = "Which package holds the master copies of /etc/passwd?"
+    q = quote(read_at(text, "update-passwd tool"), None, question)
+    assert q.text == text[text.index("The Debian base-passwd") :]
+    # "those who", "these are", a list's "these include", "these" in a later sentence of
+    # the quote (its antecedent is quoted already) and things the sentence before does
+    # not name bring nothing before
+    for plain, span in (
+        ("Only those who sign in can ask.", "sign in"),
+        ("Partners see those transactions too.", "Partners"),
+        ("Only these are kept for a week.", "kept"),
+        ("The checks vary, and these include a virus scan.", "virus scan"),
+        ("The admins set two limits. Uploads over these limits wait.", "limits. Uploads"),
+    ):
+        text = f"Uploads are checked first. {plain}"
+        q = quote(read_at(text, span), None, question)
+        assert q.text == plain, plain
+
+
 def test_a_pronoun_stands_for_no_heading_label_or_salutation() -> None:
     """What is above a pronoun's sentence is brought only when it is a sentence: not the
     heading above it ("Miscellaneous" is not what "These Terms" are), nor a label or a
@@ -505,3 +532,21 @@ def test_a_short_column_name_marks_a_cell_only_where_the_question_gives_a_value(
         read_at(cars, "15"), None, "How much horsepower does the car with 8 carburetors have?"
     )
     assert marked(q) == "335"
+
+
+def test_a_row_is_under_the_label_it_is_printed_under_in_its_table() -> None:
+    """A paper's table names a model once, on a line of its own, and its methods' rows
+    under it; the row quoted is under that label (what a question naming the model and
+    the method finds in the evidence), however many rows are between."""
+    text = (
+        "Correctness Rec.-5 | Citation Rec.\n\nChatGPT\n\nVANILLA (5-psg) | 20.8 | 20.5\n\n"
+        "SNIPPET (10-psg) | 24.5 | 22.9\n\nLLaMA-13B\n\nSUMM (10-psg) | 9.7 | 6.4"
+    )
+    for row, label in (("SNIPPET", "ChatGPT"), ("SUMM", "LLaMA-13B")):
+        q = quote(read_at(text, row), None, f"What was the recall of {row}?")
+        assert q.row and q.group is not None and q.group.text == label
+        assert text[q.group.start - 100 : q.group.end - 100] == label  # the document's offsets
+    # a row right under its header, or under prose, is under no label
+    for plain in ("Model | Rec.\n\nVANILLA | 20.8", "Results follow.\n\nModel | Rec.\n\nA | 1"):
+        q = quote(read_at(plain, "20.8" if "VANILLA" in plain else "A | 1"), None, "Recall?")
+        assert q.row and q.group is None, plain

@@ -645,6 +645,34 @@ def test_a_real_papers_column_printed_cut_short(service: Footnoted) -> None:
     assert exact(result.answer) == "65.0"
 
 
+def test_rows_named_alike_are_told_apart_by_the_label_they_are_printed_under(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A report's stock prices list each year's quarters under the year: of the two
+    "Fourth Quarter" rows, the one under the year asked."""
+    ingest_markdown(service, tmp_path / "prices.md", [
+        "# Market information", "",
+        "The high and low sales prices per share of our common stock as reported by NASDAQ.",
+        "", "|  | High | Low |", "| --- | --- | --- |", "| 2019: |  |  |",
+        "| Fourth Quarter | $11.44 | $9.47 |", "| Third Quarter | $14.96 | $10.26 |",
+        "| 2018: |  |  |", "| Fourth Quarter | $12.16 | $7.43 |",
+        "| Third Quarter | $20.60 | $10.95 |",
+    ])  # fmt: skip
+    asking = "What were the high and low sale prices of the stock in the fourth quarter of {}?"
+    assert "| Fourth Quarter | $11.44 | $9.47 |" in answered(service, asking.format(2019))
+    assert "| Fourth Quarter | $12.16 | $7.43 |" in answered(service, asking.format(2018))
+
+
+def test_a_real_papers_row_is_held_by_the_model_it_is_printed_under(service: Footnoted) -> None:
+    """ALCE's QAMPARI table names ChatGPT once, on a line above its methods' rows: a
+    question naming the model and the method finds both in the row's evidence."""
+    report = service.ingest([shared("pdfs", "ALCE__ALCE.pdf")])
+    assert not report.failed, report.failed
+    result = service.answer("ALCE QAMPARI table: Rec.-5 for ChatGPT SNIPPET (10-psg)?")
+    assert result.answer is not None, result.refusal
+    assert "| SNIPPET (10-psg) | 24.5 | 21.5 | 22.9 | 24.9 |" in result.answer.text
+
+
 def test_a_change_picks_only_a_row_that_changed_by_it_in_its_own_unit() -> None:
     """The row whose years differ by the amount a sentence gives as a change: not a
     percentage's row for a count ("increased by 150" is not a 0.2-point move read in

@@ -6,7 +6,8 @@ the question it can. So before an answer is given, the years and the names a que
 asks about (a company, a product, a person, a model: a capitalised or mixed-case word
 that does not open the question, an acronym, a word with digits; a currency's code is
 found by its sign: "USD" by "$") must be found in the evidence: the leading passage's
-text, its section path, its table's header and the document's title. A year may also be
+text, its section path, its table's header and the label its row is printed under
+("ChatGPT" over the rows of its methods), and the document's title. A year may also be
 in the answer's other quotes; a name in the other passages the answer quotes (a two-hop
 answer's bridge names the film the question describes), on the document's cover (its
 first :data:`COVER_CHARS` characters: "Northwind Cloud" atop its policy) or in its

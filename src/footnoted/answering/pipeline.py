@@ -388,9 +388,10 @@ class Pipeline:
 
     def _missing(self, query: str, read: Sequence[Read], cal: Calibration) -> list[str]:
         """The years, quarters and names ``query`` asks about that the leading passage
-        lacks: its text and quote (a table row's header included), section path and
-        title; a year or quarter may be in the answer's other quotes too, a name in their
-        passages or the document's opening (``asked``)."""
+        lacks: its text and quote (a table row's header and the label it is printed
+        under included), section path and title; a year or quarter may be in the
+        answer's other quotes too, a name in their passages or the document's opening
+        (``asked``)."""
         wanted = asked(query)
         if not (wanted.years or wanted.names or wanted.quarters or wanted.versions):
             return []
@@ -882,11 +883,12 @@ def fresh_first(read: tuple[Read, ...], said: str, threshold: float) -> tuple[Re
 
 
 def _shown(q: Quote) -> tuple[str, ...]:
-    """What a quote shows of its passage: the passage, the quote with its table header,
-    the section path and the document's title."""
+    """What a quote shows of its passage: the passage, the quote with its table header
+    and the label its row is printed under, the section path and the document's title."""
     hit = q.read.hit
     header = q.header.text if q.header else ""
-    return (hit.chunk.text, q.text, header, hit.chunk.section or "", hit.document_title)
+    group = q.group.text if q.group else ""
+    return (hit.chunk.text, q.text, header, group, hit.chunk.section or "", hit.document_title)
 
 
 def rag_off(question: str) -> AskResult:

@@ -7,7 +7,9 @@ The quote starts from the sentences the reader's span touches (``extractive.quot
   or column names its cells need), however far above the row the header is printed; it
   is shown as a small table (:meth:`Quote.render`), under it the unit its amounts are
   printed in where the document says it apart from the header ("(Dollars in
-  millions)" set above the header, "(in thousands)" closing the caption);
+  millions)" set above the header, "(in thousands)" closing the caption); the label a
+  row is printed under among its table's rows ("ChatGPT" over its methods' rows) is kept
+  with it, as evidence of what the row is about;
 - **a lead-in** (a sentence ending in a colon) brings what it introduces: its list, its
   command, or the sentence after it, read on past the passage when the passage (or the
   list in it) ends first; a list longer than a quote takes is shown with a line "…"
@@ -15,7 +17,9 @@ The quote starts from the sentences the reader's span touches (``extractive.quot
 - **a sentence that opens with a pronoun** ("This", "These", "It", …) brings the sentence
   before it, which says what the pronoun stands for; so does one that says "also" in its
   first words ("Revenue in 2021 also benefited from …"): it adds to what that sentence
-  says;
+  says; and one that speaks of "these" or "those" things anywhere ("The update-passwd
+  tool keeps the entries in these master files in sync") that the sentence before
+  names ("The Debian base-passwd package contains the master versions …");
 - **the side asked**: where the question names one side of a pair (the petitioner, not
   the respondent; the employer, not the employee) and the sentence names only the
   other, the passage's sentence naming the side asked is quoted instead (``sides``);
@@ -37,7 +41,9 @@ from dataclasses import dataclass
 from ..lexical import (
     CELLS,
     GIVEN_NUMBER,
+    LABEL_WORDS,
     NUMBER_WORD,
+    Bag,
     bag,
     chunk_sentences,
     line_end,
@@ -78,6 +84,15 @@ _REASON = re.compile(  # a sentence that gives a reason
     re.IGNORECASE,
 )
 _PRONOUN = re.compile(r"(?:This|These|That|Those|It|They|Such|Its|Their)\b")
+# "these" or "those" before a noun, anywhere in a sentence, points back as an opening
+# pronoun does ("The update-passwd tool keeps the entries in these master files in
+# sync") where the sentence before names the things ("… contains the master versions
+# of /etc/passwd"); not "those who", "these are", "these include" (a list's own lead)
+_DEMONSTRATIVE = re.compile(
+    r"\b(?:[Tt]hese|[Tt]hose)\s+(?!(?:are|were|include[sd]?|of|in|which|who|whose|that)\b)[a-z]"
+)
+_DEMONSTRATED = 3  # the words after "these" that name the things, one of them said before
+_PHRASE = re.compile(r"[^\n,.;:()]*")  # words up to a stop
 _ALSO = re.compile(r"(?:[^\s.;:]+\s+){1,6}?also\b")  # "also" among a sentence's first words
 # a bullet, a list's number or letter, or a footnote's mark ("** Core operating loss …")
 _BULLET = re.compile(r"[•●▪◦‣∙·\-–]\s+|[*†‡§]{1,3}\s*(?=\w)|\(?[0-9a-zA-Z]{1,2}[.)]\s+(?=\S)")
@@ -111,6 +126,7 @@ class Quote:
     unit: Piece | None = None  # a table row's unit, printed apart from its header row
     columns: tuple[int, ...] = ()  # the columns shown of a wide row (``shown_columns``): all
     more: bool = False  # a list the quote introduces goes on past its last item quoted
+    group: Piece | None = None  # the label a table row is printed under (``group_of``)
 
     @property
     def text(self) -> str:
@@ -375,10 +391,29 @@ def _past_bullet(text: str, start: int, end: int) -> int:
 
 def with_antecedent(text: str, start: int, end: int, section: str | None) -> int:
     """Where the quote of ``text[start:end]`` starts: at the sentence before it when it
-    opens with a pronoun or says "also" in its first words (``_antecedent``)."""
+    opens with a pronoun, says "also" in its first words, or speaks in its first sentence
+    of "these" or "those" things that sentence names (``_antecedent``)."""
     if _PRONOUN.match(text, start) or _ALSO.match(text, start, end):
         return _antecedent(text, start, section)
-    return start
+    first = next((e for s, e, _ in chunk_sentences(text) if e > start), end)
+    pointing = _DEMONSTRATIVE.search(text, start, min(first, end))
+    if pointing is None:
+        return start
+    before = _antecedent(text, start, section)
+    return before if _demonstrated(text[pointing.end() - 1 :]) & bag(text[before:start]) else start
+
+
+def _demonstrated(after: str) -> Bag:
+    """The things "these" or "those" points back to, in the words ``after`` it: up to
+    :data:`_DEMONSTRATED` words before a stop word or a stop ("master files" of "these
+    master files in sync", "items" of "these items, operating income …")."""
+    phrase = _PHRASE.match(after)
+    named: list[str] = []
+    for word in words(phrase.group() if phrase else ""):
+        if word in stop_words() or len(named) == _DEMONSTRATED:
+            break
+        named.append(word)
+    return bag(" ".join(named))
 
 
 def _with_reason(text: str, start: int, end: int, question: str, section: str | None) -> int:
@@ -699,7 +734,35 @@ def _row(read: Read, start: int, end: int, context: Context | None, question: st
     body, header, unit = _row_parts(read, start, end, context)
     exact = _cell(read, body, header, question)
     columns = shown_columns(body, header, exact, question)
-    return Quote(read, body, header, exact, unit, columns)
+    group = group_of(read, body.start, header, context)
+    return Quote(read, body, header, exact, unit, columns, group=group)
+
+
+def group_of(read: Read, row: int, header: Piece | None, context: Context | None) -> Piece | None:
+    """The label the table row at document offset ``row`` is printed under, among its
+    table's rows: the last short line without cells between its ``header`` row and it,
+    past the rows between ("ChatGPT" over "VANILLA (5-psg) | 57.2 | …" and "SNIPPET
+    (10-psg) | 24.5 | …": a paper's rows of one model, each named by its method alone;
+    "2019:" over a quarter's row). None where prose or the header comes first, or the
+    text above the passage cannot be read."""
+    if header is None:
+        return None
+    chunk = read.hit.chunk
+    start = max(header.end, row - HEADER_WINDOW)
+    text = chunk.text[max(start - chunk.char_start, 0) : row - chunk.char_start]
+    if start < chunk.char_start:
+        if context is None:
+            return None
+        text = context(chunk.document_id, start, chunk.char_start) + text
+    for line in reversed(list(re.finditer(r"[^\n]+", text))):
+        label = line.group().strip(PAGE_BREAK).strip()
+        if CELLS in label or not label:
+            continue
+        if len(label.split()) > LABEL_WORDS or label[-1] in ".?!":
+            return None  # prose: the row is under no label of its table
+        at = start + line.start() + line.group().index(label)
+        return Piece(at, at + len(label), label)
+    return None
 
 
 def shown_columns(
@@ -803,7 +866,7 @@ def header_of(read: Read, row: int, context: Context | None) -> Piece | None:
     text = above
     if context is not None and window_start < chunk.char_start:
         text = context(chunk.document_id, window_start, chunk.char_start) + text
-    [header] = table_headers(text + "\n" + "x" + CELLS + "x", [len(text) + 1])
+    [header] = table_headers(f"{text}\n{_probe(chunk.text, len(above))}", [len(text) + 1])
     if not header or header.endswith(" …"):
         return None
     at = text.rfind(header)
@@ -818,9 +881,18 @@ def header_row(read: Read, row: int) -> str | None:
     if chunk.header is None:
         return None
     above = chunk.text[: row - chunk.char_start]
-    [header] = table_headers(f"{chunk.header}\n{above}\nx{CELLS}x",
+    [header] = table_headers(f"{chunk.header}\n{above}\n{_probe(chunk.text, len(above))}",
                              [len(chunk.header) + len(above) + 2])  # fmt: skip
     return None if not header or header.endswith(" …") else header
+
+
+def _probe(text: str, at: int) -> str:
+    """The row at ``at`` of ``text`` as ``table_headers`` is to read it below the text
+    above it: its own line where that is a row (its cells count: a row under a label
+    with as many cells as the rows before it goes on their table), else a row of two
+    cells."""
+    line = text[at : line_end(text, at)]
+    return line if CELLS in line else f"x{CELLS}x"
 
 
 def _printed(document_id: str, before: int, header: str, context: Context) -> int | None:

@@ -59,6 +59,7 @@ from .quotes import (
     asked_terms,
     caption,
     column_named,
+    group_of,
     header_of,
     header_row,
     in_percent,
@@ -271,6 +272,9 @@ def _row_in(
         return None
     top = max(s for s, _, _ in scored)
     rows = [(a, b) for s, a, b in scored if s == top]
+    if len(rows) > 1:  # named alike: the one under a label naming a year or word asked
+        grouped = [(a, b) for a, b in rows if _grouped(r, a, terms | years, context)]
+        rows = grouped if len(grouped) == 1 else rows
     if len(rows) > 1:
         return None
     start, end = rows[0]
@@ -278,6 +282,15 @@ def _row_in(
         start += 1
     reading = Reading(r.reading.score, start, end)
     return top, Named(replace(r, reading=reading, named=True), bool(top[3]))
+
+
+def _grouped(r: Read, start: int, asked: frozenset[str], context: Context | None) -> bool:
+    """Whether the row at ``start`` of ``r``'s passage is printed under a label (``group_of``)
+    naming one of the ``asked`` words or years ("2019:" over one of two "Fourth Quarter"
+    rows)."""
+    row = r.hit.chunk.char_start + start
+    group = group_of(r, row, header_of(r, row, context), context)
+    return group is not None and bool(bag(group.text) & asked)
 
 
 def _one_names(label: frozenset[str], cells: list[str]) -> bool:

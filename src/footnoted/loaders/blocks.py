@@ -27,6 +27,12 @@ HEADER_KEPT = 4000  # a header row kept for its table's rows is cut to about thi
 _AMOUNT = re.compile(r"^[-–—$€£¥%().,\d\s]*\d[-–—$€£¥%().,\d\s]*$")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 CURRENCY = frozenset({"$", "€", "£", "¥"})  # a sign set in a cell of its own
+# a cell that gives its column's unit: "€m", "$'000", "RMB’Million", "US$ millions", "%"
+_UNIT_CELL = re.compile(
+    r"\(?(?:[A-Z]{0,3}[$€£¥]|[A-Z]{3})?\s*['’]?\s*(?:000|m|mn|bn|k|millions?|thousands?"
+    r"|billions?)\)?|%",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +111,8 @@ def table_headers(
     when that row is above the offset's block (the header its cells need to be read),
     else None. A table is a run of rows (blocks of cells joined by ``CELLS``) and of the
     short labels printed between them; a row with another number of cells after such a
-    label, once the table has data rows, starts the next table, and so does the first
+    label, once the table has data rows (a row of units right under the header, "€m |
+    €m", is none), starts the next table, and so does the first
     row from each of ``breaks`` on (a spreadsheet's next sheet, which prints no label
     between its rows and the last sheet's). One pass over the blocks, however many
     offsets."""
@@ -158,6 +165,8 @@ class _Table:
         # Project" (not the years under " | | Year Ended | " or "Years Ended December 31,
         # | Years Ended December 31,": a heading over them all, they name the columns)
         kept = [cell.strip() for cell in cells]
+        if self.header is not None and not self.data and not self.label and _units(kept):
+            return self.header  # its header's units ("€m | €m" under "2019 | 2018")
         years = [i for i, cell in enumerate(kept) if _YEAR.match(cell)]
         first = kept[0] if kept else ""
         dated = named and len(years) >= 2 and (not first or bool(_YEAR.match(first)))
@@ -174,6 +183,12 @@ class _Table:
             self.data = True
         self.cells, self.label = len(cells), False
         return self.header
+
+
+def _units(cells: Sequence[str]) -> bool:
+    """Whether a row's cells give only its columns' units (empty ones aside)."""
+    given = [cell for cell in cells if cell]
+    return bool(given) and all(_UNIT_CELL.fullmatch(cell) for cell in given)
 
 
 def cut_row(row: str, limit: int) -> str:
