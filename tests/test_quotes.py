@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from footnoted.answering.evidence import Read
 from footnoted.answering.pipeline import worded_first
-from footnoted.answering.quotes import Quote, asked_thing, quote, value_at
+from footnoted.answering.quotes import Quote, asked_thing, group_of, quote, value_at
 from footnoted.inference.reader import Reading
 from footnoted.models import Chunk, RetrievedChunk
 
@@ -544,9 +544,10 @@ def test_a_row_is_under_the_label_it_is_printed_under_in_its_table() -> None:
     )
     for row, label in (("SNIPPET", "ChatGPT"), ("SUMM", "LLaMA-13B")):
         q = quote(read_at(text, row), None, f"What was the recall of {row}?")
-        assert q.row and q.group is not None and q.group.text == label
-        assert text[q.group.start - 100 : q.group.end - 100] == label  # the document's offsets
+        group = group_of(q.read, q.body.start, q.header, None)
+        assert q.row and group is not None and group.text == label
+        assert text[group.start - 100 : group.end - 100] == label  # the document's offsets
     # a row right under its header, or under prose, is under no label
     for plain in ("Model | Rec.\n\nVANILLA | 20.8", "Results follow.\n\nModel | Rec.\n\nA | 1"):
         q = quote(read_at(plain, "20.8" if "VANILLA" in plain else "A | 1"), None, "Recall?")
-        assert q.row and q.group is None, plain
+        assert q.row and group_of(q.read, q.body.start, q.header, None) is None, plain

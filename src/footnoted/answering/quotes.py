@@ -8,8 +8,8 @@ The quote starts from the sentences the reader's span touches (``extractive.quot
   is shown as a small table (:meth:`Quote.render`), under it the unit its amounts are
   printed in where the document says it apart from the header ("(Dollars in
   millions)" set above the header, "(in thousands)" closing the caption); the label a
-  row is printed under among its table's rows ("ChatGPT" over its methods' rows) is kept
-  with it, as evidence of what the row is about;
+  row is printed under among its table's rows ("ChatGPT" over its methods' rows) is
+  evidence of what the row is about (``group_of``);
 - **a lead-in** (a sentence ending in a colon) brings what it introduces: its list, its
   command, or the sentence after it, read on past the passage when the passage (or the
   list in it) ends first; a list longer than a quote takes is shown with a line "…"
@@ -126,7 +126,6 @@ class Quote:
     unit: Piece | None = None  # a table row's unit, printed apart from its header row
     columns: tuple[int, ...] = ()  # the columns shown of a wide row (``shown_columns``): all
     more: bool = False  # a list the quote introduces goes on past its last item quoted
-    group: Piece | None = None  # the label a table row is printed under (``group_of``)
 
     @property
     def text(self) -> str:
@@ -734,8 +733,7 @@ def _row(read: Read, start: int, end: int, context: Context | None, question: st
     body, header, unit = _row_parts(read, start, end, context)
     exact = _cell(read, body, header, question)
     columns = shown_columns(body, header, exact, question)
-    group = group_of(read, body.start, header, context)
-    return Quote(read, body, header, exact, unit, columns, group=group)
+    return Quote(read, body, header, exact, unit, columns)
 
 
 def group_of(read: Read, row: int, header: Piece | None, context: Context | None) -> Piece | None:
