@@ -72,6 +72,13 @@ lacks, against that paragraph (SQuAD 2.0's kind of unanswerable question). With
 on one H200) it refused more unanswerable questions but fewer HotpotQA questions got an
 answer, and it is not shipped either (docs/quality.md).
 
+A machine that holds neither the data nor the encoder's vectors (a GPU lent for minutes)
+trains from pairs prepared here: ``--save-pairs pairs.json.xz`` with the data options and
+``--tatqa 1`` writes them (every SQuAD 1.1 question with TAT-QA's pairs: 291,414 pairs,
+7 MB, 4 minutes on this CPU) and stops; there, with footnoted's source, its Python
+dependencies and the packaged encoder (at half precision it is 45 MB) on the path,
+``--pairs pairs.json.xz`` with the same data options reads TAT-QA's pairs ``--tatqa`` times.
+
 The reader is the packaged all-MiniLM-L6-v2 encoder with a span head (start and end
 logits per token; the [CLS] position is "no answer"), fine-tuned as SQuAD 2.0 readers
 are. Its word, position and type embeddings stay frozen, so only the six transformer
@@ -100,6 +107,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import lzma
 import math
 import random
 import re
@@ -401,6 +409,35 @@ def tatqa_pairs(path: Path, rng: random.Random, cache: Path) -> list[Pair]:
     return pairs
 
 
+def save_pairs(pairs: list[Pair], path: Path) -> None:
+    """The pairs as xz-compressed JSON, each passage and question written once: what a
+    machine without the data (a GPU lent for minutes) needs to train (``--pairs``)."""
+    texts: dict[str, int] = {}
+    rows = [
+        [
+            texts.setdefault(p.question, len(texts)),
+            texts.setdefault(p.context, len(texts)),
+            p.answer_start,
+            p.answer_text,
+            p.kept,
+            p.group,
+        ]
+        for p in pairs
+    ]
+    with lzma.open(path, "wt", preset=9) as f:
+        json.dump({"texts": list(texts), "pairs": rows}, f)
+
+
+def load_pairs(path: Path) -> list[Pair]:
+    with lzma.open(path, "rt") as f:
+        saved = json.load(f)
+    texts = saved["texts"]
+    return [
+        Pair(texts[q], texts[c], start, answer, kept, group)
+        for q, c, start, answer, kept, group in saved["pairs"]
+    ]
+
+
 Example = tuple[list[int], int, int, bool, int]  # ids, start, end, ``Pair.kept``, ``.group``
 
 
@@ -530,6 +567,24 @@ def save(model: ReaderModel, meta: dict[str, Any], out: Path) -> None:
     (out / "reader.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
+def prepared(args: argparse.Namespace, rng: random.Random) -> list[Pair]:
+    """The pairs the data options ask for (SQuAD 1.1, SQuAD 2.0's first articles and,
+    with ``--tatqa``, TAT-QA test_gold's, that many times)."""
+    squad11 = args.data / "squad1.1-train" / "train-v1.1.json"
+    pairs = squad11_pairs(squad11, args.skip, args.questions, args.cut, args.swap, rng, args.cache)
+    pairs += squad2_pairs(
+        args.data / "squad2-train-10" / "train-v2.0-first-10-articles.json",
+        unanswerable_only=args.squad2 == "unanswerable",
+    )
+    if args.tatqa:
+        gold = args.data / "tatqa" / "dataset_raw" / "tatqa_dataset_test_gold.json"
+        table_pairs = tatqa_pairs(gold, rng, args.cache)
+        print(f"TAT-QA: {len(table_pairs)} pairs, each {args.tatqa} times", flush=True)
+        table_pairs = [replace(p, kept=False) for p in table_pairs]  # what is learned anew
+        pairs += table_pairs * args.tatqa
+    return pairs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
@@ -541,6 +596,19 @@ def main() -> None:
         "--init", type=Path, help="continue from this reader (a directory like --out)"
     )
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--save-pairs",
+        type=Path,
+        help="write the training pairs to this file (.json.xz) and stop: prepared here, "
+        "trained elsewhere with --pairs",
+    )
+    parser.add_argument(
+        "--pairs",
+        type=Path,
+        help="train on the pairs --save-pairs wrote (made with the same data options and "
+        "--tatqa 1; TAT-QA's are read --tatqa times), without the data or the encoder's "
+        "vectors",
+    )
     parser.add_argument("--cache", type=Path, default=Path(".cache/reader"))
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=1e-4)
@@ -606,18 +674,15 @@ def main() -> None:
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
     tokenizer = load_tokenizer()
-    squad11 = args.data / "squad1.1-train" / "train-v1.1.json"
-    pairs = squad11_pairs(squad11, args.skip, args.questions, args.cut, args.swap, rng, args.cache)
-    pairs += squad2_pairs(
-        args.data / "squad2-train-10" / "train-v2.0-first-10-articles.json",
-        unanswerable_only=args.squad2 == "unanswerable",
-    )
-    if args.tatqa:
-        gold = args.data / "tatqa" / "dataset_raw" / "tatqa_dataset_test_gold.json"
-        table_pairs = tatqa_pairs(gold, rng, args.cache)
-        print(f"TAT-QA: {len(table_pairs)} pairs, each {args.tatqa} times", flush=True)
-        table_pairs = [replace(p, kept=False) for p in table_pairs]  # what is learned anew
-        pairs += table_pairs * args.tatqa
+    if args.pairs:  # TAT-QA's pairs (the only ones not kept) saved once, read --tatqa times
+        pairs = load_pairs(args.pairs)
+        pairs = [p for p in pairs if p.kept] + [p for p in pairs if not p.kept] * args.tatqa
+    else:
+        pairs = prepared(args, rng)
+    if args.save_pairs:
+        save_pairs(pairs, args.save_pairs)
+        print(f"saved {len(pairs)} pairs to {args.save_pairs}", flush=True)
+        return
     examples = encode(tokenizer, pairs, rng)
     positives = sum(1 for _, s, *_ in examples if s > 0)
     print(f"{len(examples)} windows ({positives} with an answer)", flush=True)

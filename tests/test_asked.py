@@ -483,6 +483,65 @@ def test_an_identifier_is_held_only_whole() -> None:
     assert exclude.missing(["MkDocs 1.5 added EXCLUDE_DOCS."]) == []  # case aside
 
 
+def test_a_thing_named_in_lower_case_by_its_kind_is_held_only_as_written() -> None:
+    """Systems name their users, groups, commands and settings in lower case: "the nobody
+    user" asks about one entry of a list whose other entries answer alike ("they had
+    uid/gid 41" of gnats). The word before the kind is held whole, in the passages quoted,
+    not by the document's opening that lists every entry; a word that only qualifies the
+    kind ("the default setting") names nothing."""
+    nobody = asked("What is the numeric UID of the nobody user on Debian?")
+    assert nobody.items == ("nobody",)
+    gnats = "gnats: on Debian they had uid/gid 41."
+    listing = " ".join(["Users: root, daemon, nobody, www-data."] * ABOUT_TIMES)
+    assert nobody.missing([gnats], about=listing) == ["nobody"]
+    assert nobody.missing(["nobody: its uid is 65534 on Debian."]) == []
+    www = asked("Which files may the www-data user write?")
+    assert www.items == ("www-data",)
+    assert www.missing(["Web servers write data files to the www directory."]) == ["www-data"]
+    assert www.missing(["www-data: some web servers run as www-data."]) == []
+    assert asked("What does the toc extension do?").items == ("toc",)
+    for plain in (
+        "What is the default value of the TimeOut directive?",
+        "Which is the first option listed?",
+        "What does the oral argument cover?",
+    ):
+        assert asked(plain).items == ()
+
+
+USERS = (
+    "# Users and Groups in the Debian System\n\n"
+    "This chapter lists the static users and groups: root, daemon, bin, sys, sync, games, "
+    "man, lp, mail, news, uucp, proxy, majordom, irc, gnats, nobody and www-data. Some of "
+    "them, such as nobody and www-data, are described in later chapters.\n\n"
+    "## Static users\n\n### proxy\n\n"
+    "Like daemon, this user and group is used by some daemons (specifically, proxy daemons) "
+    "that don't have dedicated user ids and that need to own files. For example, group proxy "
+    "is used by pdnsd, and squid runs as user proxy.\n\n### majordom\n\n"
+    "Majordomo has a statically allocated uid on Debian systems for historical reasons. It "
+    "is not installed on new systems.\n\n### gnats\n\n"
+    "Used by gnats. This had a statically allocated user and group for purely historical "
+    "reasons. Since gnats has been removed from Debian, this user and group are no longer "
+    "created by default; they had uid/gid 41.\n"
+)
+
+
+def test_a_user_a_guide_lists_is_asked_of_its_own_entry(
+    float_service: Footnoted, tmp_path: Path
+) -> None:
+    """A guide's opening lists every user; asked the uid of one it describes nowhere, the
+    entry of another that reads alike ("they had uid/gid 41" of gnats) is refused for the
+    name it lacks, and that other's own uid is still answered."""
+    assert not float_service.ingest([write(tmp_path / "docs" / "users.md", USERS)]).failed
+    for user in ("nobody", "www-data"):
+        result = float_service.answer(f"What is the numeric UID of the {user} user on Debian?")
+        assert result.refusal is not None, result.answer
+        if result.refusal.evidence.reason == "unnamed":
+            assert result.refusal.evidence.missing == (user,)
+    gnats = float_service.answer("What UID did the gnats user have?")
+    assert gnats.answer is not None, gnats.refusal
+    assert "41" in gnats.answer.text
+
+
 def test_a_version_asked_is_held_as_written_or_on_the_cover(
     service: Footnoted, tmp_path: Path
 ) -> None:

@@ -95,6 +95,9 @@ def test_a_slice_is_measured(tmp_path: Path) -> None:
         assert item["wrong_grounded"] <= item["grounded"]
         if item["doc"].endswith(".pptx"):
             assert not item["found"] and not item["right_fact"]
+        for passage in item["read"]:  # each passage read with its evidence and reader scores
+            assert isinstance(passage["score"], float) and isinstance(passage["reader"], float)
+    assert any(item["read"] for item in result.items)
     assert set(result.breakdowns()) == {"kind", "format", "split"}
     assert result.breakdowns()["format"]["md"]["n"] == len(chosen) - 2
     # the answers' length, markers aside, beside the right fact a longer answer holds more

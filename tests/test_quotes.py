@@ -537,17 +537,60 @@ def test_a_short_column_name_marks_a_cell_only_where_the_question_gives_a_value(
 def test_a_row_is_under_the_label_it_is_printed_under_in_its_table() -> None:
     """A paper's table names a model once, on a line of its own, and its methods' rows
     under it; the row quoted is under that label (what a question naming the model and
-    the method finds in the evidence), however many rows are between."""
+    the method finds in the evidence), however many rows are between, and is shown
+    under it, a row of its own between the header and the row, where the question names
+    it."""
     text = (
         "Correctness Rec.-5 | Citation Rec.\n\nChatGPT\n\nVANILLA (5-psg) | 20.8 | 20.5\n\n"
         "SNIPPET (10-psg) | 24.5 | 22.9\n\nLLaMA-13B\n\nSUMM (10-psg) | 9.7 | 6.4"
     )
     for row, label in (("SNIPPET", "ChatGPT"), ("SUMM", "LLaMA-13B")):
-        q = quote(read_at(text, row), None, f"What was the recall of {row}?")
-        group = group_of(q.read, q.body.start, q.header, None)
-        assert q.row and group is not None and group.text == label
-        assert text[group.start - 100 : group.end - 100] == label  # the document's offsets
+        q = quote(read_at(text, row), None, f"What was the recall of {label} {row}?")
+        assert q.row and q.group is not None and q.group.text == label
+        assert q.group == group_of(q.read, q.body.start, q.header, None)
+        assert text[q.group.start - 100 : q.group.end - 100] == label  # the document's offsets
+        shown, pieces = q.render()
+        assert shown.splitlines()[2] == f"| {label} | | |"
+        assert shown.splitlines()[3].startswith(f"| {row} (10-psg) |")
+        for at, piece in pieces:  # the label too is the document's text, verbatim
+            assert shown[at : at + len(piece.text)] == piece.text
     # a row right under its header, or under prose, is under no label
     for plain in ("Model | Rec.\n\nVANILLA | 20.8", "Results follow.\n\nModel | Rec.\n\nA | 1"):
         q = quote(read_at(plain, "20.8" if "VANILLA" in plain else "A | 1"), None, "Recall?")
-        assert q.row and group_of(q.read, q.body.start, q.header, None) is None, plain
+        assert q.row and q.group is None, plain
+        assert "| --- |" in q.render()[0] and len(q.render()[0].splitlines()) == 3
+
+
+def test_a_total_closes_the_rows_under_a_label_and_a_unit_or_a_page_number_is_none() -> None:
+    """ "Costs and expenses" heads the rows down to their total: the net loss further
+    down is under no label; nor is a row under its amounts' unit or a page number."""
+    statement = (
+        "2021 | 2020\n\nCosts and expenses\n\nCost of revenue | 1,649 | 1,447\n\n"
+        "Total costs and expenses | 4,301 | 4,105\n\nNet loss | (1,009) | (1,752)"
+    )
+    costs = quote(
+        read_at(statement, "1,649"), None, "What were expenses for cost of revenue in 2021?"
+    )
+    assert costs.group is not None and costs.group.text == "Costs and expenses"
+    loss = quote(read_at(statement, "(1,009)"), None, "What was the net loss in 2021?")
+    assert loss.row and loss.group is None
+    total = quote(read_at(statement, "4,301"), None, "What were costs and expenses in 2021?")
+    assert total.row and total.group is None  # the total itself sums the rows under the label
+    # a row summing the label's rows closes them too, "Total" or not
+    boeing = (
+        "2022 | 2021\n\n(Loss)/earnings from operations:\n\nBCA | (2,370) | (4,575)\n\n"
+        "Loss from operations | (3,547) | (2,902)\n\nInterest and debt expense | (2,533) | (2,682)"
+    )
+    bca = quote(read_at(boeing, "(2,370)"), None, "What was BCA's loss in 2022?")
+    assert bca.group is not None and bca.group.text == "(Loss)/earnings from operations:"
+    debt = quote(read_at(boeing, "(2,533)"), None, "What was interest expense in 2022?")
+    assert debt.row and debt.group is None
+    for above in ("(in thousands)", "58"):
+        text = f"2021 | 2020\n\n{above}\n\nRevenue | 3,208 | 2,364"
+        q = quote(read_at(text, "3,208"), None, "What was revenue in 2021?")
+        assert q.row and q.group is None, above
+    quarters = "Quarter | High\n\n2019:\n\nFourth | 11.44"
+    year = quote(read_at(quarters, "11.44"), None, "What was the fourth quarter's high in 2019?")
+    assert year.group is not None and year.group.text == "2019:"
+    # a label the question does not name is neither shown nor weighed
+    assert quote(read_at(quarters, "11.44"), None, "What was the high?").group is None

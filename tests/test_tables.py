@@ -670,7 +670,9 @@ def test_a_real_papers_row_is_held_by_the_model_it_is_printed_under(service: Foo
     assert not report.failed, report.failed
     result = service.answer("ALCE QAMPARI table: Rec.-5 for ChatGPT SNIPPET (10-psg)?")
     assert result.answer is not None, result.refusal
-    assert "| SNIPPET (10-psg) | 24.5 | 21.5 | 22.9 | 24.9 |" in result.answer.text
+    assert "| ChatGPT | | | | |\n| SNIPPET (10-psg) | 24.5 | 21.5 | 22.9 | 24.9 |" in (
+        result.answer.text
+    )
 
 
 def test_a_change_picks_only_a_row_that_changed_by_it_in_its_own_unit() -> None:

@@ -180,3 +180,23 @@ def test_a_questions_windows_are_batched_together(train_reader: ModuleType) -> N
             for i, batch in enumerate(plan):
                 assert all(where[e[4]] == i for e in batch if e[4] >= 0)
                 assert len(batch) < 4 + 3  # filled to the size, a group at most over it
+
+
+def test_pairs_saved_for_another_machine_are_read_back_the_same(
+    train_reader: ModuleType, pages: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    """``--save-pairs`` writes what ``--pairs`` trains on elsewhere (a GPU without the
+    data): the same pairs, each passage and question written once."""
+    import lzma
+
+    path = tmp_path / "gold.json"
+    path.write_text(json.dumps(pages))
+    pairs = train_reader.tatqa_pairs(path, random.Random(13), tmp_path / "cache")
+    pairs = [train_reader.replace(p, kept=False) for p in pairs]
+    pairs.append(train_reader.Pair("Who?", pairs[0].context, -1, "", True, 7))
+    saved = tmp_path / "pairs.json.xz"
+    train_reader.save_pairs(pairs, saved)
+    assert train_reader.load_pairs(saved) == pairs
+    with lzma.open(saved, "rt") as f:
+        texts = json.load(f)["texts"]
+    assert len(texts) == len(set(texts)) == len({t for p in pairs for t in (p.question, p.context)})

@@ -16,7 +16,10 @@ there, a report naming its company: not a competitor it mentions twice). A year 
 names the document rather than the figure ("Who signed Lyft's 2021 10-K?") is held by
 the document's cover too. Where one is not, the question is refused, and the refusal
 says what was looked for and not found. A quarter the question asks about ("the fourth
-quarter of 2022") is held as a year is: a year's total does not answer it. A question
+quarter of 2022") is held as a year is: a year's total does not answer it. A thing a
+question names in lower case by its kind ("the nobody user", "the www-data user", "the
+toc extension": one entry of the many a guide lists) is held only as written by the
+passages quoted, never by the document's opening that lists them all. A question
 asking for a number ("How many …", "What percentage …", "In what year …", ``counts``) is
 answered only by a leading quote that holds one other than those the question gives
 itself (``holds_number``).
@@ -152,6 +155,9 @@ class Asked:
     # a refusal says is not mentioned
     phrases: tuple[tuple[str, str], ...] = ()
     versions: frozenset[str] = frozenset()  # "version 1.1", "v2.2": "1.1", "2.2"
+    # lower-case names given by their kind ("the nobody user": "nobody"): one item among
+    # the many a document lists, held only as written by the passages quoted
+    items: tuple[str, ...] = ()
 
     def missing(
         self,
@@ -174,8 +180,9 @@ class Asked:
         cover too, as a version asked is ("version 1.1": "1.1", not "11.1" nor "1.1.2").
         An identifier written with "_" is held only as written, whole, in the evidence or
         ``further``: its words apart ("asn1_der_decoding_startEnd" for
-        "asn1_der_decoding2") name another function. Any other name is held as a word,
-        its stem, two words run together, the start of a word
+        "asn1_der_decoding2") name another function; so is an ``item`` ("nobody" of "the
+        nobody user"), which the document's opening lists beside the others. Any other
+        name is held as a word, its stem, two words run together, the start of a word
         ("Nov" of "November"), a word and a short ending ("European"), one letter off in
         a long word (``_held``), the initials of capitalised words ("USD" of "Union
         School District") or, for initials joined by "&", the words they stand for
@@ -199,9 +206,9 @@ class Asked:
         often = f"{about[:COVER_CHARS]} {often}"
         everything = f"{text} {often}"
         held, held_near = _vocabulary(everything), _vocabulary(text)
-        for name in self.names:
-            if "_" in name:  # an identifier ("asn1_der_decoding2") is held whole, or not
-                if not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE):
+        for name in self.names + self.items:
+            if "_" in name or name in self.items:  # held whole ("asn1_der_decoding2"), or not
+                if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE):
                     gone.append(name)
                 continue
             parts = [p for p in words(name) if p not in _COMMON]
@@ -352,6 +359,43 @@ def _initials(text: str) -> set[str]:
     return out
 
 
+# a thing a question names in lower case by what kind of thing it is: "the nobody user",
+# "the www-data user", "the toc extension" (systems name their users, commands and
+# settings in lower case)
+_KINDS = (
+    "user|command|directive|option|flag|setting|parameter|variable|macro|keyword|attribute|"
+    "plugin|extension|daemon"
+)
+_KIND_NAMED = re.compile(rf"\b(?:the|a|an|its|their)\s+([a-z][\w.+/-]*\w)\s+(?:{_KINDS})s?\b")
+# what such a word may be without naming one thing: "the default setting", "a new user"
+_MODIFIERS = frozenset(
+    (
+        "default", "main", "first", "second", "third", "last", "new", "old", "same", "other",
+        "given", "following", "current", "previous", "next", "specific", "particular", "certain",
+        "special", "single", "primary", "local", "remote", "global", "standard", "custom",
+        "public", "private", "empty", "entire", "whole", "original", "final", "initial",
+        "additional", "optional", "required", "numeric", "numerical", "maximum", "minimum",
+        "total", "correct", "right", "wrong", "proper", "appropriate", "relevant", "actual",
+        "real", "official", "top", "bottom", "full", "source", "target", "system", "root",
+        "only", "very", "most", "least", "more", "less", "few", "many", "much", "own", "such",
+        "various", "several", "both", "all", "any", "some", "each", "every", "no", "one", "two",
+        "end", "average", "normal", "regular", "ordinary", "typical", "common", "admin",
+    )
+)  # fmt: skip
+
+
+# the endings of words that describe ("the ethnic group", "the largest group")
+_DESCRIBING = re.compile(r"(?:ic|al|ous|ive|ary|ful|less|ed|ing|est|ese|ish|ian)$")
+
+
+def _kind_named(question: str) -> list[str]:
+    """The lower-case names ``question`` gives by the kind of thing they are ("the nobody
+    user": "nobody"), not the words that only qualify one ("the default setting", "the
+    ethnic group")."""
+    found = (m[1] for m in _KIND_NAMED.finditer(question))
+    return [w for w in found if w not in _MODIFIERS and len(w) > 1 and not _DESCRIBING.search(w)]
+
+
 @lru_cache(maxsize=1024)  # an answer asks it of each passage and quote it weighs
 def asked(question: str) -> Asked:
     """The years a question names (written out, or as finance writes them: "FY2018",
@@ -400,8 +444,16 @@ def asked(question: str) -> Asked:
         for name, _, _ in run
     )
     versions = frozenset(m[1] or m[2] for m in _VERSION.finditer(question))
+    items = tuple(dict.fromkeys(n for n in _kind_named(question) if n not in names))
     return Asked(
-        years, tuple(dict.fromkeys(names)), _quarters(question), half, filed, phrases, versions
+        years,
+        tuple(dict.fromkeys(names)),
+        _quarters(question),
+        half,
+        filed,
+        phrases,
+        versions,
+        items,
     )
 
 

@@ -59,7 +59,7 @@ from .llm.answerer import LLMAnswerer
 from .llm.client import LLMUnavailable
 from .named import YES_NO, bridge_candidates, comparison_sides, named, naming_sentence
 from .question import Question, without_instructions
-from .quotes import Context, Quote, group_of, heading, quote
+from .quotes import Context, Quote, heading, quote
 from .tables import Named, captioned, changed_row, continuations, named_row, valued_row
 
 MAX_QUESTION_CHARS = 4000
@@ -393,14 +393,14 @@ class Pipeline:
         answer's other quotes too, a name in their passages or the document's opening
         (``asked``)."""
         wanted = asked(query)
-        if not (wanted.years or wanted.names or wanted.quarters or wanted.versions):
+        if not (wanted.years or wanted.names or wanted.items or wanted.quarters or wanted.versions):
             return []
         quotes = choose(query, read, 0, self.context, cal.threshold) or [
             quote(read[0], self.context, query)
         ]
         # a year is held by the lead or another quote's words; a name by any of its passage
-        near = [*_shown(quotes[0], self.context), *(q.text for q in quotes[1:])]
-        further = [text for q in quotes[1:] for text in _shown(q, self.context)]
+        near = [*_shown(quotes[0]), *(q.text for q in quotes[1:])]
+        further = [text for q in quotes[1:] for text in _shown(q)]
         gone = wanted.missing(near, further)
         quarters = {f"Q{n}" for n in wanted.quarters}  # like years: not in an opening
         if self.context is not None and set(gone) - (wanted.years - wanted.filed) - quarters:
@@ -882,15 +882,13 @@ def fresh_first(read: tuple[Read, ...], said: str, threshold: float) -> tuple[Re
     return (fresh, *(r for r in read if r is not fresh))
 
 
-def _shown(q: Quote, context: Context | None) -> tuple[str, ...]:
+def _shown(q: Quote) -> tuple[str, ...]:
     """What a quote shows of its passage: the passage, the quote with its table header
-    and the label its row is printed under (``group_of``, read from the document's text
-    by ``context`` where it is above the passage), the section path and the document's
-    title."""
+    and the label its row is printed under (``quotes.group_of``), the section path and
+    the document's title."""
     hit = q.read.hit
     header = q.header.text if q.header else ""
-    found = group_of(q.read, q.body.start, q.header, context)
-    group = found.text if found else ""
+    group = q.group.text if q.group else ""
     return (hit.chunk.text, q.text, header, group, hit.chunk.section or "", hit.document_title)
 
 

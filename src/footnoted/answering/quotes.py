@@ -8,8 +8,9 @@ The quote starts from the sentences the reader's span touches (``extractive.quot
   is shown as a small table (:meth:`Quote.render`), under it the unit its amounts are
   printed in where the document says it apart from the header ("(Dollars in
   millions)" set above the header, "(in thousands)" closing the caption); the label a
-  row is printed under among its table's rows ("ChatGPT" over its methods' rows) is
-  evidence of what the row is about (``group_of``);
+  row is printed under among its table's rows ("ChatGPT" over its methods' rows), where
+  the question names it, is shown over the row and is evidence of what the row is about
+  (``group_of``);
 - **a lead-in** (a sentence ending in a colon) brings what it introduces: its list, its
   command, or the sentence after it, read on past the passage when the passage (or the
   list in it) ends first; a list longer than a quote takes is shown with a line "…"
@@ -126,6 +127,8 @@ class Quote:
     unit: Piece | None = None  # a table row's unit, printed apart from its header row
     columns: tuple[int, ...] = ()  # the columns shown of a wide row (``shown_columns``): all
     more: bool = False  # a list the quote introduces goes on past its last item quoted
+    # the label a table row is printed under (``group_of``), where the question names it
+    group: Piece | None = None
 
     @property
     def text(self) -> str:
@@ -161,6 +164,7 @@ class Quote:
                 out += "\n"
                 if piece is self.header:
                     out += "|" + " --- |" * len(parts) + "\n"
+                    out = self._group_row(out, pieces, len(parts))
                 continue
             missing = width - _width(piece)  # empty cells: before it as ``shift`` says
             before = max(shift, 0) if piece is self.header else max(-shift, 0)
@@ -173,11 +177,21 @@ class Quote:
             out += f" |{trail}\n"
             if piece is self.header:
                 out += "| " + " | ".join(["---"] * width) + " |\n"
+                out = self._group_row(out, pieces, width)
         if self.unit is not None:  # a line of its own under the table, as a note
             out += "\n"
             pieces.append((len(out), self.unit))
             out += self.unit.text
         return out.rstrip("\n"), pieces
+
+    def _group_row(self, out: str, pieces: list[tuple[int, Piece]], width: int) -> str:
+        """``out`` with the label the row is printed under as a row of its own, its other
+        cells empty ("| ChatGPT | | |" over "| SNIPPET (10-psg) | 24.5 | 44.0 |")."""
+        if self.group is None:
+            return out
+        out += "| "
+        pieces.append((len(out), self.group))
+        return out + f"{self.group.text} |" + " |" * (width - 1) + "\n"
 
 
 def _cell_pieces(piece: Piece) -> list[Piece]:
@@ -733,7 +747,14 @@ def _row(read: Read, start: int, end: int, context: Context | None, question: st
     body, header, unit = _row_parts(read, start, end, context)
     exact = _cell(read, body, header, question)
     columns = shown_columns(body, header, exact, question)
-    return Quote(read, body, header, exact, unit, columns)
+    group = group_of(read, body.start, header, context)
+    if group is not None and not (bag(group.text) & bag(question)) - bag(label_words(body.text)):
+        group = None  # shown, and weighed, only where it says what the question asks
+    return Quote(read, body, header, exact, unit, columns, group=group)
+
+
+_TOTAL = re.compile(r"\s*total\b", re.IGNORECASE)
+_LABEL = re.compile(r"[^\W\d_]|\b(?:19|20)\d\d\b")  # words, or a year ("2019:")
 
 
 def group_of(read: Read, row: int, header: Piece | None, context: Context | None) -> Piece | None:
@@ -741,8 +762,10 @@ def group_of(read: Read, row: int, header: Piece | None, context: Context | None
     table's rows: the last short line without cells between its ``header`` row and it,
     past the rows between ("ChatGPT" over "VANILLA (5-psg) | 57.2 | …" and "SNIPPET
     (10-psg) | 24.5 | …": a paper's rows of one model, each named by its method alone;
-    "2019:" over a quarter's row). None where prose or the header comes first, or the
-    text above the passage cannot be read."""
+    "2019:" over a quarter's row), not a page number or the amounts' unit. None where
+    prose, the header or a total row ("Total costs and expenses", which closes the rows
+    under "Costs and expenses"; "Loss from operations" under "(Loss)/earnings from
+    operations:") comes first, or the text above the passage cannot be read."""
     if header is None:
         return None
     chunk = read.hit.chunk
@@ -752,12 +775,27 @@ def group_of(read: Read, row: int, header: Piece | None, context: Context | None
         if context is None:
             return None
         text = context(chunk.document_id, start, chunk.char_start) + text
-    for line in reversed(list(re.finditer(r"[^\n]+", text))):
+    lines = list(re.finditer(r"[^\n]+", text))
+    if lines and start > header.end and lines[0].start() == 0:
+        lines = lines[1:]  # the window starts inside a line: not the whole of it
+    own = chunk.text[row - chunk.char_start :].split("\n", 1)[0]
+    if _TOTAL.match(own):
+        return None  # a total row sums the rows above it: it is under none of them
+    passed = [bag(label_words(own))]  # the labels of the row and those between, nearest first
+    for line in reversed(lines):
         label = line.group().strip(PAGE_BREAK).strip()
-        if CELLS in label or not label:
+        if CELLS in label and _TOTAL.match(label):
+            return None  # a total closes the rows above it: the row is under none of them
+        if CELLS in label:
+            passed.append(bag(label_words(label)))
             continue
+        if not _LABEL.search(label) or _UNIT.search(label):
+            continue  # a page number, the amounts' unit: no label
         if len(label.split()) > LABEL_WORDS or label[-1] in ".?!":
             return None  # prose: the row is under no label of its table
+        named = bag(label)
+        if any(len(named & row) >= min(2, len(named)) for row in passed):
+            return None  # a row sums the label's rows ("Loss from operations")
         at = start + line.start() + line.group().index(label)
         return Piece(at, at + len(label), label)
     return None

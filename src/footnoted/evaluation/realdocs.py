@@ -400,6 +400,7 @@ def _item(
                 "doc": doc_of.get(r.hit.chunk.document_id),
                 "page": r.hit.chunk.page,
                 "score": round(r.score, 3),
+                "reader": round(r.reading.score, 3),
             }
             for r in (result.read if result else ())
         ],
