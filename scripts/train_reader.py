@@ -78,6 +78,8 @@ trains from pairs prepared here: ``--save-pairs pairs.json.xz`` with the data op
 7 MB, 4 minutes on this CPU) and stops; there, with footnoted's source, its Python
 dependencies and the packaged encoder (at half precision it is 45 MB) on the path,
 ``--pairs pairs.json.xz`` with the same data options reads TAT-QA's pairs ``--tatqa`` times.
+``scripts/reader-bundle DIR`` puts all of it, and a script that trains readers side by
+side, in one folder.
 
 The reader is the packaged all-MiniLM-L6-v2 encoder with a span head (start and end
 logits per token; the [CLS] position is "no answer"), fine-tuned as SQuAD 2.0 readers
