@@ -159,6 +159,11 @@ class Asked:
     # the many a document lists, held only as written by the passages quoted
     items: tuple[str, ...] = ()
 
+    @property
+    def asks(self) -> bool:
+        """Whether the question names anything its evidence must hold."""
+        return bool(self.years or self.names or self.items or self.quarters or self.versions)
+
     def missing(
         self,
         evidence: Iterable[str],
@@ -393,7 +398,7 @@ def _kind_named(question: str) -> list[str]:
     user": "nobody"), not the words that only qualify one ("the default setting", "the
     ethnic group")."""
     found = (m[1] for m in _KIND_NAMED.finditer(question))
-    return [w for w in found if w not in _MODIFIERS and len(w) > 1 and not _DESCRIBING.search(w)]
+    return [w for w in found if w not in _MODIFIERS and not _DESCRIBING.search(w)]
 
 
 @lru_cache(maxsize=1024)  # an answer asks it of each passage and quote it weighs

@@ -393,7 +393,7 @@ class Pipeline:
         answer's other quotes too, a name in their passages or the document's opening
         (``asked``)."""
         wanted = asked(query)
-        if not (wanted.years or wanted.names or wanted.items or wanted.quarters or wanted.versions):
+        if not wanted.asks:
             return []
         quotes = choose(query, read, 0, self.context, cal.threshold) or [
             quote(read[0], self.context, query)
