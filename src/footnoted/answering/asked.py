@@ -129,11 +129,11 @@ def holds_number(text: str, question: str = "") -> bool:
     """Whether ``text`` holds a number other than those ``question`` gives (asked how
     many drivers Lyft had in 2021, "revenue in 2021 also benefited …" holds none):
     digits, or a number in words ("twelve", "a dozen", "half", "none"); asked how many,
-    a count, not an amount of money or a percentage ("$942.9 million", "36%"); asked in
-    what year, a year ("Section 10.3" holds none)."""
+    a count, not an amount of money, a percentage or a version ("$942.9 million", "36%",
+    "Version 1.0"); asked in what year, a year ("Section 10.3" holds none)."""
     given = set(re.findall(r"\d[\d,.]*\d|\d", question))
-    if asks_how_many(question):  # a count: not an amount of money, a percentage, "24/7"
-        text = ROUND_THE_CLOCK.sub(" ", _AMOUNT_OR_SHARE.sub(" ", text))
+    if asks_how_many(question):  # a count: not money, a percentage, "24/7", a version
+        text = _VERSION.sub(" ", ROUND_THE_CLOCK.sub(" ", _AMOUNT_OR_SHARE.sub(" ", text)))
     for number in sorted(given, key=len, reverse=True):
         text = re.sub(rf"(?<![\d,.]){re.escape(number)}(?![\d]|[,.]\d)", " ", text)
     if _WHICH_YEAR.match(question):
@@ -366,13 +366,14 @@ def _initials(text: str) -> set[str]:
 
 # a thing a question names in lower case by what kind of thing it is: "the nobody user",
 # "the www-data user", "the toc extension" (systems name their users, commands and
-# settings in lower case)
+# options in lower case); not a flag nor a setting, which ordinary English gives a
+# country and a story ("the usa flag", "the time setting of a novel")
 _KINDS = (
-    "user|command|directive|option|flag|setting|parameter|variable|macro|keyword|attribute|"
-    "plugin|extension|daemon"
+    "user|command|directive|option|parameter|variable|macro|keyword|attribute|plugin|"
+    "extension|daemon"
 )
 _KIND_NAMED = re.compile(rf"\b(?:the|a|an|its|their)\s+([a-z][\w.+/-]*\w)\s+(?:{_KINDS})s?\b")
-# what such a word may be without naming one thing: "the default setting", "a new user"
+# what such a word may be without naming one thing: "the default option", "a new user"
 _MODIFIERS = frozenset(
     (
         "default", "main", "first", "second", "third", "last", "new", "old", "same", "other",
@@ -385,17 +386,20 @@ _MODIFIERS = frozenset(
         "only", "very", "most", "least", "more", "less", "few", "many", "much", "own", "such",
         "various", "several", "both", "all", "any", "some", "each", "every", "no", "one", "two",
         "end", "average", "normal", "regular", "ordinary", "typical", "common", "admin",
+        "file", "filename", "better", "worse", "bigger", "larger", "smaller", "higher",
+        "lower", "greater",
     )
 )  # fmt: skip
 
 
-# the endings of words that describe ("the ethnic group", "the largest group")
-_DESCRIBING = re.compile(r"(?:ic|al|ous|ive|ary|ful|less|ed|ing|est|ese|ish|ian)$")
+# the endings of words that describe ("the ethnic group", "the largest group", "the
+# auditory attribute")
+_DESCRIBING = re.compile(r"(?:ic|al|ous|ive|ary|ory|ful|less|ed|ing|est|ese|ish|ian)$")
 
 
 def _kind_named(question: str) -> list[str]:
     """The lower-case names ``question`` gives by the kind of thing they are ("the nobody
-    user": "nobody"), not the words that only qualify one ("the default setting", "the
+    user": "nobody"), not the words that only qualify one ("the default option", "the
     ethnic group")."""
     found = (m[1] for m in _KIND_NAMED.finditer(question))
     return [w for w in found if w not in _MODIFIERS and not _DESCRIBING.search(w)]
