@@ -37,6 +37,8 @@ def exact(answer: Answer) -> str | None:
         ("m&a checklist: what is meant by 'dual licensing'?", "dual licensing", False),
         ("How does Lyft calculate Adjusted EBITDA?", "Adjusted EBITDA", False),
         ("how is revenue per active rider calculated", "revenue per active rider", False),
+        ("What is Q in the voting rules?", "Q", False),  # where it is used said after it
+        ("What does the FHS mean by shareable files?", "shareable files", False),
     ],
 )
 def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expands: bool) -> None:
@@ -104,6 +106,18 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "We define Adjusted EBITDA as net loss, adjusted for interest.",
             "We define Adjusted EBITDA as net loss, adjusted for interest.",
         ),
+        (  # a term quoted in part
+            Term("shareable files", False),
+            'It is possible to define two distinctions. "Shareable" files are those that can '
+            "be stored on one host and used on others.",
+            '"Shareable" files are those that can be stored on one host and used on others.',
+        ),
+        (  # a numbered list's item: the sentence, not its number
+            Term("Q", False),
+            "Quorum.\n\n    7. Q is half of the square root of the number of current "
+            "Developers. K is Q or 5.",
+            "Q is half of the square root of the number of current Developers.",
+        ),
         (  # a table's legend: the term and its definition in brackets
             Term("Multiple", False),
             "*Other (neither handguns nor long guns)\n**Multiple (multiple types of firearms "
@@ -166,6 +180,20 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
 )
 def test_what_is_no_definition(term: Term, text: str) -> None:
     assert defining(term, [text]) is None
+
+
+def test_the_term_as_asked_comes_before_its_plural() -> None:
+    """Asked "What is a Foundation Document?", a constitution's "The Foundation Documents
+    are the works entitled …" (which lists them) read first gives way to "A Foundation
+    Document is a document … regarded as critical …" read after it."""
+    term = asked_term("What is a Foundation Document?")
+    assert term is not None
+    listing = "The Foundation Documents are the works entitled Social Contract and Guidelines."
+    defined = "A Foundation Document is a document regarded as critical to the Project."
+    assert defining(term, [listing, defined]) == (1, Definition(0, len(defined)))
+    plural = asked_term("What is a compliance artifact?")
+    assert plural is not None
+    assert defining(plural, ["Compliance artifacts are the documents a program produces."])
 
 
 def test_how_a_term_is_calculated_comes_before_what_it_represents() -> None:

@@ -191,6 +191,22 @@ def test_a_heading_of_the_passage_is_a_heading_however_it_ends() -> None:
     assert q.text == "Court leave (jury duty)"  # no section says it heads the passage
 
 
+def test_an_faqs_long_question_heading_its_passage_is_a_heading() -> None:
+    """An FAQ heads each answer with its question, as long as a sentence: "7.11. What is
+    meant by unknown, install, remove, purge and hold in the package status?" (15
+    words) was quoted as the answer to what "purge" means."""
+    text = (
+        "7.11. What is meant by unknown, install, remove, purge and hold in the package "
+        'status?\n\nThese "want" flags tell what the user wanted to do with a package.'
+    )
+    section = (
+        "Chapter 7. Basics of the Debian package management system > 7.11. What is meant "
+        "by unknown, install, remove, purge and hold in the package status?"
+    )
+    q = quote(read_at(text, "unknown, install", section), None, "What does purge mean?")
+    assert q.text.startswith('These "want" flags tell')
+
+
 def test_a_numbered_heading_ending_in_its_abbreviation_is_a_heading() -> None:
     """ "6.2 … (SBOM)" closes on its abbreviation, not on a sentence's end: it heads the
     text under it; a sentence closing on a parenthesis is still a sentence."""
@@ -363,6 +379,17 @@ def test_a_why_question_brings_the_sentence_that_gives_the_reason() -> None:
     assert quote(read_at(text, "100-word"), None, what).text.endswith("previous works.")
     given = "We divide the corpus into passages because they are easy to verify. We use GTR."
     assert quote(read_at(given, "easy to verify"), None, why).text.endswith("to verify.")
+    # a quote that concludes ("Therefore …") starts at the sentence giving its reason
+    text = (
+        "The purpose for this behavior is twofold. First, prerelease versions frequently "
+        "are updated very quickly. Therefore, by default, they are excluded from range "
+        "matching semantics."
+    )
+    why = "why are prerelease versions left out of range matching by default"
+    q = quote(read_at(text, "excluded"), None, why)
+    assert q.text.startswith("First, prerelease versions frequently are updated very quickly.")
+    what = "What is excluded from range matching by default?"
+    assert quote(read_at(text, "excluded"), None, what).text.startswith("Therefore")
 
 
 def test_a_footnotes_mark_is_not_quoted() -> None:
@@ -467,7 +494,7 @@ def test_the_row_naming_the_thing_asked_for_is_quoted() -> None:
     q = quote(read_at(checklist, "distribution"), None, other)
     assert q.text.startswith("Describe the target's proprietary product")
     assert asked_thing("Which dual-licensed software is used under a commercial license?") == (
-        "dual", "licens", "software",
+        "dual", "licens", "softwar",
     )  # fmt: skip
     assert asked_thing("Which state had the most checks?") == ()  # one word: a column's, as often
     assert asked_thing("What was the total revenue?") == ()

@@ -10,7 +10,7 @@ import pytest
 import footnoted.retrieval as retrieval_module
 from conftest import shared
 from footnoted import Footnoted
-from footnoted.lexical import QuestionTerms, chunk_sentences, contents_listing
+from footnoted.lexical import QuestionTerms, bag, chunk_sentences, contents_listing, stem
 from footnoted.models import Chunk, RetrievedChunk
 from footnoted.retrieval import RERANK_DEPTH, sentence_words, to_read
 
@@ -33,6 +33,16 @@ def hit(text: str, title: str, cid: str, header: str | None = None) -> Retrieved
 
 def covers(terms: QuestionTerms, h: RetrievedChunk) -> float:
     return terms.cover(sentence_words(h.chunk.text, h.chunk.header))
+
+
+def test_a_word_and_its_inflections_are_one_term() -> None:
+    """A question's "released" asks for the column "release"; "changes" are "change";
+    a short word keeps its letters."""
+    for forms in (("release", "released", "releases", "releasing"), ("change", "changes",
+                  "changed"), ("policy", "policies"), ("table", "tables")):  # fmt: skip
+        assert len({stem(w) for w in forms}) == 1, forms
+    assert stem("use") == "use" and stem("see") == "see"
+    assert bag("When was it released?") & bag("version | release | eol")
 
 
 def test_a_name_most_candidates_are_about_weighs_little() -> None:

@@ -45,6 +45,7 @@ def test_a_workbook_reads_each_sheet_as_a_section_with_its_header_row() -> None:
                 ["Asia", 8393.5, 7000],
                 [],
                 ["Europe", None, 12],
+                ["Africa", 40, None],
             ],
             "Notes": [["Prepared by finance", None, None]],
         }
@@ -56,11 +57,12 @@ def test_a_workbook_reads_each_sheet_as_a_section_with_its_header_row() -> None:
         ("Region | 2021 | 2022", ("Revenue",), None),
         ("Asia | 8393.5 | 7000", ("Revenue",), None),
         ("Europe | - | 12", ("Revenue",), None),  # an empty cell keeps its column
-        ("Prepared by finance", ("Notes",), None),  # trailing empty cells dropped
+        ("Africa | 40 | -", ("Revenue",), None),  # so does a last one, under its header
+        ("Prepared by finance", ("Notes",), None),  # a note's trailing empty cells dropped
     ]
     europe = doc.text.index("Europe")
     assert table_headers(doc.text, [europe]) == ["Region | 2021 | 2022"]
-    assert [s.row for s in doc.segments] == [1, 2, 4, 1]  # numbered as the sheet numbers them
+    assert [s.row for s in doc.segments] == [1, 2, 4, 5, 1]  # numbered as the sheet numbers them
 
 
 def test_a_formula_is_read_as_its_last_calculated_value(tmp_path: Path) -> None:

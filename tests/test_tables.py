@@ -83,6 +83,22 @@ def test_an_empty_cell_is_not_an_answer(prices: Footnoted) -> None:
     assert prices.answer("What is Ford Motor Company's 52 week low?").answer is not None
 
 
+def test_a_last_empty_cell_of_a_sheet_is_not_an_answer(service: Footnoted, tmp_path: Path) -> None:
+    """A CSV writes no cell after its row's last value: a release not yet out has none
+    under "release". "released" names the column "release" (one stem), and the row
+    keeps its empty cells under their columns, so the undated release is refused."""
+    rows = ["version,codename,created,release,eol"]
+    rows += [f"{n},Name{n},20{n:02d}-01-01,20{n + 2:02d}-06-10,20{n + 5:02d}-06-30"
+             for n in range(1, 12)]  # fmt: skip
+    rows += ["12,Bookworm,2021-08-14,2023-06-10,2026-07-11", "14,Forky,2025-08-09"]
+    report = service.ingest([write(tmp_path / "docs" / "releases.csv", "\n".join(rows) + "\n")])
+    assert not report.failed, report.failed
+    out = service.answer("When was Bookworm released?")
+    assert out.answer is not None, out.refusal
+    assert exact(out.answer) == "2023-06-10"
+    assert service.answer("When will Forky be released?").refused
+
+
 def test_a_question_naming_no_row_is_left_to_the_reader(prices: Footnoted) -> None:
     result = prices.answer("Why do companies pay dividends?")
     answered = result.answer.text if result.answer is not None else ""

@@ -93,7 +93,8 @@ def words(text: str) -> list[str]:
 
 @lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """A light, predictable English stemmer: possessives, plurals and common suffixes.
+    """A light, predictable English stemmer: possessives, plurals and common suffixes,
+    and a final "e" that a suffix drops ("release", "released" and "releases" are one).
 
     Cached: the same words recur across every chunk a question retrieves.
     """
@@ -104,7 +105,7 @@ def stem(word: str) -> str:
                          ("es", ""), ("s", ""), ("ly", "")):  # fmt: skip
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
             return w[: -len(suffix)] + keep
-    return w
+    return w[:-1] if w.endswith("e") and len(w) > 3 else w
 
 
 def content_words(text: str) -> list[str]:

@@ -73,7 +73,7 @@ _NOT_A_TERM = re.compile(
 _IN_TABLE = re.compile(r"(?<=\S)\s+(?:column|row|field|cell|heading|header|sheet|tab)$", re.I)
 _ABOUT_WHAT = re.compile(
     r"\s+(?:according to|as (?:used|defined) in)\s+.*$|\s+per (?:the|this|these|our)\b.*$"
-    r"|\s+in\s+\S+$"
+    r"|\s+in\s+\S+$|\s+in (?:the|this|these|our)\b.*$"  # "Q in the voting rules"
 )
 _OWNER = re.compile(r"(?:the\s+)?[\w&.\-]+(?:\s+[\w&.\-]+)?['’]s|(?:an?|the)")
 _ABBREVIATION = re.compile(r"^(?=(?:\w*[A-Z]){2})[\w/&.-]{2,12}$")
@@ -160,15 +160,18 @@ def _named_thing(term: str) -> bool:
     return not any(w.lower() in stop_words() for w in found)
 
 
-def definition(term: Term, text: str, loose: bool = False) -> Definition | None:
+def definition(
+    term: Term, text: str, loose: bool = False, plural: bool = True
+) -> Definition | None:
     """Where ``text`` defines ``term``, in the forms the module lists: an abbreviation's
-    words first, else the first glossary entry or defining sentence; None when it does
-    not. Only ``loose``, an abbreviation's words in a sentence that uses it without
-    brackets ("ALCE, the first benchmark for Automatic LLMs' Citation Evaluation")."""
+    words first, else the first glossary entry or defining sentence (of the term in
+    the plural too where ``plural``); None when it does not. Only ``loose``, an
+    abbreviation's words in a sentence that uses it without brackets ("ALCE, the first
+    benchmark for Automatic LLMs' Citation Evaluation")."""
     expanded = _expanded(term, text, loose)
     if expanded is not None or term.expands or loose:
         return expanded
-    name = _name(term.text)
+    name = _name(term.text, plural)
     found = [d for d in (_glossary(name, text), _sentence(name, text)) if d is not None]
     return min(found, key=lambda d: d.start) if found else None
 
@@ -181,11 +184,14 @@ def calculation(term: Term, text: str) -> Definition | None:
 
 def defining(term: Term, passages: Sequence[str]) -> tuple[int, Definition] | None:
     """The first of ``passages`` that defines ``term``, with where: how it is
-    calculated first where that is asked, then by a written form, then by an
-    abbreviation's words in a sentence (the weaker sign), then under a heading naming
-    it (``headed``, the weakest), in any of them; None when none does."""
+    calculated first where that is asked, then by a written form (the term as asked
+    before its plural: "A Foundation Document is …" before "The Foundation Documents
+    are the works entitled …"), then by an abbreviation's words in a sentence (the
+    weaker sign), then under a heading naming it (``headed``, the weakest), in any of
+    them; None when none does."""
     forms: list[Callable[[Term, str], Definition | None]] = [
         *([calculation] if term.calculated else []),
+        partial(definition, loose=False, plural=False),
         partial(definition, loose=False),
         partial(definition, loose=True),
         headed,
@@ -198,11 +204,13 @@ def defining(term: Term, passages: Sequence[str]) -> tuple[int, Definition] | No
     return None
 
 
-def _name(term: str) -> str:
+def _name(term: str, plural: bool = True) -> str:
     """The term as a pattern: its words in any case, joined by spaces or hyphens, a
-    plural allowed, quoted or not."""
+    plural allowed (where ``plural``), quoted or not, whole or in part ('"Shareable"
+    files')."""
     parts = [re.escape(w) for w in re.split(r"[\s-]+", term) if w]
-    return r"[\"“‘']?" + r"[\s-]+".join(parts) + r"(?:s|es)?[\"”’']?"
+    joined = r"[\"“‘']?" + r"[\"”’']?[\s-]+[\"“‘']?".join(parts)
+    return joined + (r"(?:s|es)?" if plural else r"(?![a-z])") + r"[\"”’']?"
 
 
 def _glossary(name: str, text: str) -> Definition | None:
@@ -268,11 +276,11 @@ def _sentence(
     name: str, text: str, verb: str = _VERB, says: str = "defines?|defined|calculates?|computes?"
 ) -> Definition | None:
     """A sentence that starts with the term and a defining ``verb`` ("Adjusted EBITDA is
-    defined as …"), after the note mark a footnote opens with or not ("** Core operating
-    loss is a non-GAAP measure …"), or that ``says`` it defines it ("We define Adjusted
-    EBITDA as …")."""
+    defined as …"), after the note mark a footnote opens with or a list item's number
+    ("7. Q is half of …") or not ("** Core operating loss is a non-GAAP measure …"), or
+    that ``says`` it defines it ("We define Adjusted EBITDA as …")."""
     opening = re.compile(
-        rf"{_NOTE_MARK}(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?,?\s+(?:{verb})\s+\S"
+        rf"{_NOTE_MARK}(?P<n>\(?\d{{1,3}}[.)]\s+)?(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?,?\s+(?:{verb})\s+\S"
     )
     defines = re.compile(rf"\b(?i:{says})\s+(?i:(?:an?|the)\s+)?(?i:{name})\s+as\s+\S")
     for s, e in split_sentences(text):
@@ -280,7 +288,8 @@ def _sentence(
         for at in (s, *(i + 1 for i in range(s, e) if text[i] == "\n")):
             m = opening.match(text, at, e) or defines.search(text, at, e)
             if m is not None and e - m.end() >= 10 and not _heading(text[at:e]):
-                return Definition(at, e)
+                numbered = m.re is opening and m["n"] is not None
+                return Definition(m.end("n") if numbered else at, e)  # not its number
     return None
 
 

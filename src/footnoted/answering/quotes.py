@@ -81,7 +81,7 @@ _WHY = re.compile(r"\bwhy\b|\bfor what reason\b", re.IGNORECASE)
 _REASON = re.compile(  # a sentence that gives a reason
     r"\b(?:because|since|due to|owing to|so that|in order to|as a result|reasons?|advantages?"
     r"|benefits?|thus|therefore|hence|that's why|which is why|this is why|so as to|causes?"
-    r"|caused|leads? to|results? in)\b",
+    r"|caused|leads? to|results? in|(?:this|that) is (?:intended |meant |done )?to)\b",
     re.IGNORECASE,
 )
 _PRONOUN = re.compile(r"(?:This|These|That|Those|It|They|Such|Its|Their)\b")
@@ -94,6 +94,11 @@ _DEMONSTRATIVE = re.compile(
 )
 _DEMONSTRATED = 3  # the words after "these" that name the things, one of them said before
 _PHRASE = re.compile(r"[^\n,.;:()]*")  # words up to a stop
+# a sentence that opens by concluding from the one before
+_CONCLUDES = re.compile(
+    r"(?:Therefore|Thus|Hence|Consequently|Accordingly|As a result|For (?:this|that|these) "
+    r"reasons?|So,|That is why|That's why|This is why|Which is why)\b"
+)
 _ALSO = re.compile(r"(?:[^\s.;:]+\s+){1,6}?also\b")  # "also" among a sentence's first words
 # a bullet, a list's number or letter, or a footnote's mark ("** Core operating loss …")
 _BULLET = re.compile(r"[•●▪◦‣∙·\-–]\s+|[*†‡§]{1,3}\s*(?=\w)|\(?[0-9a-zA-Z]{1,2}[.)]\s+(?=\S)")
@@ -333,6 +338,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     start, end = _past_headings(text, start, end, chunk.section)
     start = _past_bullet(text, start, end)
     start = with_antecedent(text, start, end, chunk.section)
+    start = _from_reason(text, start, question, chunk.section)
     end = _with_reason(text, start, end, question, chunk.section)
     body = Piece(base + start, base + end, text[start:end])
     more = False
@@ -363,11 +369,13 @@ def heading(line: str, section: str | None) -> bool:
     stripped = line.strip().strip(PAGE_BREAK).strip()
     if CAPTION.match(stripped):
         return True  # a table's or a figure's caption names it, however long
-    if not stripped or CELLS in stripped or len(stripped.split()) > HEADING_WORDS:
+    if not stripped or CELLS in stripped:
         return False
     plain = _plain(stripped)
     if section and any(plain == _plain(part) for part in section.split(SECTION_JOIN)):
-        return True  # however it ends: "Court leave (jury duty)"
+        return True  # however it ends or runs: "Court leave (jury duty)", an FAQ's question
+    if len(stripped.split()) > HEADING_WORDS:
+        return False
     ended = stripped[-1] in ".?!;,\"”'’)" and not _NAMED.search(stripped)
     if ended and not _NUMBERED_HEADING.fullmatch(stripped.rstrip(".")):
         return False
@@ -444,6 +452,16 @@ def _with_reason(text: str, start: int, end: int, question: str, section: str | 
         if _REASON.search(text, s, e):
             return e
     return end
+
+
+def _from_reason(text: str, start: int, question: str, section: str | None) -> int:
+    """Where the quote starting at ``start`` starts, for a question asking why: at the
+    sentence before where it opens by concluding ("Therefore, by default, they are
+    excluded …"): its reason is the sentence before ("… prerelease versions frequently
+    are updated very quickly …")."""
+    if _WHY.search(question) and _CONCLUDES.match(text, start):
+        return _antecedent(text, start, section)
+    return start
 
 
 def _antecedent(text: str, start: int, section: str | None) -> int:

@@ -94,12 +94,19 @@ def _sheet(title: str, rows: Iterable[Sequence[Cell]], budget: _Budget) -> list[
 
 def _rows(rows: Iterable[Sequence[Cell]], budget: _Budget) -> Iterator[tuple[int, list[str]]]:
     """Each non-empty row's number in the sheet (counting the empty ones, as the
-    spreadsheet numbers them) and its cells as text, trailing empty cells dropped."""
+    spreadsheet numbers them) and its cells as text, trailing empty cells dropped; a row
+    of cells keeps them up to the width of the rows above it (a release not yet dated
+    under "release | eol": each cell stays under its column), a line of one cell (a
+    note) does not."""
+    width = 0
     for n, row in enumerate(rows, 1):
         cells = [_text(value) for value in row]
         budget.spend(len(cells), sum(map(len, cells)))
         while cells and not cells[-1]:
             cells.pop()
+        if len(cells) > 1:
+            cells += [""] * (width - len(cells))
+            width = len(cells)
         if any(cells):
             yield n, [cell or EMPTY_CELL for cell in cells]
 
