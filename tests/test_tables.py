@@ -91,12 +91,17 @@ def test_a_last_empty_cell_of_a_sheet_is_not_an_answer(service: Footnoted, tmp_p
     rows += [f"{n},Name{n},20{n:02d}-01-01,20{n + 2:02d}-06-10,20{n + 5:02d}-06-30"
              for n in range(1, 12)]  # fmt: skip
     rows += ["12,Bookworm,2021-08-14,2023-06-10,2026-07-11", "14,Forky,2025-08-09"]
-    report = service.ingest([write(tmp_path / "docs" / "releases.csv", "\n".join(rows) + "\n")])
+    sheet = write(tmp_path / "docs" / "debian-releases.csv", "\n".join(rows) + "\n")
+    report = service.ingest([sheet])
     assert not report.failed, report.failed
     out = service.answer("When was Bookworm released?")
     assert out.answer is not None, out.refusal
     assert exact(out.answer) == "2023-06-10"
     assert service.answer("When will Forky be released?").refused
+    # a whole number given alone picks its row by the sheet's first column, its key
+    out = service.answer("What's the codename of Debian 7?")
+    assert out.answer is not None, out.refusal
+    assert "| 7 | Name7 |" in out.answer.text and exact(out.answer) == "Name7"
 
 
 def test_a_question_naming_no_row_is_left_to_the_reader(prices: Footnoted) -> None:

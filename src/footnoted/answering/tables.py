@@ -498,7 +498,9 @@ def valued_row(
     column named so ("horsepower": "hp"). All the table's rows are read (``chunks``: a
     document's chunks): a sheet's rows are numbers the question's words do not find.
     None unless exactly one row holds the value. A measure's adjective or unit names
-    its column ("how deep": "depth"; "the 423 gram chick": "weight"; ``measures``)."""
+    its column ("how deep": "depth"; "the 423 gram chick": "weight"; ``measures``). A
+    whole number given alone picks its row by the table's first column ("the codename of
+    Debian 10": the row whose "version" is 10)."""
     asked = words(question)
     asked += measures(asked)
     seen: set[tuple[str, str | None, str]] = set()
@@ -543,14 +545,19 @@ def _names(name: str, asked: Sequence[str]) -> bool:
 
 def _value_given(question: str, names: Sequence[str]) -> tuple[int, float] | None:
     """The column a number of the question is given for, and the number: the word before
-    or after it names exactly one column ("8 carburetors", "magnitude 6.4")."""
-    for m in GIVEN_NUMBER.finditer(question):
+    or after it names exactly one column ("8 carburetors", "magnitude 6.4"); else, for
+    the one whole number the question gives, the table's first column, the key its rows
+    are listed by ("Debian 10" of a sheet of releases whose first column is "version")."""
+    given = list(GIVEN_NUMBER.finditer(question))
+    for m in given:
         before = words(question[: m.start()])[-1:]
         after = words(question[m.end() :])[:1]
         beside = before + after
         named = [i for i, n in enumerate(names) if _names(n, beside + measures(beside))]
         if len(named) == 1:
             return named[0], float(m.group().replace(",", ""))
+    if len(given) == 1 and given[0].group().isdigit() and not _names(names[0], words(question)):
+        return 0, float(given[0].group())
     return None
 
 
