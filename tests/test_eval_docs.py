@@ -43,7 +43,11 @@ def test_the_question_set_is_as_the_issue_asks() -> None:
 
 @pytest.mark.parametrize(
     ("number", "name", "size", "unanswerable"),
-    [("1", "real-documents-unseen.jsonl", 48, 10), ("2", "real-documents-unseen-2.jsonl", 50, 14)],
+    [
+        ("1", "real-documents-unseen.jsonl", 48, 10),
+        ("2", "real-documents-unseen-2.jsonl", 50, 14),
+        ("3", "real-documents-unseen-3.jsonl", 50, 14),
+    ],
 )
 def test_a_never_seen_set_asks_of_the_documents_its_script_fetches(
     number: str, name: str, size: int, unanswerable: int
@@ -51,7 +55,7 @@ def test_a_never_seen_set_asks_of_the_documents_its_script_fetches(
     """Every question of a never-seen set is about one of the six files that
     scripts/unseen-documents fetches for that set, frozen in the reporting split."""
     script = (ROOT / "scripts" / "unseen-documents").read_text()
-    listed = re.findall(r"^(\d) (\S+) \S+ usr/share/\S+ [0-9a-f]{64}$", script, re.MULTILINE)
+    listed = re.findall(r"^(\d) (\S+) \S+ usr/\S+ [0-9a-f]{64}$", script, re.MULTILINE)
     fetched = {doc for n, doc in listed if n == number}
     assert len(fetched) == 6
     questions = read_questions(ROOT / "tests" / "data" / name)

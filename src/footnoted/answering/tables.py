@@ -575,7 +575,8 @@ def _row_of(
         for line in chunk.text.split("\n"):
             start, at = at, at + len(line) + 1
             cells = line.split(CELLS)
-            # a sheet's row drops its trailing empty cells: it may be shorter than its header
+            # a row may hold fewer cells than its header (a PDF row printed without its
+            # empty cells, a sheet's row no wider than the rows above it)
             fits = column < len(cells) <= width and line != header
             if fits and _number(cells[column]) == value:
                 found.append((chunk, start, start + len(line)))
