@@ -481,6 +481,15 @@ def test_an_identifier_is_held_only_whole() -> None:
         "exclude_docs"
     ]
     assert exclude.missing(["MkDocs 1.5 added EXCLUDE_DOCS."]) == []  # case aside
+    # one the document's opening names again and again is what it is about, as a name is
+    ranged = asked("What is the range argument of read_excel for?")
+    argument = ["range is a new argument for reading a rectangular range."]
+    news = "readxl 1.0.0\n\n" + "read_excel() reads a sheet. " * ABOUT_TIMES
+    assert ranged.missing(argument, about=news) == []
+    assert ranged.missing(argument, about="read_excel() reads a sheet.") == ["read_excel"]
+    assert decoding2.missing([other], about="asn1_der_decoding_startEnd() " * 5) == [
+        "asn1_der_decoding2"
+    ]
 
 
 def test_a_thing_named_in_lower_case_by_its_kind_is_held_only_as_written() -> None:
@@ -649,3 +658,45 @@ def test_a_question_asking_for_a_number_is_not_answered_by_a_quote_without_one(
     answered = service.answer("How many seconds does the TimeOut directive wait by default?")
     assert answered.answer is not None, answered.refusal
     assert "60 seconds" in answered.answer.text
+
+
+def test_a_release_numbered_in_full_is_a_version_a_changelogs_opening_does_not_hold() -> None:
+    """Three numbers or more joined by points name a version however the question writes
+    it ("readxl 1.3.2"); a changelog's opening lists every release, so it holds none of
+    them, where a manual's cover naming its one version holds it."""
+    wanted = asked("What changed in readxl 1.3.2?")
+    assert wanted.versions == {"1.3.2"}
+    assert asked("How much is 3.5 million?").versions == frozenset()
+    changelog = "readxl 1.4.2\n\nNo changes.\n\nreadxl 1.4.1\n\nreadxl 1.3.2\n\nFixes."
+    evidence = ["readxl 1.4.2", "No changes."]
+    assert wanted.missing(evidence, about=changelog) == ["1.3.2"]
+    manual = "readxl 1.3.2 reference manual\n\nHow to read sheets."
+    assert wanted.missing(["Sheets are read with read_excel()."], about=manual) == []
+    assert wanted.missing(["readxl 1.3.2", "Fixes."]) == []
+
+
+def test_a_release_asked_of_a_changelog_is_answered_from_its_own_section(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A release's changes are read under its own heading, not another release's that
+    reads better; a release the changelog does not list is refused, saying so."""
+    releases = [
+        ("2.3.0", "This release adds support for reading encrypted workbooks with a password."),
+        ("2.2.1", "This release fixes a crash when a workbook has no sheets at all."),
+        ("2.2.0", "This release was put out to move the package from Rcpp to cpp11."),
+        ("2.1.0", "This release adds the skip argument, to leave rows out at the top."),
+        ("2.0.0", "This release drops support for R versions older than 3.4."),
+    ]
+    lines = ["# sheetreader news", ""]
+    for number, text in releases:
+        lines += [f"## sheetreader {number}", "", text, ""]
+    report = service.ingest([write(tmp_path / "docs" / "NEWS.md", "\n".join(lines))])
+    assert not report.failed, report.failed
+    out = service.answer("Why was sheetreader 2.2.1 released?")
+    assert out.answer is not None, out.refusal
+    assert "crash when a workbook has no sheets" in out.answer.text
+    lead = next(c for c in out.answer.citations if c.index in out.answer.referenced)
+    assert lead.section is not None and lead.section.endswith("sheetreader 2.2.1")
+    missing = service.answer("What changed in sheetreader 2.1.1?")
+    assert missing.refusal is not None
+    assert missing.refusal.evidence.missing == ("2.1.1",)

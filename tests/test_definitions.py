@@ -39,6 +39,9 @@ def exact(answer: Answer) -> str | None:
         ("how is revenue per active rider calculated", "revenue per active rider", False),
         ("What is Q in the voting rules?", "Q", False),  # where it is used said after it
         ("What does the FHS mean by shareable files?", "shareable files", False),
+        # where to look said first; what a quoted term is of said after it
+        ("On the limits page, what is meant by a 'term' of a compound SELECT?", "term", False),
+        ("what is meant by freedom of the press", "freedom of the press", False),
     ],
 )
 def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expands: bool) -> None:
@@ -100,6 +103,24 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "cost adjustment. See pages 45 - 47.",
             "** Core operating loss is a non-GAAP measure that excludes the FAS/CAS service "
             "cost adjustment.",
+        ),
+        (  # a sentence that opens with the term of one thing it belongs to
+            Term("type affinity", False),
+            "Rigid typing converts values. The type affinity of a column is the recommended "
+            "type for data stored in it.",
+            "The type affinity of a column is the recommended type for data stored in it.",
+        ),
+        (  # or that ends naming what it describes by the term
+            Term("term", False),
+            "A compound SELECT is two or more SELECT statements joined by UNION. We call "
+            'each individual SELECT statement within a compound SELECT a "term". Terms may '
+            "be many.",
+            'We call each individual SELECT statement within a compound SELECT a "term".',
+        ),
+        (
+            Term("lock file", False),
+            "A file that marks a device as in use by one program is known as a lock file.",
+            "A file that marks a device as in use by one program is known as a lock file.",
         ),
         (  # or that says it defines the term
             Term("Adjusted EBITDA", True),
@@ -238,6 +259,43 @@ def test_two_capitals_in_a_sentence_spell_nothing_and_brackets_come_first() -> N
     bracketed = "Passages come from PCQA (Public Code Question Answering) sets."
     found = defining(Term("PCQA", True, expands=True), [loose, bracketed])
     assert found is not None and found[0] == 1  # the bracketed form, though read later
+
+
+def test_an_abbreviation_asked_what_it_is_is_spelled_out_first() -> None:
+    """Asked "What is ODBC?", a sentence spelling it out beside it comes before one that
+    says what it is without its words, wherever each is read."""
+    term = asked_term("What is ODBC?")
+    assert term is not None and term.abbreviation and not term.expands
+    said = "ODBC is a client-server system, and it runs on a Unix server."
+    spelled = "Open Database Connectivity (ODBC) is a standard to use all these sources."
+    words = "Open Database Connectivity"  # its words, marked in the sentence quoted
+    assert defining(term, [said, spelled]) == (1, Definition(0, len(words)))
+    assert defining(term, [said]) == (0, Definition(0, len(said)))
+
+
+def test_an_abbreviation_asked_is_answered_where_it_is_spelled_out(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """The passages read say what ODBC is without its words; the one that spells it out,
+    further down the retrieved passages, answers."""
+    uses = [
+        "ODBC is a client-server system, and we have happily connected to a DBMS running on "
+        "a Unix server from a Windows client, and vice versa.",
+        "On Windows ODBC support is part of the OS. On Unix you need an ODBC Driver Manager.",
+        "Package RODBC provides an interface to any database with an ODBC driver.",
+        "The ODBC driver is set up once, and each connection names its data source.",
+    ]
+    lines = ["# Relational databases", "", "There are other commonly used data sources, "
+             "including spreadsheets. Open Database Connectivity (ODBC) is a standard to use "
+             "all of these data sources.", ""]  # fmt: skip
+    for i, text in enumerate(uses):
+        lines += [f"## ODBC in practice {i + 1}", "", text, ""]
+    report = service.ingest([write(tmp_path / "docs" / "R-data.md", "\n".join(lines))])
+    assert not report.failed, report.failed
+    result = service.answer("what is ODBC?")
+    assert result.answer is not None, result.refusal
+    assert "Open Database Connectivity (ODBC) is a standard" in result.answer.text
+    assert result.read[0].defines
 
 
 def test_a_standards_glossary_entry_answers(service: Footnoted) -> None:

@@ -106,6 +106,10 @@ def test_a_sentence_opening_with_a_pronoun_brings_its_antecedent() -> None:
     assert q.text == (
         "The Falcon engine was introduced in 2019. It burns kerosene and liquid oxygen."
     )
+    # a pronoun opening a sentence in brackets points back as well
+    text = "Help files were regenerated as valid HTML5. (This is the impetus for this release.)"
+    q = quote(read_at(text, "impetus"), None, "Why was the release put out?")
+    assert q.text == text
 
 
 def test_a_sentence_that_also_says_something_brings_what_it_adds_to() -> None:
@@ -390,6 +394,28 @@ def test_a_why_question_brings_the_sentence_that_gives_the_reason() -> None:
     assert q.text.startswith("First, prerelease versions frequently are updated very quickly.")
     what = "What is excluded from range matching by default?"
     assert quote(read_at(text, "excluded"), None, what).text.startswith("Therefore")
+    # "So …" concludes as "Therefore" does; "So far …" and "So many …" conclude nothing
+    text = (
+        "The number of arguments to a function is sometimes stored in a signed character. "
+        "So there is a hard upper bound on the number of arguments of 127."
+    )
+    why = "Why is there a hard limit on how many arguments a function can take?"
+    q = quote(read_at(text, "hard upper bound"), None, why)
+    assert q.text.startswith("The number of arguments to a function is sometimes stored")
+    far = "The parser reads one token at a time. So far no bound on the arguments was met."
+    assert quote(read_at(far, "no bound"), None, why).text.startswith("So far")
+    # the reason in the sentence before, where none follows; "what's the reason" asks why
+    text = (
+        "To avoid denial-of-service attacks from miscreants, the length of a LIKE pattern "
+        "is limited to SQLITE_MAX_LIKE_PATTERN_LENGTH bytes. The default value of this "
+        "limit is 50000. A workstation evaluates such a pattern quickly."
+    )
+    why = "What's the reason SQLite limits how long a LIKE pattern can be?"
+    q = quote(read_at(text, "The default value"), None, why)
+    assert q.text.startswith("To avoid denial-of-service attacks")
+    assert q.text.endswith("limit is 50000.")
+    what = "What is the default limit on a LIKE pattern's length?"
+    assert quote(read_at(text, "The default value"), None, what).text.startswith("The default")
 
 
 def test_a_footnotes_mark_is_not_quoted() -> None:

@@ -3,6 +3,7 @@ files made here to pin what each keeps and where reading stops."""
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import zipfile
 from pathlib import Path
@@ -63,6 +64,43 @@ def test_a_workbook_reads_each_sheet_as_a_section_with_its_header_row() -> None:
     europe = doc.text.index("Europe")
     assert table_headers(doc.text, [europe]) == ["Region | 2021 | 2022"]
     assert [s.row for s in doc.segments] == [1, 2, 4, 5, 1]  # numbered as the sheet numbers them
+
+
+def test_notes_written_around_a_sheets_table_are_lines_and_its_header_heads_it() -> None:
+    """People write notes above a table and below it, spread over its cells; the table's
+    header is the row of words right above its rows of values, and the notes are lines
+    of text, not rows: they would head the table in its header's place."""
+    data = workbook(
+        {
+            "arts": [
+                ["Lots of people", None, None, None],
+                ["simply cannot resist writing", None, None, "some notes"],
+                ["at", "the", "top", "of their spreadsheets"],
+                ["Name", "Profession", "Age", "Date of death"],
+                ["David Bowie", "musician", 69, dt.date(2016, 1, 10)],
+                ["Harper Lee", "author", 89, dt.date(2016, 2, 19)],
+                [None, "some also write", None, "at the bottom"],
+            ],
+            "terms": [["Term", "Meaning"], ["sheet", "one grid"], ["cell", "one box", "note"]],
+        }
+    )
+    doc = load_bytes(data, "deaths.xlsx")
+    arts = [text for text, section, _ in blocks(doc) if section == ("arts",)]
+    assert arts == [
+        "Lots of people",
+        "simply cannot resist writing some notes",
+        "at the top of their spreadsheets",
+        "Name | Profession | Age | Date of death",
+        "David Bowie | musician | 69 | 2016-01-10",
+        "Harper Lee | author | 89 | 2016-02-19",
+        "some also write at the bottom",
+    ]
+    harper = doc.text.index("Harper Lee")
+    assert table_headers(doc.text, [harper]) == ["Name | Profession | Age | Date of death"]
+    assert [s.row for s in doc.segments][:7] == [1, 2, 3, 4, 5, 6, 7]
+    # a sheet of words alone has no rows of values to tell its notes by: every row stays
+    terms = [text for text, section, _ in blocks(doc) if section == ("terms",)]
+    assert terms == ["Term | Meaning", "sheet | one grid", "cell | one box | note"]
 
 
 def test_a_formula_is_read_as_its_last_calculated_value(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ cell marked; an empty cell is not an answer. Real ingest, real reader, real stor
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from footnoted.answering.tables import (
 from footnoted.inference.reader import Reading
 from footnoted.lexical import CELLS
 from footnoted.models import Chunk, Citation, RetrievedChunk, Span
+from footnoted.service.sheets import rows_around
 from test_loaders import SEC_TABLE
 from test_sheets_and_slides import workbook
 
@@ -336,6 +338,43 @@ def test_a_row_of_percentages_answers_only_a_question_asking_for_one(
 )
 def test_a_short_column_name_cuts_a_word_short(name: str, word: str, cut: bool) -> None:
     assert abbreviates(name, word) is cut
+
+
+def test_a_row_under_notes_is_read_under_its_header(service: Footnoted, tmp_path: Path) -> None:
+    """A sheet with notes above its table: the row a question names is shown under the
+    table's header, not under a note, and "die" names the column "Date of death"."""
+    people = [
+        ("David Bowie", "musician", 69, "1947-01-08", "2016-01-10"),
+        ("Carrie Fisher", "actor", 60, "1956-10-21", "2016-12-27"),
+        ("Harper Lee", "author", 89, "1926-04-28", "2016-02-19"),
+        ("Jo Cox", "politician", 41, "1974-06-22", "2016-06-16"),
+        ("John Glenn", "astronaut", 95, "1921-07-28", "2016-12-08"),
+    ]
+    rows: list[list[object]] = [
+        ["Lots of people", None, None, None, None],
+        ["simply cannot resist writing", None, None, None, "some notes"],
+        ["at", "the", "top", "of", "their spreadsheets"],
+        ["Name", "Profession", "Age", "Date of birth", "Date of death"],
+    ]
+    rows += [[name, job, age, dt.date.fromisoformat(b), dt.date.fromisoformat(d)]
+             for name, job, age, b, d in people]  # fmt: skip
+    book = tmp_path / "docs" / "deaths.xlsx"
+    book.parent.mkdir(parents=True)
+    book.write_bytes(workbook({"other": rows}))
+    report = service.ingest([book])
+    assert not report.failed, report.failed
+    out = service.answer("When did Jo Cox die?")
+    assert out.answer is not None, out.refusal
+    assert out.answer.text.startswith("| Name | Profession | Age | Date of birth | Date of death |")
+    assert "| Jo Cox | politician | 41 | 1974-06-22 | 2016-06-16 |" in out.answer.text
+    assert "notes" not in out.answer.text
+    # the viewer shows the cited row under the same header, not under the first note
+    [doc] = service.store.list_documents()
+    at = service.store.document_text(doc.id, 0, 10_000).index("Jo Cox")
+    window = rows_around(service.store, doc.id, at)
+    assert window.header.cells == ["Name", "Profession", "Age", "Date of birth", "Date of death"]
+    assert (window.header.number, window.cited) == (4, 8)
+    assert window.rows[0].cells == ["Lots of people"]  # a note keeps its place, as one line
 
 
 @pytest.fixture

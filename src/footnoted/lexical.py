@@ -50,8 +50,8 @@ def stop_words() -> frozenset[str]:
     return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
-# what a question's adjective or unit asks the measure of: "how deep" names a "depth"
-# column, "the 423 gram chick" a "weight" one
+# what a question's adjective, unit or verb asks the measure of: "how deep" names a
+# "depth" column, "the 423 gram chick" a "weight" one, "when did she die" a "date of death"
 MEASURES = {
     "deep": "depth",
     "long": "length",
@@ -76,6 +76,10 @@ MEASURES = {
     "lbs": "weight",
     "ounces": "weight",
     "oz": "weight",
+    "born": "birth",
+    "die": "death",
+    "died": "death",
+    "dies": "death",
 }
 
 

@@ -106,8 +106,12 @@ def counts(question: str) -> bool:
 
 
 _HOW_MANY = re.compile(r"\s*how many\b", re.IGNORECASE)
-# a version a question names: "version 1.1 of the Apache License", "CycloneDX v1.6"
-_VERSION = re.compile(r"\bversion\s+(\d+(?:\.\d+)*)\b|\bv(\d+\.\d+(?:\.\d+)*)\b", re.IGNORECASE)
+# a version a question names: "version 1.1 of the Apache License", "CycloneDX v1.6", or
+# three numbers or more joined by points ("readxl 1.3.0")
+_VERSION = re.compile(
+    r"\bversion\s+(\d+(?:\.\d+)*)\b|\bv(\d+\.\d+(?:\.\d+)*)\b|(?<![\w.])(\d+(?:\.\d+){2,})(?!\w|\.\d)",
+    re.IGNORECASE,
+)
 _WHICH_YEAR = re.compile(r"\s*(?:in |on |from |by )?(?:what|which) year\b", re.IGNORECASE)
 # a year as text writes one: "1621", "2018", "the 1990s" (not "10.3" nor "1,599")
 _YEARLIKE = re.compile(r"(?<![\d.,])[1-9]\d{2,3}(?!\d|[.,]\d)")
@@ -204,8 +208,12 @@ class Asked:
         if self.halves - halves and not _HALF_ENDED.search(near):
             gone += [f"H{n}" for n in sorted(self.halves - halves)]
         text = _folded(f"{near} {' '.join(further)}")
-        seen = f"{text} {about[:COVER_CHARS]}"
-        gone += [f"version {v}" for v in sorted(self.versions) if not _shows_version(v, seen)]
+        front = about[:COVER_CHARS]
+        gone += [
+            v if v.count(".") > 1 else f"version {v}"  # "1.3.2" may number a section
+            for v in sorted(self.versions)
+            if not shows_version(v, text) and not _names_version(v, front)
+        ]
         counted = Counter(words(about))
         often = " ".join(w for w, n in counted.items() if n >= ABOUT_TIMES)
         often = f"{about[:COVER_CHARS]} {often}"
@@ -213,7 +221,11 @@ class Asked:
         held, held_near = _vocabulary(everything), _vocabulary(text)
         for name in self.names + self.items:
             if "_" in name or name in self.items:  # held whole ("asn1_der_decoding2"), or not
-                if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE):
+                whole = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
+                # an identifier the opening names again and again is what the document is
+                # about ("read_excel" in readxl's changelog), as a name is
+                about_it = name not in self.items and len(whole.findall(about)) >= ABOUT_TIMES
+                if not whole.search(text) and not about_it:
                     gone.append(name)
                 continue
             parts = [p for p in words(name) if p not in _COMMON]
@@ -237,10 +249,22 @@ class Asked:
 _SEPARATOR = r"[\s,/_-]+"
 
 
-def _shows_version(version: str, text: str) -> bool:
+def shows_version(version: str, text: str) -> bool:
     """Whether ``text`` shows a version: "1.1" in "Version 1.1" or "v1.1", not in "11.1"
     or "1.1.2"."""
     return re.search(rf"(?<![\d.]){re.escape(version)}(?!\d|\.\d)", text) is not None
+
+
+def _names_version(version: str, cover: str) -> bool:
+    """Whether a document's ``cover`` names it by ``version``: shows it, and, for a
+    version of three numbers or more, no other of as many (a changelog's opening lists
+    "readxl 1.4.2", "readxl 1.4.1", "readxl 1.4.0": it is no one version's document)."""
+    if not shows_version(version, cover):
+        return False
+    if version.count(".") < 2:
+        return True
+    shape = rf"(?<![\d.])\d+(?:\.\d+){{{version.count('.')}}}(?!\d|\.\d)"
+    return set(re.findall(shape, cover)) == {version}
 
 
 def _shaped(token: str) -> bool:
@@ -452,7 +476,7 @@ def asked(question: str) -> Asked:
         if len(run) > 1
         for name, _, _ in run
     )
-    versions = frozenset(m[1] or m[2] for m in _VERSION.finditer(question))
+    versions = frozenset(m[1] or m[2] or m[3] for m in _VERSION.finditer(question))
     items = tuple(dict.fromkeys(n for n in _kind_named(question) if n not in names))
     return Asked(
         years,

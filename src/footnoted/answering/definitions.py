@@ -14,7 +14,8 @@ one of them leads the answer (``definition``):
   types of firearms selected)", asked "What does the Multiple column mean?");
 - a sentence that starts with the term and defines it ("Adjusted EBITDA is defined as
   …", "The FAS/CAS service cost adjustment represents …"), or says it defines it ("We
-  define Adjusted EBITDA as …");
+  define Adjusted EBITDA as …"), or ends naming what it describes by the term ('We
+  call each individual SELECT statement within a compound SELECT a "term".');
 - for an abbreviation, its words beside it ("SPDX (Software Package Data Exchange)",
   "Software Package Data Exchange (SPDX)") or in the same sentence ("ALCE, the first
   benchmark for Automatic LLMs’ Citation Evaluation"), matched letter by letter as
@@ -60,6 +61,10 @@ _ASKS = (
     (r"define (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
     (r"what(?: is|'s| are) (?:an? |the )?(?P<t>.+)", "meaning"),
 )
+# what a quoted term is of: "a 'term' of a compound SELECT"
+_OF_WHAT = re.compile(r"\s+of\s+(?:the|an?)\b.*$")
+# where the question says to look, before it asks: "On the limits page, what is …"
+_WHERE_FIRST = re.compile(r"^(?:on|in|according to|per|from)\s[^,]{1,60},\s*", re.I)
 _ASK_PATTERNS = tuple((re.compile(p, re.I), asks) for p, asks in _ASKS)
 # words that make "What is X" a question about something else than X's meaning
 _NOT_A_TERM = re.compile(
@@ -86,6 +91,8 @@ _CALCULATED = r"(?:is|are) (?:calculated|computed) (?:as|by)"
 _DIGIT = re.compile(r"\d")
 _TITLED = re.compile(r"[\"“‘']?[A-Z][a-z]")  # a heading's word; a standard's term is lower case
 _UNIT = re.compile(r"(?:in|unaudited|thousands|millions|billions|percent|%)\b", re.I)
+# what the term is of, between it and its verb: "The type affinity of a column is …"
+_OF_ONE = r"(?:\s+of\s+(?:an?|each|every)\s+[\w-]+)?"
 _NOTE_MARK = r"(?:[*†‡§]{1,3}\s*)?"  # a footnote's mark before its first word: "** ", "† "
 _MINOR = {"of", "and", "for", "the", "to", "in", "on", "a", "an", "&", "with", "by"}
 
@@ -121,6 +128,7 @@ def asked_term(question: str) -> Term | None:
     operating loss'")."""
     q = " ".join(question.split()).rstrip(" ?.!")
     body = re.sub(r"^[^:]{1,60}:\s*", "", q)  # "m&a checklist: what is …"
+    body = _WHERE_FIRST.sub("", body)  # "On the limits page, what is meant by …"
     for pattern, asks in _ASK_PATTERNS:
         m = pattern.fullmatch(body)
         if m is None:
@@ -129,7 +137,8 @@ def asked_term(question: str) -> Term | None:
         asked = m.group("t")
         quoted = _QUOTED.search(asked)
         if quoted is not None:  # the quoted term whole; where it is used said after it
-            rest = asked[: quoted.start()] + _ABOUT.sub("", asked[quoted.end() :])
+            after = _OF_WHAT.sub("", _ABOUT.sub("", asked[quoted.end() :]))
+            rest = asked[: quoted.start()] + after
             if rest.strip() and not _OWNER.fullmatch(rest.strip()):
                 return None
             term = quoted.group(1).strip()
@@ -172,7 +181,8 @@ def definition(
     if expanded is not None or term.expands or loose:
         return expanded
     name = _name(term.text, plural)
-    found = [d for d in (_glossary(name, text), _sentence(name, text)) if d is not None]
+    forms = (_glossary(name, text), _sentence(name, text), _called(name, text))
+    found = [d for d in forms if d is not None]
     return min(found, key=lambda d: d.start) if found else None
 
 
@@ -184,13 +194,14 @@ def calculation(term: Term, text: str) -> Definition | None:
 
 def defining(term: Term, passages: Sequence[str]) -> tuple[int, Definition] | None:
     """The first of ``passages`` that defines ``term``, with where: how it is
-    calculated first where that is asked, then by a written form (the term as asked
-    before its plural: "A Foundation Document is …" before "The Foundation Documents
-    are the works entitled …"), then by an abbreviation's words in a sentence (the
-    weaker sign), then under a heading naming it (``headed``, the weakest), in any of
-    them; None when none does."""
+    calculated first where that is asked, then an abbreviation spelled out beside it,
+    then by a written form (the term as asked before its plural: "A Foundation Document
+    is …" before "The Foundation Documents are the works entitled …"), then by an
+    abbreviation's words in a sentence (the weaker sign), then under a heading naming it
+    (``headed``, the weakest), in any of them; None when none does."""
     forms: list[Callable[[Term, str], Definition | None]] = [
         *([calculation] if term.calculated else []),
+        *([spelled] if term.abbreviation else []),
         partial(definition, loose=False, plural=False),
         partial(definition, loose=False),
         partial(definition, loose=True),
@@ -202,6 +213,12 @@ def defining(term: Term, passages: Sequence[str]) -> tuple[int, Definition] | No
             if found is not None:
                 return i, found
     return None
+
+
+def spelled(term: Term, text: str) -> Definition | None:
+    """Where ``text`` spells an abbreviation out beside it, in brackets ("Open Database
+    Connectivity (ODBC) is a standard …"): the first thing to say of one."""
+    return _expanded(term, text, loose=False)
 
 
 def _name(term: str, plural: bool = True) -> str:
@@ -276,11 +293,12 @@ def _sentence(
     name: str, text: str, verb: str = _VERB, says: str = "defines?|defined|calculates?|computes?"
 ) -> Definition | None:
     """A sentence that starts with the term and a defining ``verb`` ("Adjusted EBITDA is
-    defined as …"), after the note mark a footnote opens with or a list item's number
-    ("7. Q is half of …") or not ("** Core operating loss is a non-GAAP measure …"), or
-    that ``says`` it defines it ("We define Adjusted EBITDA as …")."""
+    defined as …", "The type affinity of a column is …"), after the note mark a footnote
+    opens with or a list item's number ("7. Q is half of …") or not ("** Core operating
+    loss is a non-GAAP measure …"), or that ``says`` it defines it ("We define Adjusted
+    EBITDA as …")."""
     opening = re.compile(
-        rf"{_NOTE_MARK}(?P<n>\(?\d{{1,3}}[.)]\s+)?(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?,?\s+(?:{verb})\s+\S"
+        rf"{_NOTE_MARK}(?P<n>\(?\d{{1,3}}[.)]\s+)?(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?{_OF_ONE},?\s+(?:{verb})\s+\S"
     )
     defines = re.compile(rf"\b(?i:{says})\s+(?i:(?:an?|the)\s+)?(?i:{name})\s+as\s+\S")
     for s, e in split_sentences(text):
@@ -290,6 +308,21 @@ def _sentence(
             if m is not None and e - m.end() >= 10 and not _heading(text[at:e]):
                 numbered = m.re is opening and m["n"] is not None
                 return Definition(m.end("n") if numbered else at, e)  # not its number
+    return None
+
+
+def _called(name: str, text: str) -> Definition | None:
+    """A sentence that names what it describes by the term, last: 'We call each
+    individual SELECT statement within a compound SELECT a "term".', "… is known as
+    a lock file."."""
+    calls = re.compile(
+        rf"(?:\b(?i:we|they|you|people)\s+(?:call|term)\s+\S.{{8,}}?"
+        rf"|\b(?:is|are)\s+(?:called|known\s+as|termed|referred\s+to\s+as))"
+        rf"\s+(?i:(?:an?|the)\s+)?(?i:{name})\s*[.;]?\s*$"
+    )
+    for s, e in split_sentences(text):
+        if calls.search(text, s, e) is not None:
+            return Definition(s, e)
     return None
 
 

@@ -49,10 +49,19 @@ from ..outbound import Outbound
 from ..retrieval import Retrieval, Retriever, to_read
 from ..settings import CollectionSettings, Settings
 from . import evidence, trust
-from .asked import ROUND_THE_CLOCK, YEAR, Asked, asked, asks_how_many, counts, holds_number
+from .asked import (
+    ROUND_THE_CLOCK,
+    YEAR,
+    Asked,
+    asked,
+    asks_how_many,
+    counts,
+    holds_number,
+    shows_version,
+)
 from .citations import Answer
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
-from .definitions import asked_term, defining
+from .definitions import asked_term, defining, spelled
 from .evidence import Link, Read
 from .extractive import already_said, choose, extract
 from .llm.answerer import LLMAnswerer
@@ -252,6 +261,8 @@ class Pipeline:
         asking = asked if about is not None else query
         missing = self._missing(asking, read, cal) if read and not sides else ()
         hop = self._second_hop(asking, read, cal, about, missing) if missing else None
+        if hop is None and missing:
+            hop = self._headed(asking, read, retrieval, cal, about, missing)
         if hop is not None:
             read, missing = hop, ()
         answers = not read or bool(sides) or self._answers(asking, read)
@@ -360,10 +371,15 @@ class Pipeline:
         hits = [r.hit for r in read]
         found = defining(term, [h.chunk.text for h in hits])
         vector = retrieval.vector
-        if found is None and vector is not None:
+        unspelled = (
+            found is not None
+            and term.abbreviation
+            and spelled(term, hits[found[0]].chunk.text) is None
+        )
+        if (found is None or unspelled) and vector is not None:
             seen = {h.chunk.id for h in hits}
-            hits = [h for h in retrieval.candidates[:DEFINED_DEPTH] if h.chunk.id not in seen]
-            seen |= {h.chunk.id for h in hits}
+            wider = [h for h in retrieval.candidates[:DEFINED_DEPTH] if h.chunk.id not in seen]
+            seen |= {h.chunk.id for h in wider}
             if term.abbreviation:  # spelled out where first used: each document's first
                 holding = self.retriever.containing(term.text, vector, q.where, ABBREVIATED_DEPTH)
                 rank = {
@@ -372,8 +388,12 @@ class Pipeline:
                 holding.sort(key=lambda h: (rank[h.chunk.document_id], h.chunk.char_start))
             else:
                 holding = self.retriever.containing(term.text, vector, q.where, DEFINED_DEPTH)
-            hits += [h for h in holding if h.chunk.id not in seen]
-            found = defining(term, [h.chunk.text for h in hits])
+            wider += [h for h in holding if h.chunk.id not in seen]
+            further = defining(term, [h.chunk.text for h in wider])
+            if further is not None and (
+                found is None or spelled(term, wider[further[0]].chunk.text) is not None
+            ):  # "ODBC is a client-server system" read: its words spelled out further
+                hits, found = wider, further
         if found is None:
             return None
         i, where = found
@@ -474,6 +494,34 @@ class Pipeline:
         if missing and set(self._missing(query, hop, cal)) & set(missing):
             return None
         return hop
+
+    def _headed(
+        self,
+        query: str,
+        read: tuple[Read, ...],
+        retrieval: Retrieval,
+        cal: Calibration,
+        about: str | None,
+        missing: Sequence[str],
+    ) -> tuple[Read, ...] | None:
+        """``read`` led instead by one of the best ``DEFINED_DEPTH`` passages retrieved
+        whose section's heading shows a version the lead lacks (a changelog's "readxl
+        1.4.1" for "Why was readxl 1.4.1 put out?", where the passages read are other
+        releases'), read now, believed and lacking nothing the question asks about; None
+        when there is none."""
+        lacked = [v for v in asked(query).versions if v in missing or f"version {v}" in missing]
+
+        def headed(hit: RetrievedChunk) -> bool:
+            return any(shows_version(v, hit.chunk.section or "") for v in lacked)
+
+        seen = {r.hit.chunk.id for r in read}
+        hits = [h for h in retrieval.candidates[:DEFINED_DEPTH] if h.chunk.id not in seen]
+        found = [r for r in read[1:] if headed(r.hit)]
+        found += self._read(query, [h for h in hits if headed(h)], cal, about)
+        for r in sorted(found, key=lambda r: -r.score):
+            if r.score >= cal.threshold and not self._missing(query, (r,), cal):
+                return (r, *(other for other in read if other is not r))
+        return None
 
     def _first_hop(
         self,

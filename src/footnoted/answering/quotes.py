@@ -77,14 +77,18 @@ HEADING_WORDS = 14  # a line without an end stop and no longer than this may be 
 _HOW = re.compile(r"\s*(?:To do (?:this|so|that)|This is done|Doing (?:this|so))\b")
 # the next sentence says how to do what the quote says can be done: it is the answer
 _SENTENCE_ENDS = (".", "!", "?", ":", ";", '"', "”", "’", ")")  # how a sentence may end
-_WHY = re.compile(r"\bwhy\b|\bfor what reason\b", re.IGNORECASE)
+_WHY = re.compile(
+    r"\bwhy\b|\bfor what reason\b|\bhow come\b|\bwhat(?:'s| is| was) the (?:reason|rationale)\b",
+    re.IGNORECASE,
+)
 _REASON = re.compile(  # a sentence that gives a reason
     r"\b(?:because|since|due to|owing to|so that|in order to|as a result|reasons?|advantages?"
     r"|benefits?|thus|therefore|hence|that's why|which is why|this is why|so as to|causes?"
-    r"|caused|leads? to|results? in|(?:this|that) is (?:intended |meant |done )?to)\b",
+    r"|caused|leads? to|results? in|(?:this|that) is (?:intended |meant |done )?to"
+    r"|to (?:avoid|prevent|guard against|protect against))\b",
     re.IGNORECASE,
 )
-_PRONOUN = re.compile(r"(?:This|These|That|Those|It|They|Such|Its|Their)\b")
+_PRONOUN = re.compile(r"\(?(?:This|These|That|Those|It|They|Such|Its|Their)\b")  # "(This …"
 # "these" or "those" before a noun, anywhere in a sentence, points back as an opening
 # pronoun does ("The update-passwd tool keeps the entries in these master files in
 # sync") where the sentence before names the things ("… contains the master versions
@@ -97,7 +101,8 @@ _PHRASE = re.compile(r"[^\n,.;:()]*")  # words up to a stop
 # a sentence that opens by concluding from the one before
 _CONCLUDES = re.compile(
     r"(?:Therefore|Thus|Hence|Consequently|Accordingly|As a result|For (?:this|that|these) "
-    r"reasons?|So,|That is why|That's why|This is why|Which is why)\b"
+    r"reasons?|So,|So\s(?!(?:far|much|many|long|as|that)\b)|That is why|That's why"
+    r"|This is why|Which is why)\b"
 )
 _ALSO = re.compile(r"(?:[^\s.;:]+\s+){1,6}?also\b")  # "also" among a sentence's first words
 # a bullet, a list's number or letter, or a footnote's mark ("** Core operating loss …")
@@ -339,7 +344,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     start = _past_bullet(text, start, end)
     start = with_antecedent(text, start, end, chunk.section)
     start = _from_reason(text, start, question, chunk.section)
-    end = _with_reason(text, start, end, question, chunk.section)
+    start, end = _with_reason(text, start, end, question, chunk.section)
     body = Piece(base + start, base + end, text[start:end])
     more = False
     if body.text.rstrip().endswith(":") or _HOW.match(text, end):
@@ -437,21 +442,26 @@ def _demonstrated(after: str) -> Bag:
     return bag(" ".join(named))
 
 
-def _with_reason(text: str, start: int, end: int, question: str, section: str | None) -> int:
-    """Where the quote of ``text[start:end]`` ends: for a question asking why, whose
-    quote gives no reason, at the end of one of the next two sentences of the passage
-    that gives one ("We divide the corpus into 100-word passages following previous
-    works. … Taking short 100-word passages has several advantages: (1) It is easier for
-    humans to verify")."""
+def _with_reason(
+    text: str, start: int, end: int, question: str, section: str | None
+) -> tuple[int, int]:
+    """Where the quote of ``text[start:end]`` starts and ends: for a question asking why,
+    whose quote gives no reason, to the end of one of the next two sentences of the
+    passage that gives one ("We divide the corpus into 100-word passages following
+    previous works. … Taking short 100-word passages has several advantages: (1) It is
+    easier for humans to verify"), else from the sentence before where that gives one
+    ("To avoid denial-of-service attacks …, the length of a pattern is limited to …
+    bytes. The default value of this limit is 50000.")."""
     if not _WHY.search(question) or _REASON.search(text, start, end):
-        return end
+        return start, end
     following = [(s, e) for s, e, _ in chunk_sentences(text) if s >= end][:2]
     for s, e in following:
         if heading(text[s:e].strip(), section):
             break
         if _REASON.search(text, s, e):
-            return e
-    return end
+            return start, e
+    before = _antecedent(text, start, section)
+    return (before if _REASON.search(text, before, start) else start), end
 
 
 def _from_reason(text: str, start: int, question: str, section: str | None) -> int:

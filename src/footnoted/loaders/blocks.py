@@ -24,7 +24,8 @@ from .captions import captioned
 
 HEADER_CHARS = 240  # a table header row embedded as a chunk's context is cut to about this
 HEADER_KEPT = 4000  # a header row kept for its table's rows is cut to about this length
-_AMOUNT = re.compile(r"^[-–—$€£¥%().,\d\s]*\d[-–—$€£¥%().,\d\s]*$")
+# a cell of an amount, or of a date written in digits ("2016-01-10")
+AMOUNT = re.compile(r"^[-–—$€£¥%().,\d\s]*\d[-–—$€£¥%().,\d\s]*$")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 CURRENCY = frozenset({"$", "€", "£", "¥"})  # a sign set in a cell of its own
 # a cell that gives its column's unit: "€m", "$'000", "RMB’Million", "US$ millions", "%"
@@ -156,7 +157,7 @@ class _Table:
             return self.header
         # a currency sign set in a cell of its own belongs to the amount after it
         cells = [cell for cell in block.split(CELLS) if cell.strip() not in CURRENCY]
-        named = not any(_AMOUNT.match(cell) and not _YEAR.match(cell) for cell in cells)
+        named = not any(AMOUNT.match(cell) and not _YEAR.match(cell) for cell in cells)
         # a row of years with no label before them ("2021 | 2020 | 2019 | Change") heads
         # a table, however many cells the rows before it had; but one with words beside
         # its years that goes on from the row before it (as many cells, no label

@@ -2,13 +2,14 @@
 
 Each sheet is a section named after it; each row is a block of its cells joined by
 ``CELLS`` that knows its number in the sheet (a citation names it: "row 12"), the
-sheet's first row (its header) first, so a row's column names are the
-table header every reader of tables already finds (``blocks.table_headers``): chunks
-are embedded with it and quotes of a row are shown under it. Empty rows and trailing
-empty cells are dropped; a workbook's cells are read as last calculated (a formula's
-value, not its text). Reading stops with a clear error past ``loaders.MAX_SHEET_CELLS``
-cells or ``loaders.MAX_TEXT_CHARS`` characters: a sheet that claims a million rows is
-never walked to the end.
+table's header row first, so a row's column names are the table header every reader
+of tables already finds (``blocks.table_headers``): chunks are embedded with it and
+quotes of a row are shown under it. Notes written around the table, above its header
+or below its last row, are read as lines of text, not as rows (``_notes``). Empty
+rows and trailing empty cells are dropped; a workbook's cells are read as last
+calculated (a formula's value, not its text). Reading stops with a clear error past
+``loaders.MAX_SHEET_CELLS`` cells or ``loaders.MAX_TEXT_CHARS`` characters: a sheet that
+claims a million rows is never walked to the end.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from footnoted.errors import DocumentError
 from footnoted.lexical import CELLS, EMPTY_CELL
 from footnoted.models import ParsedDocument
 
-from .blocks import Block, assemble, clean, clean_title
+from .blocks import AMOUNT, Block, assemble, clean, clean_title
 from .sizes import check_archive
 
 Cell = object
@@ -89,7 +90,44 @@ class _Budget:
 
 def _sheet(title: str, rows: Iterable[Sequence[Cell]], budget: _Budget) -> list[Block]:
     section = (title,) if title else ()
-    return [Block(CELLS.join(cells), section, row=n) for n, cells in _rows(rows, budget)]
+    read = list(_rows(rows, budget))
+    notes = _notes(read)
+    return [
+        Block(_note(cells) if n in notes else CELLS.join(cells), section, row=n)
+        for n, cells in read
+    ]
+
+
+def _notes(rows: Sequence[tuple[int, list[str]]]) -> set[int]:
+    """The numbers of the rows written around a sheet's table rather than in it, read as
+    lines of text: its table is the run of rows holding values (numbers, dates,
+    TRUE/FALSE) from the first two in a row to the last, under the row of words right
+    above them (its header); a note spread over cells above that header ("simply cannot
+    resist writing | - | - | - | - | some notes") or below the last row holding a value
+    is none of its rows, and would head the table in its header's place. A sheet
+    whose values have no row of words right above them keeps every row."""
+    valued = [any(_value(cell) for cell in cells) for _, cells in rows]
+    first = next((i for i in range(len(rows) - 1) if valued[i] and valued[i + 1]), None)
+    if first is None or first == 0:
+        return set()
+    header = rows[first - 1][1]
+    if sum(cell != EMPTY_CELL for cell in header) < 2 or valued[first - 1]:
+        return set()
+    last = max(i for i, held in enumerate(valued) if held)
+    around = [*rows[: first - 1], *rows[last + 1 :]]
+    return {n for n, cells in around if len(cells) > 1}
+
+
+def _value(cell: str) -> bool:
+    return cell in _BOOLEANS or bool(AMOUNT.match(cell))
+
+
+def _note(cells: Sequence[str]) -> str:
+    """A note's cells as one line of text."""
+    return " ".join(cell for cell in cells if cell != EMPTY_CELL)
+
+
+_BOOLEANS = frozenset({"TRUE", "FALSE"})
 
 
 def _rows(rows: Iterable[Sequence[Cell]], budget: _Budget) -> Iterator[tuple[int, list[str]]]:

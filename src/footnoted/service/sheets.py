@@ -2,7 +2,8 @@
 
 A workbook or CSV file is stored as text, a row a block, each chunk knowing where its
 rows start and their numbers in the sheet (``Chunk.rows``). The viewer shows a cited
-row as the sheet shows it: under the sheet's header row (its first), with the rows
+row as the sheet shows it: under its table's header row (the sheet's first, or the row
+of words right above its values where notes are written above it), with the rows
 around it, each with its number.
 """
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 from ..errors import NotFound
 from ..lexical import CELLS, line_end
+from ..loaders.blocks import table_headers
 from ..stores.base import Store
 
 AROUND = 10  # rows shown before and after the cited one
@@ -49,7 +51,10 @@ def rows_around(store: Store, document_id: str, at: int) -> SheetWindow:
     same = [s for s in starts if places[s][1] == sheet]
     text = store.document_text(document_id, same[0], _end_of(store, document_id, same[-1]))
     rows = [_row(text, same[0], start, places[start][0]) for start in same]
-    header, body = rows[0], rows[1:]
+    [heading] = table_headers(text, [cited_start - same[0]])
+    # the table's header row, past the notes written above it; else the sheet's first
+    header = next((r for r in rows if CELLS.join(r.cells) == heading), rows[0])
+    body = [r for r in rows if r is not header]
     where = next((i for i, r in enumerate(body) if r.start == cited_start), 0)
     window = body[max(where - AROUND, 0) : where + AROUND + 1]
     return SheetWindow(sheet, header, window, cited)
