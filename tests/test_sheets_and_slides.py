@@ -82,6 +82,12 @@ def test_notes_written_around_a_sheets_table_are_lines_and_its_header_heads_it()
                 [None, "some also write", None, "at the bottom"],
             ],
             "terms": [["Term", "Meaning"], ["sheet", "one grid"], ["cell", "one box", "note"]],
+            "costs": [
+                ["Region", "Revenue", "Cost"],
+                [None, "€m", "€m"],
+                ["Asia", 5, 3],
+                ["Africa", 4, 2],
+            ],
         }
     )
     doc = load_bytes(data, "deaths.xlsx")
@@ -101,6 +107,9 @@ def test_notes_written_around_a_sheets_table_are_lines_and_its_header_heads_it()
     # a sheet of words alone has no rows of values to tell its notes by: every row stays
     terms = [text for text, section, _ in blocks(doc) if section == ("terms",)]
     assert terms == ["Term | Meaning", "sheet | one grid", "cell | one box | note"]
+    # nor does one whose values have only their units right above them, under the header
+    costs = [text for text, section, _ in blocks(doc) if section == ("costs",)]
+    assert costs == ["Region | Revenue | Cost", "- | €m | €m", "Asia | 5 | 3", "Africa | 4 | 2"]
 
 
 def test_a_formula_is_read_as_its_last_calculated_value(tmp_path: Path) -> None:

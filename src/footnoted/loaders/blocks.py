@@ -166,7 +166,7 @@ class _Table:
         # Project" (not the years under " | | Year Ended | " or "Years Ended December 31,
         # | Years Ended December 31,": a heading over them all, they name the columns)
         kept = [cell.strip() for cell in cells]
-        if self.header is not None and not self.data and not self.label and _units(kept):
+        if self.header is not None and not self.data and not self.label and units(kept):
             return self.header  # its header's units ("€m | €m" under "2019 | 2018")
         years = [i for i, cell in enumerate(kept) if _YEAR.match(cell)]
         first = kept[0] if kept else ""
@@ -186,7 +186,7 @@ class _Table:
         return self.header
 
 
-def _units(cells: Sequence[str]) -> bool:
+def units(cells: Sequence[str]) -> bool:
     """Whether a row's cells give only its columns' units (empty ones aside)."""
     given = [cell for cell in cells if cell]
     return bool(given) and all(_UNIT_CELL.fullmatch(cell) for cell in given)

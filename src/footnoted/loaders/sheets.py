@@ -24,7 +24,7 @@ from footnoted.errors import DocumentError
 from footnoted.lexical import CELLS, EMPTY_CELL
 from footnoted.models import ParsedDocument
 
-from .blocks import AMOUNT, Block, assemble, clean, clean_title
+from .blocks import AMOUNT, Block, assemble, clean, clean_title, units
 from .sizes import check_archive
 
 Cell = object
@@ -105,14 +105,15 @@ def _notes(rows: Sequence[tuple[int, list[str]]]) -> set[int]:
     above them (its header); a note spread over cells above that header ("simply cannot
     resist writing | - | - | - | - | some notes") or below the last row holding a value
     is none of its rows, and would head the table in its header's place. A sheet
-    whose values have no row of words right above them keeps every row."""
+    whose values have no row of words right above them, or only a row of their units
+    under the header ("- | €m | €m"), keeps every row."""
     valued = [any(_value(cell) for cell in cells) for _, cells in rows]
     first = next((i for i in range(len(rows) - 1) if valued[i] and valued[i + 1]), None)
     if first is None or first == 0:
         return set()
-    header = rows[first - 1][1]
-    if sum(cell != EMPTY_CELL for cell in header) < 2 or valued[first - 1]:
-        return set()
+    header = [cell for cell in rows[first - 1][1] if cell != EMPTY_CELL]
+    if len(header) < 2 or valued[first - 1] or units(header):
+        return set()  # no row of words right above the values, or their units ("€m | €m")
     last = max(i for i, held in enumerate(valued) if held)
     around = [*rows[: first - 1], *rows[last + 1 :]]
     return {n for n, cells in around if len(cells) > 1}
