@@ -198,7 +198,8 @@ class Asked:
         ("R&D": "research and development"; ``_spelled_out``)."""
         near = _folded(" ".join(evidence))
         about = _folded(about)
-        cover = set(YEAR.findall(about[:COVER_CHARS])) & self.filed
+        front = about[:COVER_CHARS]
+        cover = set(YEAR.findall(front)) & self.filed
         gone = sorted(self.years - set(YEAR.findall(near)) - cover)
         shown = _quarters(near) | {_ORDINALS[m[1].lower()] for m in _QUARTER_CELL.finditer(near)}
         if self.quarters - shown and not _QUARTER_ENDED.search(near):
@@ -208,15 +209,14 @@ class Asked:
         if self.halves - halves and not _HALF_ENDED.search(near):
             gone += [f"H{n}" for n in sorted(self.halves - halves)]
         text = _folded(f"{near} {' '.join(further)}")
-        front = about[:COVER_CHARS]
         gone += [
-            v if v.count(".") > 1 else f"version {v}"  # "1.3.2" may number a section
+            said_version(v)
             for v in sorted(self.versions)
             if not shows_version(v, text) and not _names_version(v, front)
         ]
         counted = Counter(words(about))
         often = " ".join(w for w, n in counted.items() if n >= ABOUT_TIMES)
-        often = f"{about[:COVER_CHARS]} {often}"
+        often = f"{front} {often}"
         everything = f"{text} {often}"
         held, held_near = _vocabulary(everything), _vocabulary(text)
         for name in self.names + self.items:
@@ -253,6 +253,12 @@ def shows_version(version: str, text: str) -> bool:
     """Whether ``text`` shows a version: "1.1" in "Version 1.1" or "v1.1", not in "11.1"
     or "1.1.2"."""
     return re.search(rf"(?<![\d.]){re.escape(version)}(?!\d|\.\d)", text) is not None
+
+
+def said_version(version: str) -> str:
+    """How ``missing`` says a version is not found: "version 1.1", or "1.3.2" alone (three
+    numbers may number a section: "under 3.1.3")."""
+    return version if version.count(".") > 1 else f"version {version}"
 
 
 def _names_version(version: str, cover: str) -> bool:

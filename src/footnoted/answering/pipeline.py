@@ -57,6 +57,7 @@ from .asked import (
     asks_how_many,
     counts,
     holds_number,
+    said_version,
     shows_version,
 )
 from .citations import Answer
@@ -509,7 +510,7 @@ class Pipeline:
         1.4.1" for "Why was readxl 1.4.1 put out?", where the passages read are other
         releases'), read now, believed and lacking nothing the question asks about; None
         when there is none."""
-        lacked = [v for v in asked(query).versions if v in missing or f"version {v}" in missing]
+        lacked = [v for v in asked(query).versions if said_version(v) in missing]
 
         def headed(hit: RetrievedChunk) -> bool:
             return any(shows_version(v, hit.chunk.section or "") for v in lacked)
