@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from conftest import shared, write
-from footnoted.answering.asked import ABOUT_TIMES, COVER_CHARS, asked, counts, holds_number
+from footnoted.answering.asked import (
+    ABOUT_TIMES,
+    COVER_CHARS,
+    asked,
+    counts,
+    holds_number,
+    names_new,
+)
 from footnoted.evaluation.datasets import read_passages, safe_stem
 from footnoted.service.facade import Footnoted
 from footnoted.settings import Settings
@@ -24,12 +31,13 @@ def test_a_question_names_its_years_and_its_names_but_not_its_first_word() -> No
     assert asked("How are annual plans refunded? Refunds take 5 days.").names == ()
 
 
-def test_a_fiscal_year_as_finance_writes_it_is_a_year_not_a_name() -> None:
+def test_a_year_as_finance_or_a_phrase_writes_it_is_a_year_not_a_name() -> None:
     written = (
         ("What was Lyft's FY2021 revenue?", "2021"),
         ("In its FY 22 report, what was the backlog?", "2022"),
         ("What was FY'98 revenue?", "1998"),
         ("What was 4Q22 revenue?", "2022"),
+        ("Which timestamps of early-1970 are read as julian day numbers?", "1970"),
     )
     for question, year in written:
         wanted = asked(question)
@@ -230,11 +238,48 @@ def test_a_name_missing_is_said_with_the_names_written_beside_it() -> None:
     gone = officer.missing(["Lyft: Chief Executive Officer"])
     assert gone == ["Financial", "Uber"]
     assert officer.said(gone) == ("Chief Financial Officer", "Uber")
+    # a word of a phrase the passages lack is held by the opening only as the phrase: a
+    # report says "financial" again and again there, and names no officer by it
+    report = " ".join(["Lyft, Inc. 2021 financial statements and financial data."] * ABOUT_TIMES)
+    signed = asked("Who signed Lyft's 10-K as Chief Financial Officer?")
+    ceo = ["Logan Green, Chief Executive Officer"]
+    assert signed.missing(ceo, about=report) == ["Financial"]
+    named = f"Signed by Elaine Paul, Chief Financial Officer. {report}"
+    assert signed.missing(ceo, about=named) == []
+    # codes written side by side are no phrase: each is held as it is
+    codes = asked("ALCE QAMPARI table: Rec.-5 of ChatGPT?")
+    paper = " ".join(["ALCE evaluates citations."] * ABOUT_TIMES)
+    assert codes.missing(["QAMPARI | Rec.-5 | ChatGPT | 24.5"], about=paper) == []
     # checked name by name: what one passage lacks and another holds is held by the two
     married = asked("Which team did Barbara Outland Baker marry into?")
     first, second = married.missing(["Barbara Outland"]), married.missing(["Barbara Baker"])
     assert first == ["Baker"] and second == ["Outland"] and not set(first) & set(second)
     assert married.said(first) == married.said(second) == ("Barbara Outland Baker",)
+
+
+def test_a_believed_passage_whose_quote_holds_what_the_lead_lacks_leads_instead(
+    float_service: Footnoted, tmp_path: Path
+) -> None:
+    """The reader leads with the message measuring en_GB; the one measuring el_GR, read
+    after it and believed, names what the question asks about in its quote, so it
+    answers. A locale no message names is still refused, saying so."""
+    text = (
+        "# Low memory thread\n\n## Message from Ann\n\nWith Ubuntu 8.04 and en_GB, the "
+        "figure for the MO files is less than 600K on my laptop. The figure was measured "
+        "after a fresh boot with no applications open.\n\n## Message from Bob\n\nI tried "
+        "el_GR as well: there the figure for the MO files is about 900K, since most Greek "
+        "text uses two-byte UTF-8 sequences.\n"
+    )
+    report = float_service.ingest([write(tmp_path / "docs" / "thread.md", text)])
+    assert not report.failed, report.failed
+    asking = "What was the figure for the MO files on Ubuntu 8.04 with {}?"
+    out = float_service.answer(asking.format("el_GR"))
+    assert out.answer is not None, out.refusal
+    assert "about 900K" in out.answer.text and "600K" not in out.answer.text
+    assert out.read[1].hit.chunk.section == "Low memory thread > Message from Ann"
+    assert out.read[1].score > out.read[0].score  # the reader's lead, which lacks el_GR
+    refused = float_service.answer(asking.format("de_DE"))
+    assert refused.refusal is not None and refused.refusal.evidence.missing == ("de_DE",)
 
 
 def test_a_two_hop_answer_is_not_refused_for_a_name_its_bridge_holds(
@@ -593,6 +638,7 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
         "On what date was it signed?",
         "In which version was the setting added?",
         "In which MkDocs version was the setting added?",
+        "What is the numeric value of ASN1_MAX_ERROR_DESCRIPTION_SIZE?",
     ]
     assert all(counts(q) for q in numbers)
     others = [
@@ -700,3 +746,31 @@ def test_a_release_asked_of_a_changelog_is_answered_from_its_own_section(
     missing = service.answer("What changed in sheetreader 2.1.1?")
     assert missing.refusal is not None
     assert missing.refusal.evidence.missing == ("2.1.1",)
+
+
+def test_a_name_and_its_version_run_together_are_held_by_its_initials_and_version() -> None:
+    """ "GPLv3" names the GNU General Public License, version 3: held by a cover that
+    spells out those initials and says that version, not by version 2's."""
+    wanted = asked("How can I convey GPLv3 object code using peer-to-peer transmission?")
+    assert wanted.names == ("GPLv3",)
+    cover = (
+        "GNU GENERAL PUBLIC LICENSE Version 3, 29 June 2007. The GNU General Public License "
+        "is a free, copyleft license for software."
+    )
+    evidence = ["Convey the object code using peer-to-peer transmission."]
+    assert wanted.missing(evidence, about=cover) == []
+    assert wanted.missing(evidence, about=cover.replace("Version 3", "Version 2")) == ["GPLv3"]
+    assert wanted.missing(evidence, about="The Apache License, Version 3.") == ["GPLv3"]
+    assert wanted.missing(["GPLv3 allows it."]) == []  # or written as asked
+
+
+def test_a_question_asking_which_place_or_body_is_answered_only_by_one_named() -> None:
+    """Asked in which state SPI is incorporated, "created in the U.S." names none: the
+    country the question gives itself."""
+    asking = "In which US state is SPI incorporated?"
+    assert not names_new("SPI was created in the U.S. to hold money in trust there.", asking)
+    assert names_new("SPI is incorporated in the state of New York.", asking)
+    assert not names_new("It is incorporated in a state.", "Which company makes it?")
+    assert names_new("Contoso makes it.", "Which company makes it?")  # a sentence's first word
+    # a question asking no place or body asks for no name
+    assert names_new("Hold it with apt-mark hold.", "How do I hold a package?")

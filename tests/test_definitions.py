@@ -25,6 +25,13 @@ def exact(answer: Answer) -> str | None:
         ("What does SPDX stand for?", "SPDX", True),
         ("what does 'supplied software' mean in the spec", "supplied software", False),
         ("How do the slides define shareware?", "shareware", False),
+        ("How does the manual describe TIFF as an image format?", "TIFF", False),
+        ('What counts as a "work that uses the Library"?', "work that uses the Library", False),
+        ('What does the License mean by the "Source" form of a work?', "Source form", False),
+        # one thing named by its kind: its name, as a glossary lists it
+        ("What does the purge status flag mean?", "purge", False),
+        ("what does the RTRIM collating function do", "RTRIM", False),
+        ("What is the collating function?", "collating function", False),  # a kind alone
         ("What is Boeing's 'core operating loss'?", "core operating loss", False),
         ("What is an insecure direct object reference?", "insecure direct object reference", False),
         ("What is GraphRAG according to the deck?", "GraphRAG", False),
@@ -42,6 +49,7 @@ def exact(answer: Answer) -> str | None:
         # where to look said first; what a quoted term is of said after it
         ("On the limits page, what is meant by a 'term' of a compound SELECT?", "term", False),
         ("what is meant by freedom of the press", "freedom of the press", False),
+        ("What is the 'accounting quantity' for a Boeing program?", "accounting quantity", False),
     ],
 )
 def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expands: bool) -> None:
@@ -63,6 +71,7 @@ def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expan
         "What was the total debt in 2022?",
         "Who is Boeing's independent auditor?",
         "What is suEXEC used for?",  # what it does, not what it is
+        "What does the company do?",  # no one thing named by its kind
         "How is the company calculating its exposure?",  # no "calculated" after a term
     ],
 )
@@ -132,6 +141,19 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             'It is possible to define two distinctions. "Shareable" files are those that can '
             "be stored on one host and used on others.",
             '"Shareable" files are those that can be stored on one host and used on others.',
+        ),
+        (  # a licence's "shall mean"
+            Term("Source form", False),
+            'Definitions. "Source" form shall mean the preferred form for making '
+            "modifications. Object form is any other.",
+            '"Source" form shall mean the preferred form for making modifications.',
+        ),
+        (  # the term as a heading run into its sentence: the sentence alone
+            Term("accounting quantity", False),
+            "Accounting Quantity The accounting quantity is our estimate of the quantity of "
+            "airplanes that will be produced. It is limited by the ability to estimate.",
+            "The accounting quantity is our estimate of the quantity of airplanes that will "
+            "be produced.",
         ),
         (  # a numbered list's item: the sentence, not its number
             Term("Q", False),

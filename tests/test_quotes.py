@@ -9,7 +9,7 @@ quote's composition alone; the pipeline's own runs over real documents are
 from __future__ import annotations
 
 from footnoted.answering.evidence import Read
-from footnoted.answering.pipeline import worded_first
+from footnoted.answering.pipeline import anchored, worded_first
 from footnoted.answering.quotes import Quote, asked_thing, group_of, quote, value_at
 from footnoted.inference.reader import Reading
 from footnoted.models import Chunk, RetrievedChunk
@@ -647,3 +647,26 @@ def test_a_total_closes_the_rows_under_a_label_and_a_unit_or_a_page_number_is_no
     assert year.group is not None and year.group.text == "2019:"
     # a label the question does not name is neither shown nor weighed
     assert quote(read_at(quarters, "11.44"), None, "What was the high?").group is None
+
+
+def test_a_lead_is_quoted_where_its_passage_names_the_code_asked() -> None:
+    """Asked of a code ("ttyS0"), the lead is quoted at the one sentence of its passage
+    that names it, where the reader's span is in a sentence that does not; a product's
+    name ("MkDocs") recurs, and moves nothing."""
+    text = (
+        'The naming convention is "LCK.." followed by the base name of the device. For '
+        'example, to lock /dev/ttyS0 the file "LCK..ttyS0" would be created. The format '
+        "used for the contents of such lock files must be the HDB UUCP lock file format."
+    )
+    read = (read_at(text, "HDB UUCP lock file format"),)
+    (moved,) = anchored("What should the lock file for /dev/ttyS0 be called?", read)
+    assert (
+        quote(moved).text
+        == 'For example, to lock /dev/ttyS0 the file "LCK..ttyS0" would be created.'
+    )
+    assert moved.score == read[0].score
+    # a span already in the sentence naming it, or a code no sentence names, stays
+    held = (read_at(text, "LCK..ttyS0"),)
+    assert anchored("What should the lock file for /dev/ttyS0 be called?", held) == held
+    assert anchored("What should the lock file for /dev/ttyS1 be called?", read) == read
+    assert anchored("What format do MkDocs lock files use?", read) == read

@@ -19,10 +19,12 @@ says what was looked for and not found. A quarter the question asks about ("the 
 quarter of 2022") is held as a year is: a year's total does not answer it. A thing a
 question names in lower case by its kind ("the nobody user", "the www-data user", "the
 toc extension": one entry of the many a guide lists) is held only as written by the
-passages quoted, never by the document's opening that lists them all. A question
-asking for a number ("How many …", "What percentage …", "In what year …", ``counts``) is
-answered only by a leading quote that holds one other than those the question gives
-itself (``holds_number``).
+passages quoted, never by the document's opening that lists them all; a word of a
+name written as a phrase ("Financial" of "Chief Financial Officer") only by the phrase,
+where the passages lack it; a name run together with its version ("GPLv3") by its
+initials and that version. A question asking for a number ("How many …", "What
+percentage …", "In what year …", ``counts``) is answered only by a leading quote that
+holds one other than those the question gives itself (``holds_number``).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from ..lexical import NUMBER_WORD, stem, words
+from ..lexical import NUMBER_WORD, stem, stop_words, words
 
 ABOUT_TIMES = 3  # how often a document's opening names what it is about
 COVER_CHARS = 1000  # a document's cover: its title, its owner, what it is
@@ -56,6 +58,9 @@ _SHORT_YEAR = re.compile(
     re.IGNORECASE,
 )
 _FORM = re.compile(r"\d{1,2}-?[KQF]", re.IGNORECASE)  # a filing's form: "10K", "8-K", "20F"
+# a name and its version run together: "GPLv3", "LGPLv2.1", "HTTPv2"
+_VERSIONED = re.compile(r"([A-Za-z]{2,})v(\d+(?:\.\d+)*)")
+_WHEN_IN_YEAR = re.compile(r"[a-z]+-(?:19|20)\d\d")  # "early-1970", "mid-2021", "pre-2000"
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
              "fourth": 4, "4th": 4}  # fmt: skip
 _NTH = "|".join(_ORDINALS)
@@ -92,7 +97,8 @@ _COMMON = frozenset(
 # questions that ask for a number: "How many …", "What percentage …", "In what year …"
 _COUNT = re.compile(
     r"^\s*(?:how (?:many|much)|what (?:percentage|percent|proportion|fraction|share of)|"
-    r"(?:in |on )?what (?:year|date)|(?:in )?(?:which|what) (?:[\w-]+ )?version(?! control))\b",
+    r"(?:in |on )?what (?:year|date)|what (?:is|was) the numeric(?:al)? value|"
+    r"(?:in )?(?:which|what) (?:[\w-]+ )?version(?! control))\b",
     re.IGNORECASE,
 )
 
@@ -122,6 +128,29 @@ _AMOUNT_OR_SHARE = re.compile(
 )
 _IN_WORDS = re.compile(rf"{NUMBER_WORD.pattern}|\bnone\b")  # "twelve", "half", "none"
 ROUND_THE_CLOCK = re.compile(r"\b24\s?[/x×]\s?7\b", re.IGNORECASE)  # "24/7 support": no count
+
+
+# a question asking which place or body: its answer is one by name ("In which US state is
+# SPI incorporated?" is not answered by "SPI was created in the U.S.")
+_WHICH_NAMED = re.compile(
+    r"\b(?:in |from |at )?(?:which|what) (?:[A-Z.]{2,5} )?(?:state|country|city|town|province|"
+    r"county|company|university|college)\b",
+    re.IGNORECASE,
+)
+
+
+def names_new(text: str, question: str) -> bool:
+    """Whether ``text`` names something by a capitalised word (not a function word
+    opening a sentence: "The", "It") that ``question`` does not name; true for a
+    question not asking which place or body (``_WHICH_NAMED``)."""
+    if not _WHICH_NAMED.search(question):
+        return True
+    given = {t.group().replace(".", "").lower() for t in _TOKEN.finditer(question)}
+    known = given | _COMMON | stop_words()
+    return any(
+        m.group()[0].isupper() and m.group().replace(".", "").lower() not in known
+        for m in _TOKEN.finditer(text)
+    )
 
 
 def asks_how_many(question: str) -> bool:
@@ -219,6 +248,8 @@ class Asked:
         often = f"{front} {often}"
         everything = f"{text} {often}"
         held, held_near = _vocabulary(everything), _vocabulary(text)
+        phrase = dict(self.phrases)
+        written = " ".join(words(f"{text} {front}"))
         for name in self.names + self.items:
             if "_" in name or name in self.items:  # held whole ("asn1_der_decoding2"), or not
                 whole = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
@@ -228,8 +259,27 @@ class Asked:
                 if not whole.search(text) and not about_it:
                     gone.append(name)
                 continue
+            versioned = _VERSIONED.fullmatch(name)
+            if versioned is not None:  # "GPLv3": the licence's initials and its version
+                letters, number = versioned[1].lower(), versioned[2]
+                if name.lower() in held or (
+                    _held(letters, held) and shows_version(number, _version_said(everything))
+                ):
+                    continue
+                gone.append(name)
+                continue
             parts = [p for p in words(name) if p not in _COMMON]
             if not parts or all(_held(p, held_near) for p in parts) or _spelled_out(name, text):
+                continue
+            if (
+                name in phrase
+                and not _shaped(name)
+                and f" {' '.join(words(phrase[name]))} " not in f" {written} "
+            ):  # a word of a phrase ("Financial" of "Chief Financial Officer"; not a code
+                # beside another: "ALCE QAMPARI") the passages lack is held only by the
+                # phrase written whole: a report's opening says "financial" again and
+                # again, and names no officer by it
+                gone.append(name)
                 continue
             if (all(_held(p, held) for p in parts) or _spelled_out(name, everything)) and not (
                 _shaped(name) and _another(place, often, self.names)
@@ -261,6 +311,12 @@ def said_version(version: str) -> str:
     return version if version.count(".") > 1 else f"version {version}"
 
 
+def _version_said(text: str) -> str:
+    """The versions ``text`` says it is of ("Version 3", "v2.1"), one a line, each as
+    its number alone."""
+    return "\n".join(m[1] for m in re.finditer(r"\b(?:version|v)\s?(\d+(?:\.\d+)*)", text, re.I))
+
+
 def _names_version(version: str, cover: str) -> bool:
     """Whether a document's ``cover`` names it by ``version``: shows it, and, for a
     version of three numbers or more, no other of as many (a changelog's opening lists
@@ -271,6 +327,18 @@ def _names_version(version: str, cover: str) -> bool:
         return True
     shape = rf"(?<![\d.])\d+(?:\.\d+){{{version.count('.')}}}(?!\d|\.\d)"
     return set(re.findall(shape, cover)) == {version}
+
+
+def codes(question: str) -> tuple[re.Pattern[str], ...]:
+    """The codes a question names: written in lower case with digits or "_" ("ttyS0",
+    "asn1_get_length_der", "el_GR"; not a product's name: "MkDocs", "GPT-4"), each as a
+    pattern finding it whole in a text."""
+    named = (
+        n
+        for n in asked(question).names
+        if n[0].islower() and any(ch.isdigit() or ch == "_" for ch in n)
+    )
+    return tuple(re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])", re.IGNORECASE) for n in named)
 
 
 def _shaped(token: str) -> bool:
@@ -424,7 +492,7 @@ _MODIFIERS = frozenset(
 
 # the endings of words that describe ("the ethnic group", "the largest group", "the
 # auditory attribute")
-_DESCRIBING = re.compile(r"(?:ic|al|ous|ive|ary|ory|ful|less|ed|ing|est|ese|ish|ian)$")
+DESCRIBING = re.compile(r"(?:ic|al|ous|ive|ary|ory|ful|less|ed|ing|est|ese|ish|ian)$")
 
 
 def _kind_named(question: str) -> list[str]:
@@ -432,7 +500,7 @@ def _kind_named(question: str) -> list[str]:
     user": "nobody"), not the words that only qualify one ("the default option", "the
     ethnic group")."""
     found = (m[1] for m in _KIND_NAMED.finditer(question))
-    return [w for w in found if w not in _MODIFIERS and not _DESCRIBING.search(w)]
+    return [w for w in found if w not in _MODIFIERS and not DESCRIBING.search(w)]
 
 
 @lru_cache(maxsize=1024)  # an answer asks it of each passage and quote it weighs
@@ -463,6 +531,8 @@ def asked(question: str) -> Asked:
             continue  # "v1.6": a version, held as versions are
         if _FORM.fullmatch(token):
             continue  # "this 10K report": what the document is, not what it is about
+        if _WHEN_IN_YEAR.fullmatch(token):
+            continue  # "early-1970": the year 1970, asked as a year
         opens = i == 0 or question[:start].rstrip()[-1:] in ".?!:"
         capital = token[0].isupper() and not opens  # a sentence's first word names nothing
         if (capital or _shaped(token) or "_" in token) and not YEAR.fullmatch(token):

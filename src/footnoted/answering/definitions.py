@@ -13,9 +13,11 @@ one of them leads the answer (``definition``):
   that an organization distributes …"), or a table's legend ("**Multiple (multiple
   types of firearms selected)", asked "What does the Multiple column mean?");
 - a sentence that starts with the term and defines it ("Adjusted EBITDA is defined as
-  …", "The FAS/CAS service cost adjustment represents …"), or says it defines it ("We
-  define Adjusted EBITDA as …"), or ends naming what it describes by the term ('We
-  call each individual SELECT statement within a compound SELECT a "term".');
+  …", "The FAS/CAS service cost adjustment represents …", '"Source" form shall mean …',
+  after the term as a heading run into it: "Accounting Quantity The accounting quantity
+  is …"), or says it defines it ("We define Adjusted EBITDA as …"), or ends naming what
+  it describes by the term ('We call each individual SELECT statement within a compound
+  SELECT a "term".');
 - for an abbreviation, its words beside it ("SPDX (Software Package Data Exchange)",
   "Software Package Data Exchange (SPDX)") or in the same sentence ("ALCE, the first
   benchmark for Automatic LLMs’ Citation Evaluation"), matched letter by letter as
@@ -23,6 +25,9 @@ one of them leads the answer (``definition``):
 - the weakest sign, taken only where no passage read defines the term otherwise: the
   first sentence under a heading that is the term alone, or a slide's first bullet
   under its title (``headed``).
+
+A thing the question names by its kind ("What does the purge status flag mean?", "what
+does the RTRIM collating function do") is asked by its name, as a glossary lists it.
 
 The quote is the definition's sentence or line; what an abbreviation stands for is
 marked as the exact answer (a name), a definition is not (``quotes``).
@@ -36,6 +41,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from ..lexical import CELLS, line_end, split_sentences, stop_words
+from .asked import DESCRIBING
 
 MAX_TERM_WORDS = 6
 WHAT_IS_WORDS = 4  # "What is X?" asks what X means only of a name this short
@@ -53,16 +59,20 @@ _ASKS = (
     (r"what (?:does|do|did) .+? mean by (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
     (r"what (?:does|do) (?:the (?:term|word|phrase) )?(?P<t>.+?) mean\b(?! for\b).*", "meaning"),
     (r"what is meant by (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
+    (r"what counts as (?P<t>.+)", "meaning"),
+    (r"what (?:does|do) (?P<t>the .+?) do", "doing"),  # of a thing named by its kind
     (r"what is the (?:meaning|definition) of (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
     (r"how (?:is|are|was|were) (?P<t>.+?) defined\b.*", "meaning"),
     (r"how (?:do|does|did) (?:.+? )?define (?P<t>.+)", "meaning"),
+    (r"how (?:do|does|did) (?:.+? )?describe (?P<t>.+?)(?: as an? .+)?", "meaning"),
     (r"how (?:is|are) (?P<t>.+?) (?:calculated|computed)\b.*", "calculation"),
     (r"how (?:do|does) (?:.+? )?(?:calculate|compute) (?P<t>.+)", "calculation"),
     (r"define (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
     (r"what(?: is|'s| are) (?:an? |the )?(?P<t>.+)", "meaning"),
 )
-# what a quoted term is of: "a 'term' of a compound SELECT"
-_OF_WHAT = re.compile(r"\s+of\s+(?:the|an?)\b.*$")
+# what a quoted term is of or for: "a 'term' of a compound SELECT", "the 'accounting
+# quantity' for a program"
+_OF_WHAT = re.compile(r"\s+(?:of|for)\s+(?:the|an?|each|every)\b.*$")
 # where the question says to look, before it asks: "On the limits page, what is …"
 _WHERE_FIRST = re.compile(r"^(?:on|in|according to|per|from)\s[^,]{1,60},\s*", re.I)
 _ASK_PATTERNS = tuple((re.compile(p, re.I), asks) for p, asks in _ASKS)
@@ -76,6 +86,14 @@ _NOT_A_TERM = re.compile(
     re.I,
 )
 _IN_TABLE = re.compile(r"(?<=\S)\s+(?:column|row|field|cell|heading|header|sheet|tab)$", re.I)
+# one thing named by its kind after "the": "the purge status flag", "the RTRIM collating
+# function", "the %j format specifier" (not "the collating function": a kind alone)
+_OF_KIND = re.compile(
+    r"the\s+(?P<n>\S+)(?:\s+[a-z]+)?\s+(?:flag|status|option|setting|function|command|"
+    r"modifier|directive|parameter|variable|keyword|attribute|mode|operator|macro|"
+    r"specifier|extension|plugin)s?",
+    re.I,
+)
 _ABOUT_WHAT = re.compile(
     r"\s+(?:according to|as (?:used|defined) in)\s+.*$|\s+per (?:the|this|these|our)\b.*$"
     r"|\s+in\s+\S+$|\s+in (?:the|this|these|our)\b.*$"  # "Q in the voting rules"
@@ -85,7 +103,8 @@ _ABBREVIATION = re.compile(r"^(?=(?:\w*[A-Z]){2})[\w/&.-]{2,12}$")
 _VERB = (  # "is" and "are" not before another verb ("are enabled by": no definition); "was"
     # and "were" only as "defined as" ("Revenue was $5.2 billion" defines nothing)
     r"(?:is|are|was|were) (?:defined|described|calculated|computed|measured) as"
-    r"|(?:is|are)(?! \w+ed\b)|means|refers to|stands for|denotes|represents|consists of"
+    r"|(?:is|are)(?! \w+ed\b)|(?:shall |will )?means?|refers to|stands for|denotes|represents"
+    r"|consists of"
 )
 _CALCULATED = r"(?:is|are) (?:calculated|computed) (?:as|by)"
 _DIGIT = re.compile(r"\d")
@@ -138,12 +157,20 @@ def asked_term(question: str) -> Term | None:
         quoted = _QUOTED.search(asked)
         if quoted is not None:  # the quoted term whole; where it is used said after it
             after = _OF_WHAT.sub("", _ABOUT.sub("", asked[quoted.end() :]))
+            term = quoted.group(1).strip()
+            noun = re.fullmatch(r" ([a-z]+)", after)
+            if noun is not None and noun[1] not in stop_words():  # 'the "Source" form'
+                term, after = f"{term} {noun[1]}", ""
             rest = asked[: quoted.start()] + after
             if rest.strip() and not _OWNER.fullmatch(rest.strip()):
                 return None
-            term = quoted.group(1).strip()
         else:
             asked = (_ABOUT_WHAT if what_is else _ABOUT).sub("", asked)
+            kind = _OF_KIND.fullmatch(asked.strip())
+            if kind is not None and not DESCRIBING.search(kind["n"].lower()):
+                asked = kind["n"]  # a glossary lists "purge - the user wants …"
+            elif asks == "doing":
+                return None  # "What does the company do": no one thing of a kind
             term = re.sub(r"^(?:the|an?)\s+", "", asked.strip(), flags=re.I)
             term = _IN_TABLE.sub("", term)  # "the Multiple column": its name is "Multiple"
             if re.search(r"\w['’]s\b", term) or (what_is and not _named_thing(term)):
@@ -294,11 +321,13 @@ def _sentence(
 ) -> Definition | None:
     """A sentence that starts with the term and a defining ``verb`` ("Adjusted EBITDA is
     defined as …", "The type affinity of a column is …"), after the note mark a footnote
-    opens with or a list item's number ("7. Q is half of …") or not ("** Core operating
-    loss is a non-GAAP measure …"), or that ``says`` it defines it ("We define Adjusted
-    EBITDA as …")."""
+    opens with, a list item's number ("7. Q is half of …") or the term as a heading run
+    into it ("Accounting Quantity The accounting quantity is …") or not ("** Core
+    operating loss is a non-GAAP measure …"), or that ``says`` it defines it ("We define
+    Adjusted EBITDA as …")."""
     opening = re.compile(
-        rf"{_NOTE_MARK}(?P<n>\(?\d{{1,3}}[.)]\s+)?(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?{_OF_ONE},?\s+(?:{verb})\s+\S"
+        rf"{_NOTE_MARK}(?P<n>\(?\d{{1,3}}[.)]\s+)?(?P<h>(?i:{name})\s+(?=[A-Z]))?"
+        rf"(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?{_OF_ONE},?\s+(?:{verb})\s+\S"
     )
     defines = re.compile(rf"\b(?i:{says})\s+(?i:(?:an?|the)\s+)?(?i:{name})\s+as\s+\S")
     for s, e in split_sentences(text):
@@ -306,8 +335,9 @@ def _sentence(
         for at in (s, *(i + 1 for i in range(s, e) if text[i] == "\n")):
             m = opening.match(text, at, e) or defines.search(text, at, e)
             if m is not None and e - m.end() >= 10 and not _heading(text[at:e]):
-                numbered = m.re is opening and m["n"] is not None
-                return Definition(m.end("n") if numbered else at, e)  # not its number
+                if m.re is opening and (m["h"] or m["n"]) is not None:  # past either
+                    return Definition(m.end("h" if m["h"] is not None else "n"), e)
+                return Definition(at, e)
     return None
 
 

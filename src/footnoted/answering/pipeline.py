@@ -55,8 +55,10 @@ from .asked import (
     Asked,
     asked,
     asks_how_many,
+    codes,
     counts,
     holds_number,
+    names_new,
     said_version,
     shows_version,
 )
@@ -254,6 +256,8 @@ class Pipeline:
                     read = ()  # the row the question names leaves the value it asks out
                 elif lead is not None:
                     read = (lead, *(r for r in read if r.hit.chunk.id != lead.hit.chunk.id))
+                else:
+                    read = anchored(query, read)
                 read = worded_first(read, query, self.context, cal.threshold)
                 if read and not evidence.believed(read, cal):  # then through what each names
                     read = self._second_hop(query, read, cal, about, (), LEADS) or read
@@ -264,6 +268,8 @@ class Pipeline:
         hop = self._second_hop(asking, read, cal, about, missing) if missing else None
         if hop is None and missing:
             hop = self._headed(asking, read, retrieval, cal, about, missing)
+        if hop is None and missing:
+            hop = self._holding(asking, read, cal, missing)
         if hop is not None:
             read, missing = hop, ()
         answers = not read or bool(sides) or self._answers(asking, read)
@@ -524,6 +530,25 @@ class Pipeline:
                 return (r, *(other for other in read if other is not r))
         return None
 
+    def _holding(
+        self, query: str, read: tuple[Read, ...], cal: Calibration, missing: Sequence[str]
+    ) -> tuple[Read, ...] | None:
+        """``read`` led instead by a passage read after its lead, believed, lacking nothing
+        the question asks about, and whose quote itself (with its table header, section
+        path and title) holds what the lead lacks, its ``missing`` ("el_GR" of a thread's
+        message measuring it, where the lead measured en_GB); None when there is none."""
+        wanted = asked(query)
+        for r in read[1:]:
+            if r.score < cal.threshold:
+                continue
+            led = (r, *(other for other in read if other is not r))
+            quotes = choose(query, led, 0, self.context, cal.threshold)
+            if not quotes or set(wanted.missing(_shown(quotes[0])[1:])) & set(missing):
+                continue  # the quote itself, not only its passage, holds what the lead lacks
+            if not self._missing(query, led, cal):
+                return led
+        return None
+
     def _first_hop(
         self,
         query: str,
@@ -555,9 +580,11 @@ class Pipeline:
     def _answers(self, query: str, read: Sequence[Read]) -> bool:
         """Whether the leading quote is an answer at all: more than headings or a
         caption (``worded_first``); for a question asking for a number
-        (``asked.counts``), one that holds one (its table header aside); for one not
-        asking where to find something, more than a web address (a guide's reference
-        list: "https://www.cisa.gov/resources-tools/…" asked which elements it lists)."""
+        (``asked.counts``), one that holds one (its table header aside); for one asking
+        which state, country or company, one that names one (``asked.names_new``); for
+        one not asking where to find something, more than a web address (a guide's
+        reference list: "https://www.cisa.gov/resources-tools/…" asked which elements it
+        lists)."""
         number = counts(query)
         lead = quote(read[0], self.context, query)
         if _only_headings(lead):
@@ -565,6 +592,8 @@ class Pipeline:
         text = lead.text
         if number and not holds_number(text, query):
             return False
+        if not names_new(text, query):
+            return False  # asked which state, a quote naming none
         return not (_WEB_ADDRESS.fullmatch(text.strip()) and not _ASKS_WHERE.search(query))
 
     def _cosines(self, about: str | None, hits: Sequence[RetrievedChunk]) -> list[float]:
@@ -764,6 +793,31 @@ def _held_by(asked: frozenset[str], words: frozenset[str]) -> set[str]:
         a for a in asked
         if a in words or (len(a) >= _STEM_LETTERS and any(w.startswith(a) for w in words))
     }  # fmt: skip
+
+
+def anchored(query: str, read: tuple[Read, ...]) -> tuple[Read, ...]:
+    """``read`` with its lead's reading moved to the one sentence of its passage that
+    holds more of the codes the question names (``codes``: "ttyS0", "asn1_get_length_der")
+    than the sentence the reader's span is in: asked what the lock file for /dev/ttyS0 is
+    called, "For example, to lock /dev/ttyS0 the file "LCK..ttyS0" would be created.",
+    not the sentence after it on the file's format."""
+    wanted = codes(query)
+    if not read or not wanted:
+        return read
+    lead = read[0]
+    text = lead.hit.chunk.text
+
+    def held(start: int, end: int) -> int:
+        return sum(1 for c in wanted if c.search(text, start, end))
+
+    sentences = [(s, e) for s, e, _ in chunk_sentences(text)]
+    spanned = _sentence_at(text, lead.reading.start)
+    counted = [(held(s, e), s, e) for s, e in sentences]
+    best = max(counted, default=(0, 0, 0))
+    if best[0] <= held(*spanned) or [n for n, _, _ in counted].count(best[0]) > 1:
+        return read
+    moved = replace(lead, reading=Reading(lead.reading.score, best[1], best[2]))
+    return (moved, *read[1:])
 
 
 def _sentence_at(text: str, at: int) -> tuple[int, int]:
