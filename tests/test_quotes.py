@@ -9,7 +9,7 @@ quote's composition alone; the pipeline's own runs over real documents are
 from __future__ import annotations
 
 from footnoted.answering.evidence import Read
-from footnoted.answering.pipeline import anchored, worded_first
+from footnoted.answering.pipeline import anchored, reasoned_first, worded_first
 from footnoted.answering.quotes import Quote, asked_thing, group_of, quote, value_at
 from footnoted.inference.reader import Reading
 from footnoted.models import Chunk, RetrievedChunk
@@ -670,3 +670,19 @@ def test_a_lead_is_quoted_where_its_passage_names_the_code_asked() -> None:
     assert anchored("What should the lock file for /dev/ttyS0 be called?", held) == held
     assert anchored("What should the lock file for /dev/ttyS1 be called?", read) == read
     assert anchored("What format do MkDocs lock files use?", read) == read
+
+
+def test_a_why_question_is_answered_from_a_rationale_where_the_lead_gives_no_reason() -> None:
+    """A standard gives its reasons under "Rationale": asked why, the believed passage
+    under it leads where the reader's lead only lists; a lead that gives a reason, or a
+    question not asking why, keeps its lead."""
+    listing = "The following programs must be in /bin: tar, cpio and gzip."
+    reason = "The tar, gzip and cpio commands have been added to make restoration possible."
+    lead = read_at(listing, "tar, cpio and gzip", "Root > Specific Options")
+    why = read_at(reason, "make restoration possible", "Root > Specific Options > Rationale")
+    asked = "Why are tar, gzip and cpio in /bin?"
+    assert reasoned_first((lead, why), asked, None, 15.0)[0] is why
+    assert reasoned_first((lead, why), "Which programs must be in /bin?", None, 15.0)[0] is lead
+    assert reasoned_first((lead, why), asked, None, 25.0)[0] is lead  # not believed
+    reasoned = read_at("They must be in /bin because restoring needs them.", "restoring")
+    assert reasoned_first((reasoned, why), asked, None, 15.0)[0] is reasoned

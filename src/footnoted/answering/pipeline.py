@@ -71,7 +71,7 @@ from .llm.answerer import LLMAnswerer
 from .llm.client import LLMUnavailable
 from .named import YES_NO, bridge_candidates, comparison_sides, named, naming_sentence
 from .question import Question, without_instructions
-from .quotes import Context, Quote, heading, quote
+from .quotes import Context, Quote, asks_why, gives_reason, heading, quote, rationale
 from .tables import Named, captioned, changed_row, continuations, named_row, valued_row
 
 MAX_QUESTION_CHARS = 4000
@@ -259,6 +259,7 @@ class Pipeline:
                 else:
                     read = anchored(query, read)
                 read = worded_first(read, query, self.context, cal.threshold)
+                read = reasoned_first(read, query, self.context, cal.threshold)
                 if read and not evidence.believed(read, cal):  # then through what each names
                     read = self._second_hop(query, read, cal, about, (), LEADS) or read
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
@@ -863,6 +864,22 @@ def worded_first(
     if worded is None:
         return read
     return (worded, *(r for r in read if r is not worded))
+
+
+def reasoned_first(
+    read: tuple[Read, ...], question: str, context: Context | None, threshold: float
+) -> tuple[Read, ...]:
+    """``read``, led instead by the next believed passage under a rationale's heading
+    (``quotes.rationale``) where the question asks why and the lead's quote gives no
+    reason ("Why are tar, gzip and cpio in /bin?": the list of commands in /bin leads,
+    its "Rationale" follows). Not any passage giving a reason: the reader's lead
+    explains more often than another's "due to"."""
+    if not read or not asks_why(question) or rationale(read[0]):
+        return read
+    reasoned = next((r for r in read[1:] if r.score >= threshold and rationale(r)), None)
+    if reasoned is None or gives_reason(quote(read[0], context, question)):
+        return read
+    return (reasoned, *(r for r in read if r is not reasoned))
 
 
 def _misses(r: Read, question: str) -> bool:

@@ -442,6 +442,27 @@ def _demonstrated(after: str) -> Bag:
     return bag(" ".join(named))
 
 
+# a section that gives the reasons for what precedes it, as standards write one
+_RATIONALE = re.compile(r"(?:rationale|reasons?|motivation|why\b.*)[.:]?", re.IGNORECASE)
+
+
+def asks_why(question: str) -> bool:
+    """Whether ``question`` asks why ("Why …", "For what reason …", "How come …")."""
+    return _WHY.search(question) is not None
+
+
+def gives_reason(q: Quote) -> bool:
+    """Whether ``q`` gives a reason ("because", "due to", "to avoid", "Therefore" …)."""
+    return _REASON.search(q.text) is not None
+
+
+def rationale(r: Read) -> bool:
+    """Whether ``r``'s passage is under a heading naming it a rationale ("Rationale",
+    "Reasons"): a standard's reasons for what it requires."""
+    section = (r.hit.chunk.section or "").split(SECTION_JOIN)[-1].strip()
+    return _RATIONALE.fullmatch(section) is not None
+
+
 def _with_reason(
     text: str, start: int, end: int, question: str, section: str | None
 ) -> tuple[int, int]:
