@@ -575,6 +575,50 @@ def test_plain_text_headings_as_the_text_sets_them() -> None:
     )
 
 
+def test_a_manual_pages_titles_underlined_with_their_text_below() -> None:
+    """An AsciiDoc manual page underlines its titles and starts the text on the next
+    line; an example's listing delimiter under its last line is no title."""
+    text = (
+        "git-frob(1)\n===========\n\n"
+        "DESCRIPTION\n-----------\nFrobs the trailers of a commit message.\n\n"
+        "OPTIONS\n-------\n--parse::\n\tA convenience alias for three options.\n\n"
+        "EXAMPLES\n--------\n\n------------\n$ cat msg.txt\nsubject\n\n"
+        "Fix #42\n------------\n\nThe trailers are kept.\n"
+    )
+    doc = load_bytes(text.encode(), "git-frob.txt")
+    assert_well_formed(doc)
+    assert section_of(doc, "Frobs the trailers of a commit message.") == (
+        "git-frob(1)",
+        "DESCRIPTION",
+    )
+    assert section_of(doc, "--parse:: A convenience alias for three options.") == (
+        "git-frob(1)",
+        "OPTIONS",
+    )
+    assert section_of(doc, "The trailers are kept.") == ("git-frob(1)", "EXAMPLES")
+
+
+def test_an_html_notes_title_heads_no_section() -> None:
+    """A boxed note's title ("Note" atop a DocBook admonition) is a line of the box: the
+    text after the box stays under its own heading, and the next heading is its own."""
+    page = (
+        "<html><body><h2>8.1. Numeric Types</h2><h3>8.1.2. Arbitrary Precision</h3>"
+        "<p>The scale is the count of decimal digits in the fraction.</p>"
+        '<div class="note"><h3 class="title">Note</h3><p>The maximum precision is 1000.</p>'
+        "</div><p>Numeric values round ties away from zero.</p>"
+        "<h3>8.1.4. Serial Types</h3><p>Serial values may have gaps.</p></body></html>"
+    )
+    doc = load_bytes(page.encode(), "numeric.html")
+    assert_well_formed(doc)
+    precision = ("8.1. Numeric Types", "8.1.2. Arbitrary Precision")
+    assert section_of(doc, "The maximum precision is 1000.") == precision
+    assert section_of(doc, "Numeric values round ties away from zero.") == precision
+    assert section_of(doc, "Serial values may have gaps.") == (
+        "8.1. Numeric Types",
+        "8.1.4. Serial Types",
+    )
+
+
 @pytest.mark.parametrize(
     "data",
     [

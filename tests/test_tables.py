@@ -787,3 +787,48 @@ def test_a_figure_asked_is_its_row_not_the_sentence_giving_its_change(
     assert exact(spent.answer) == "$2,852"  # the year asked, marked in its row
     grew = answered(service, "How much did research and development expense increase in 2022?")
     assert "increased by $603 million" in grew and "| Total |" not in grew
+
+
+def test_a_row_of_sizes_and_ranges_is_named_as_a_row_of_numbers_is() -> None:
+    """A reference manual's table holds values with their units and ranges ("2 bytes",
+    "-32768 to +32767"): a row named by its label and a column by its name answers; a
+    column written in camel case ("lifeExp") is named by its words."""
+    types = (
+        "Name | Storage Size | Description | Range\n\n"
+        "smallint | 2 bytes | small-range integer | -32768 to +32767\n\n"
+        "integer | 4 bytes | typical choice for integer | -2147483648 to +2147483647"
+    )
+    chunk = Chunk("c1", "d1", 0, types, 0, len(types), section="Numeric Types", header="")
+    read = Read(RetrievedChunk(chunk, "Numeric Types", None, 0.6), Reading(3.0, 0, 10), 10.0)
+    row = named_row("postgres smallint range?", [read], None)
+    assert row is not None
+    assert types[row.read.reading.start :].startswith("smallint | 2 bytes")
+    figures = (
+        "country | year | lifeExp | pop | gdpPercap\n\n"
+        "Albania | 1952 | 55.23 | 1282697 | 1601.056136\n\n"
+        "Austria | 1952 | 66.8 | 6927772 | 6137.076492"
+    )
+    chunk = Chunk("c2", "d2", 0, figures, 0, len(figures), section=None, header="")
+    read = Read(RetrievedChunk(chunk, "gapminder", None, 0.6), Reading(3.0, 0, 10), 10.0)
+    row = named_row("what was austria's life expectancy in 1952?", [read], None)
+    assert row is not None
+    assert figures[row.read.reading.start :].startswith("Austria | 1952 | 66.8")
+
+
+def test_a_value_given_after_the_words_joining_it_to_its_column(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """ "a population of 8,730,405" gives the value of the "pop" column, written with
+    commas the cell does not print."""
+    rows = [
+        "country,year,lifeExp,pop,gdpPercap",
+        "Albania,1952,55.23,1282697,1601.056136",
+        "Austria,1952,66.8,6927772,6137.076492",
+        "Belgium,1952,68,8730405,8343.105127",
+    ]
+    report = service.ingest([write(tmp_path / "docs" / "gapminder.csv", "\n".join(rows) + "\n")])
+    assert not report.failed, report.failed
+    result = service.answer("which country in the table had a population of 8,730,405?")
+    assert result.answer is not None, result.refusal
+    assert "| Belgium | 1952 | 68 | 8730405 | 8343.105127 |" in result.answer.text
+    assert exact(result.answer) == "Belgium"

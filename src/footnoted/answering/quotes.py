@@ -283,8 +283,10 @@ def asked_terms(question: str) -> frozenset[str]:
 
 
 def column_terms(name: str) -> frozenset[str]:
-    """A column name's words and initials ("Price/Earnings": "§pe", "Earnings per
-    share": "§eps"), so that a question's abbreviation names it."""
+    """A column name's words, its words run together apart ("lifeExp": "life", "exp")
+    and its initials ("Price/Earnings": "§pe", "Earnings per share": "§eps"), so that a
+    question's abbreviation names it."""
+    name = _CAMEL.sub(" ", name)
     words = [w for w in re.findall(r"[^\W\d_]+", name) if w.lower() not in _LINKS]
     initials = {"§" + "".join(w[0] for w in words).lower()} if len(words) > 1 else set()
     return bag(name) | initials
@@ -777,6 +779,7 @@ def _header_rows(
 _NO_WORDS = re.compile(r"[\s$€£%().,\-–\d]*")  # a cell of an amount, or an empty one
 _ACRONYM = re.compile(r"\b[A-Z](?:[/&]?[A-Z]){1,4}\b")  # "P/E", "EPS", "R&D"
 _LINKS = frozenset({"and", "of", "the"})  # words an abbreviation leaves out
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")  # "lifeExp", "gdpPercap": two words
 _CUT_SHORT = re.compile(r"\b([^\W\d_]{3,5})\.")  # "Rec.", "Prec.": a word cut short
 _NOT_CUT = frozenset(  # abbreviations that name a company or a month, not a word cut short
     {"inc", "corp", "ltd", "llc", "plc"}

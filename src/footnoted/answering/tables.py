@@ -69,6 +69,8 @@ from .quotes import (
 )
 
 _VALUE = re.compile(r"[\s$€£%().,\-–\d]*\d[\s$€£%().,\-–\d]*")
+# a cell holding a value with its unit or a range of values: "2 bytes", "-32768 to +32767"
+_MEASURED = re.compile(r"\s*[-+$€£]?\d[\d,.]*\s?(?:[^\W\d_]+|to\s+[-+]?\d[\d,.]*)\s*")
 _PERCENT = re.compile(r"%|\bpercent|\bmargin|\brate\b|\bratio\b|\bshare of\b|\bproportion")
 _NOT_A_VALUE = re.compile(  # questions that ask for a reason, a way or a meaning
     r"^\s*(?:why|how (?:do|does|did|can|could|should|to)\b)|\bmean\b|\bdefin"
@@ -234,7 +236,9 @@ def _row_in(
         start, end = at, at + len(line)
         at = end + 1
         cells = line.split(CELLS)
-        if len(cells) < 2 or not any(_VALUE.fullmatch(c) for c in cells[1:]):
+        if len(cells) < 2 or not any(
+            _VALUE.fullmatch(c) or _MEASURED.fullmatch(c) for c in cells[1:]
+        ):
             continue  # a row of values
         in_label = bag(label_words(line))
         label = terms & in_label
@@ -543,14 +547,20 @@ def _names(name: str, asked: Sequence[str]) -> bool:
     return bool(own) and (all(w in asked for w in own) or any(abbreviates(name, w) for w in asked))
 
 
+_JOINING = frozenset(("of", "is", "was", "were", "at", "equal", "equals", "to", "=", "a", "an"))
+
+
 def _value_given(question: str, names: Sequence[str]) -> tuple[int, float] | None:
     """The column a number of the question is given for, and the number: the word before
-    or after it names exactly one column ("8 carburetors", "magnitude 6.4"); else, for
+    ("a population of 8,730,405": "population", past the words joining them) or after
+    it names exactly one column ("8 carburetors", "magnitude 6.4"); else, for
     the one whole number the question gives, the table's first column, the key its rows
     are listed by ("Debian 10" of a sheet of releases whose first column is "version")."""
     given = list(GIVEN_NUMBER.finditer(question))
     for m in given:
-        before = words(question[: m.start()])[-1:]
+        # past the words that join a name to its value: "a population of 8,730,405"
+        said = [w for w in words(question[: m.start()]) if w not in _JOINING]
+        before = said[-1:]
         after = words(question[m.end() :])[:1]
         beside = before + after
         named = [i for i, n in enumerate(names) if _names(n, beside + measures(beside))]

@@ -172,7 +172,7 @@ class _HtmlBlocks:
         side = _page_break(node)
         if side == "before":
             self._break()
-        level = _HTML_HEADINGS.get(tag, 0)
+        level = 0 if _admonition_title(node) else _HTML_HEADINGS.get(tag, 0)
         self._in_heading = level > 0
         table, caption = tag == "table", tag == "caption"
         return [*children, _End(level, table=table, page=side == "after", caption=caption)]
@@ -291,6 +291,17 @@ def _cut(before: Block, after: Block) -> bool:
     if _heads(before) or _heads(after):
         return False
     return not _SENTENCE_END.search(before.text) and after.text[:1].islower()
+
+
+_ADMONITIONS = frozenset(("note", "warning", "tip", "caution", "important", "admonition"))
+
+
+def _admonition_title(node: LexborNode) -> bool:
+    """Whether ``node`` titles a boxed note ("Note", "Warning" atop a DocBook or Sphinx
+    admonition): a line of the box, not a heading the rest of the page falls under."""
+    parent = node.parent
+    classes = (parent.attributes.get("class") or "").split() if parent is not None else []
+    return any(c.lower() in _ADMONITIONS for c in classes)
 
 
 def _page_break(node: LexborNode) -> str | None:

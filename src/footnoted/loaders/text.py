@@ -5,7 +5,8 @@ Plain text has no heading markup, but licences, RFCs, manuals and notes set thei
 headings apart all the same, and a passage under one is cited by it. A heading is a
 paragraph of one short line that is numbered and in title case ("0. Definitions.",
 "10.1. New Versions") or in capitals ("TERMS AND CONDITIONS"), a line underlined with
-"=" or "-" (as Markdown's setext headings are), or the numbered title-case sentence that
+"=" or "-" about as long (as AsciiDoc and reStructuredText set titles, the section's
+text perhaps on the very next line), or the numbered title-case sentence that
 opens a paragraph ("2. Grant of Copyright License. Subject to …": a block of its own,
 the rest another). A numbered heading's depth is its number's ("1." over "1.1.");
 capitals and "=" open a level above the numbered ones. A numbered sentence ("5.1. The
@@ -56,11 +57,12 @@ def _heading(part: str) -> tuple[int, str, str] | None:
     """The heading a paragraph is or opens: its level, its title and the paragraph's
     rest ("" where the heading is the whole paragraph; an underline is dropped); None
     for any other paragraph."""
-    lines = [line.strip() for line in part.strip("\n").split("\n")]
-    if len(lines) == 2 and _UNDERLINE.fullmatch(lines[1]) and _short(lines[0]):
+    raw = part.strip("\n").split("\n")
+    lines = [line.strip() for line in raw]
+    if len(lines) >= 2 and _underlined(lines[0], lines[1]):
         numbered = _NUMBERED.fullmatch(lines[0])
         level = _depth(numbered["number"]) if numbered else (0 if lines[1][0] == "=" else 1)
-        return level, lines[0], ""
+        return level, lines[0], "\n".join(raw[2:])
     if len(lines) == 1 and _short(lines[0]):
         line = lines[0]
         if line.isupper() and sum(map(str.isalpha, line)) > 3:
@@ -72,6 +74,14 @@ def _heading(part: str) -> tuple[int, str, str] | None:
     if opening and _titled(opening["title"]):
         return _depth(opening["number"]), opening["heading"].strip(), part[opening.end() - 1 :]
     return None
+
+
+def _underlined(line: str, under: str) -> bool:
+    """Whether ``under`` underlines ``line`` as a heading: a short line over a run of "="
+    or "-" as long, give or take two (an AsciiDoc or reStructuredText title, whose text
+    may follow on the next line), not a listing's delimiter under an example's last line
+    ("Signed-off-by: Alice <alice@example.com>" or "Fix #42" over "------------")."""
+    return _short(line) and bool(_UNDERLINE.fullmatch(under)) and abs(len(under) - len(line)) <= 2
 
 
 def _short(line: str) -> bool:
