@@ -29,6 +29,7 @@ def test_a_question_names_its_years_and_its_names_but_not_its_first_word() -> No
     assert wanted.names == ("Uber", "GraphRAG", "GPT-4")
     assert asked("Which plan has the fastest response time?").names == ()
     assert asked("How are annual plans refunded? Refunds take 5 days.").names == ()
+    assert asked("what is the biggest precision I'm allowed to write?").names == ()
 
 
 def test_a_year_as_finance_or_a_phrase_writes_it_is_a_year_not_a_name() -> None:
@@ -246,6 +247,12 @@ def test_a_name_missing_is_said_with_the_names_written_beside_it() -> None:
     assert signed.missing(ceo, about=report) == ["Financial"]
     named = f"Signed by Elaine Paul, Chief Financial Officer. {report}"
     assert signed.missing(ceo, about=named) == []
+    # a word of a phrase written with a capital inside is held by the phrase too
+    brotherhood = asked("When was the non-Muslim Brotherhood founded?")
+    opening = " ".join(["The Muslim Brotherhood is one of many non state groups."] * ABOUT_TIMES)
+    founded = ["It was founded in 1928."]
+    gone = brotherhood.missing(founded, about=opening)
+    assert brotherhood.said(gone) == ("non-Muslim Brotherhood",)
     # codes written side by side are no phrase: each is held as it is
     codes = asked("ALCE QAMPARI table: Rec.-5 of ChatGPT?")
     paper = " ".join(["ALCE evaluates citations."] * ABOUT_TIMES)
@@ -772,5 +779,7 @@ def test_a_question_asking_which_place_or_body_is_answered_only_by_one_named() -
     assert names_new("SPI is incorporated in the state of New York.", asking)
     assert not names_new("It is incorporated in a state.", "Which company makes it?")
     assert names_new("Contoso makes it.", "Which company makes it?")  # a sentence's first word
-    # a question asking no place or body asks for no name
+    assert names_new("The U.S. considered it.", "Which country was thinking of war?")  # no "us"
+    # a question asking no place or body asks for no name: a state of matter is none
     assert names_new("Hold it with apt-mark hold.", "How do I hold a package?")
+    assert names_new("It is a liquid.", "During compression, what state is the fluid in?")
