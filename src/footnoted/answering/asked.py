@@ -252,7 +252,7 @@ class Asked:
         everything = f"{text} {often}"
         held, held_near = _vocabulary(everything), _vocabulary(text)
         phrase = dict(self.phrases)
-        written = " ".join(words(f"{text} {front}"))
+        written = " ".join(words(f"{text} {front}")) if phrase else ""  # only a phrase reads it
         for name in self.names + self.items:
             if "_" in name or name in self.items:  # held whole ("asn1_der_decoding2"), or not
                 whole = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)

@@ -528,7 +528,7 @@ class Pipeline:
         found += self._read(query, [h for h in hits if headed(h)], cal, about)
         for r in sorted(found, key=lambda r: -r.score):
             if r.score >= cal.threshold and not self._missing(query, (r,), cal):
-                return (r, *(other for other in read if other is not r))
+                return _led_by(r, read)
         return None
 
     def _holding(
@@ -542,7 +542,7 @@ class Pipeline:
         for r in read[1:]:
             if r.score < cal.threshold:
                 continue
-            led = (r, *(other for other in read if other is not r))
+            led = _led_by(r, read)
             quotes = choose(query, led, 0, self.context, cal.threshold)
             if not quotes or set(wanted.missing(_shown(quotes[0])[1:])) & set(missing):
                 continue  # the quote itself, not only its passage, holds what the lead lacks
@@ -796,6 +796,11 @@ def _held_by(asked: frozenset[str], words: frozenset[str]) -> set[str]:
     }  # fmt: skip
 
 
+def _led_by(lead: Read, read: Sequence[Read]) -> tuple[Read, ...]:
+    """``read`` with ``lead`` first, the others in their order."""
+    return (lead, *(r for r in read if r is not lead))
+
+
 def anchored(query: str, read: tuple[Read, ...]) -> tuple[Read, ...]:
     """``read`` with its lead's reading moved to the one sentence of its passage that
     holds more of the codes the question names (``codes``: "ttyS0", "asn1_get_length_der")
@@ -811,11 +816,10 @@ def anchored(query: str, read: tuple[Read, ...]) -> tuple[Read, ...]:
     def held(start: int, end: int) -> int:
         return sum(1 for c in wanted if c.search(text, start, end))
 
-    sentences = [(s, e) for s, e, _ in chunk_sentences(text)]
-    spanned = _sentence_at(text, lead.reading.start)
-    counted = [(held(s, e), s, e) for s, e in sentences]
+    counted = [(held(s, e), s, e) for s, e, _ in chunk_sentences(text)]
+    spanned = next((n for n, s, e in counted if s <= lead.reading.start < e), 0)
     best = max(counted, default=(0, 0, 0))
-    if best[0] <= held(*spanned) or [n for n, _, _ in counted].count(best[0]) > 1:
+    if best[0] <= spanned or [n for n, _, _ in counted].count(best[0]) > 1:
         return read
     moved = replace(lead, reading=Reading(lead.reading.score, best[1], best[2]))
     return (moved, *read[1:])
@@ -863,7 +867,7 @@ def worded_first(
     worded = next((r for r in said if not _only_headings(quote(r, context, question))), None)
     if worded is None:
         return read
-    return (worded, *(r for r in read if r is not worded))
+    return _led_by(worded, read)
 
 
 def reasoned_first(
@@ -879,7 +883,7 @@ def reasoned_first(
     reasoned = next((r for r in read[1:] if r.score >= threshold and rationale(r)), None)
     if reasoned is None or gives_reason(quote(read[0], context, question)):
         return read
-    return (reasoned, *(r for r in read if r is not reasoned))
+    return _led_by(reasoned, read)
 
 
 def _misses(r: Read, question: str) -> bool:
@@ -999,7 +1003,7 @@ def fresh_first(read: tuple[Read, ...], said: str, threshold: float) -> tuple[Re
     fresh = next((r for r in better if not already_said(r, said)), None)
     if fresh is None:
         return read
-    return (fresh, *(r for r in read if r is not fresh))
+    return _led_by(fresh, read)
 
 
 def _shown(q: Quote) -> tuple[str, ...]:

@@ -547,7 +547,7 @@ def _names(name: str, asked: Sequence[str]) -> bool:
     return bool(own) and (all(w in asked for w in own) or any(abbreviates(name, w) for w in asked))
 
 
-_JOINING = frozenset(("of", "is", "was", "were", "at", "equal", "equals", "to", "=", "a", "an"))
+_JOINING = frozenset(("of", "is", "was", "were", "at", "equal", "equals", "to", "a", "an"))
 
 
 def _value_given(question: str, names: Sequence[str]) -> tuple[int, float] | None:

@@ -172,7 +172,9 @@ class _HtmlBlocks:
         side = _page_break(node)
         if side == "before":
             self._break()
-        level = 0 if _admonition_title(node) else _HTML_HEADINGS.get(tag, 0)
+        level = _HTML_HEADINGS.get(tag, 0)
+        if level and _admonition_title(node):
+            level = 0
         self._in_heading = level > 0
         table, caption = tag == "table", tag == "caption"
         return [*children, _End(level, table=table, page=side == "after", caption=caption)]
