@@ -598,6 +598,33 @@ def test_a_manual_pages_titles_underlined_with_their_text_below() -> None:
     assert section_of(doc, "The trailers are kept.") == ("git-frob(1)", "EXAMPLES")
 
 
+def test_restructured_text_titles_underlined_past_their_end() -> None:
+    """reStructuredText lets an underline run on past its title (a converted manual
+    underlines every title with 128 marks); its levels follow the marks in the order the
+    text first uses them ("*" over "=" over "-"). Inline markup reads as the text it
+    shows, and a link target shows nothing."""
+    rule = 128
+    text = (
+        f".. _new-member:\n\nApplying to Become a Member\n{'*' * rule}\n\n"
+        f"Getting started\n{'=' * rule}\n\nSubscribe to the list first.\n\n"
+        "Send ``subscribe`` to the list (see :ref:`mailing-lists`) and read the `Social\n"
+        "Contract <https://www.debian.org/social_contract>`__ first.\n\n"
+        f"Registering\n{'=' * rule}\n\nSend the form.\n\n"
+        f"The key\n{'-' * rule}\n\nSign it with your key.\n"
+    )
+    doc = load_bytes(text.encode(), "new-member.rst.txt")
+    assert_well_formed(doc)
+    top = "Applying to Become a Member"
+    assert section_of(doc, "Subscribe to the list first.") == (top, "Getting started")
+    assert section_of(doc, "Send the form.") == (top, "Registering")
+    assert section_of(doc, "Sign it with your key.") == (top, "Registering", "The key")
+    assert not any("***" in block or "===" in block for block in blocks(doc))
+    assert section_of(
+        doc, "Send subscribe to the list (see mailing-lists) and read the Social Contract first."
+    ) == (top, "Getting started")
+    assert blocks(doc)[0] == top  # the link target ".. _new-member:" is gone
+
+
 def test_an_html_notes_title_heads_no_section() -> None:
     """A boxed note's title ("Note" atop a DocBook admonition) is a line of the box: the
     text after the box stays under its own heading, and the next heading is its own."""

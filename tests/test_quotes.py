@@ -225,6 +225,22 @@ def test_a_numbered_heading_ending_in_its_abbreviation_is_a_heading() -> None:
     assert q.text == said
 
 
+def test_a_papers_part_named_as_usual_is_a_heading() -> None:
+    """A specification's "Abstract" on a line of its own (a DocBook title paragraph, no
+    heading element) was quoted as the whole answer: a part of a paper or report named
+    as such parts are is a heading, and the quote moves to the sentence under it. A
+    list's one-word item is no heading."""
+    text = (
+        "Abstract\n\nEstablishes a standard, machine-readable format for debian/copyright "
+        "files within Debian packages."
+    )
+    q = quote(read_at(text, "Abstract", "Machine-readable debian/copyright file"), None, "")
+    assert q.text.startswith("Establishes a standard")
+    listed = "Fruits we sell:\n\nApples\n\nPears"
+    q = quote(read_at(listed, "Apples"), None, "Which fruits are sold?")
+    assert "Apples" in q.text
+
+
 def test_a_tables_caption_is_never_the_quote() -> None:
     """A reader's span in a caption's title gives way to the sentence after it, however
     long the title; a sentence that only mentions a table stays the quote."""

@@ -18,7 +18,7 @@ from conftest import shared
 from footnoted.errors import DocumentError
 from footnoted.lexical import CELLS
 from footnoted.loaders import detect_kind, load_bytes, load_path
-from footnoted.loaders.blocks import table_headers
+from footnoted.loaders.blocks import sheet_tables, table_headers
 from footnoted.models import ParsedDocument
 
 
@@ -110,6 +110,61 @@ def test_notes_written_around_a_sheets_table_are_lines_and_its_header_heads_it()
     # nor does one whose values have only their units right above them, under the header
     costs = [text for text, section, _ in blocks(doc) if section == ("costs",)]
     assert costs == ["Region | Revenue | Cost", "- | €m | €m", "Asia | 5 | 3", "Africa | 4 | 2"]
+
+
+def test_a_number_reads_as_the_sheet_shows_it() -> None:
+    """A sum's float error is not shown (a spreadsheet keeps 15 significant digits), and a
+    fraction in a percentage format reads as the percentage."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Pivot"
+    sheet.append(["Species", "Sum of Petal Length", "Share", "Growth"])
+    sheet.append(["setosa", 27.299999999999997, 0.23529, 1])
+    sheet["C2"].number_format = "0.00%"
+    sheet["D2"].number_format = "0%"
+    out = io.BytesIO()
+    book.save(out)
+    doc = load_bytes(out.getvalue(), "pivot.xlsx")
+    assert blocks(doc)[1] == ("setosa | 27.3 | 23.53% | 100%", ("Pivot",), None)
+
+
+def test_tables_side_by_side_are_read_as_tables_of_their_own() -> None:
+    """Data in A:C and its pivot table in E:F, from row 2 on: each is a table under its
+    own header, the pivot's rows never glued onto the data's. A spacer column inside one
+    table, its rows on both sides, parts nothing."""
+    data = workbook(
+        {
+            "Iris": [
+                ["Sepal", "Petal", "Species"],
+                [6.4, 5.3, "virginica", None, "Row Labels", "Sum of Sepal"],
+                [4.4, 1.3, "setosa", None, "setosa", 95.5],
+                [6.9, 4.9, "versicolor", None, "versicolor", 82.3],
+                [4.7, 1.3, "setosa"],
+            ],
+            "Costs": [["Item", None, "2021", "2022"], ["Rent", None, 5, 6], ["Staff", None, 7, 8]],
+        }
+    )
+    doc = load_bytes(data, "iris.xlsx")
+    iris = [
+        (text, row)
+        for (text, section, _), row in zip(blocks(doc), [s.row for s in doc.segments], strict=True)
+        if section == ("Iris",)
+    ]
+    assert iris == [
+        ("Sepal | Petal | Species", 1),
+        ("6.4 | 5.3 | virginica", 2),
+        ("4.4 | 1.3 | setosa", 3),
+        ("6.9 | 4.9 | versicolor", 4),
+        ("4.7 | 1.3 | setosa", 5),
+        ("Row Labels | Sum of Sepal", 2),
+        ("setosa | 95.5", 3),
+        ("versicolor | 82.3", 4),
+    ]
+    setosa = doc.text.index("setosa | 95.5")
+    starts = sheet_tables(doc.segments)
+    assert table_headers(doc.text, [setosa], starts) == ["Row Labels | Sum of Sepal"]
+    costs = [text for text, section, _ in blocks(doc) if section == ("Costs",)]
+    assert costs == ["Item | - | 2021 | 2022", "Rent | - | 5 | 6", "Staff | - | 7 | 8"]
 
 
 def test_a_formula_is_read_as_its_last_calculated_value(tmp_path: Path) -> None:

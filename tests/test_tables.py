@@ -377,6 +377,37 @@ def test_a_row_under_notes_is_read_under_its_header(service: Footnoted, tmp_path
     assert window.rows[0].cells == ["Lots of people"]  # a note keeps its place, as one line
 
 
+def test_a_pivot_table_beside_its_data_answers_what_it_sums(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A pivot table set beside the rows it sums (a column left empty between them):
+    "sum of sepal length" is read from the pivot's row under the pivot's own header,
+    not from a data row that names the same species, and the viewer shows that row
+    among the pivot's rows."""
+    species = ["setosa", "versicolor", "virginica"]
+    rows: list[list[object]] = [["Sepal Length", "Sepal Width", "Petal Length", "Species"]]
+    rows += [[4.5 + i / 10, 3.0 + i % 5 / 10, 1.2 + i % 7 / 3, species[i % 3]] for i in range(45)]
+    pivot = [["Row Labels", "Sum of Sepal Length", "Sum of Petal Length"]]
+    pivot += [[name, 95.5 + 10 * n, 27.299999999999997 + 30 * n] for n, name in enumerate(species)]
+    for n, row in enumerate(pivot, 1):
+        rows[n] += [None, *row]
+    book = tmp_path / "docs" / "irises.xlsx"
+    book.parent.mkdir(parents=True)
+    book.write_bytes(workbook({"IrisSample": rows}))
+    report = service.ingest([book])
+    assert not report.failed, report.failed
+    out = service.answer("What is the sum of sepal length for setosa?")
+    assert out.answer is not None, out.refusal
+    assert out.answer.text.startswith("| Row Labels | Sum of Sepal Length | Sum of Petal Length |")
+    assert "| setosa | 95.5 | 27.3 |" in out.answer.text
+    [doc] = service.store.list_documents()
+    at = service.store.document_text(doc.id, 0, 10_000).index("setosa | 95.5")
+    window = rows_around(service.store, doc.id, at)
+    assert window.header.cells == ["Row Labels", "Sum of Sepal Length", "Sum of Petal Length"]
+    assert (window.header.number, window.cited) == (2, 3)
+    assert [r.cells[0] for r in window.rows] == species
+
+
 @pytest.fixture
 def cars(service: Footnoted, tmp_path: Path) -> Footnoted:
     rows = [["mpg", "cyl", "hp", "wt", "carb"]]
@@ -813,6 +844,21 @@ def test_a_row_of_sizes_and_ranges_is_named_as_a_row_of_numbers_is() -> None:
     row = named_row("what was austria's life expectancy in 1952?", [read], None)
     assert row is not None
     assert figures[row.read.reading.start :].startswith("Austria | 1952 | 66.8")
+
+
+def test_more_of_a_columns_words_named_pick_the_pivot_row() -> None:
+    """A data row and a pivot table's row both name "setosa": "sum of sepal length" names
+    the pivot's "Sum of Sepal Length" with one word more than the data's "Sepal
+    Length", so the pivot's row answers, whichever passage was read first."""
+    data = "Sepal Length | Sepal Width | Species\n\n4.6 | 3.6 | setosa\n\n6.4 | 2.7 | virginica"
+    pivot = "Row Labels | Sum of Sepal Length\n\nsetosa | 95.5\n\nversicolor | 82.3"
+    read = []
+    for n, text in enumerate((data, pivot)):
+        chunk = Chunk(f"c{n}", "d1", n, text, 0, len(text), section="IrisSample", header="")
+        read.append(Read(RetrievedChunk(chunk, "irises", None, 0.6), Reading(3.0, 0, 10), 10.0))
+    row = named_row("sum of sepal length for setosa?", read, None)
+    assert row is not None and row.read.hit.chunk.id == "c1"
+    assert pivot[row.read.reading.start :].startswith("setosa | 95.5")
 
 
 def test_a_value_given_after_the_words_joining_it_to_its_column(

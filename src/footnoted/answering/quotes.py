@@ -110,6 +110,12 @@ _BULLET = re.compile(r"[•●▪◦‣∙·\-–]\s+|[*†‡§]{1,3}\s*(?=\w)|
 _ITEM = re.compile(r"\s*(?:[•●▪◦‣∙·\-–*]|\(?[0-9a-zA-Z]{1,3}[.)]|[A-Z]\.)\s")
 _NUMBERED_HEADING = re.compile(r"(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Item \d+[A-Z]?\.?)\s+\S")
 _NAMED = re.compile(r"\s\([A-Z][A-Za-z0-9&/-]{1,11}\)$")  # a title's abbreviation: "… (SBOM)"
+# the parts of a paper, a report or a specification, titled by their usual names
+_PART_NAME = re.compile(
+    r"(?i)(?:abstract|summary|executive summary|introduction|background|overview|"
+    r"conclusions?|references|bibliography|acknowledge?ments|(?:table of )?contents|"
+    r"preface|foreword|glossary|keywords|appendix(?: [A-Z0-9]{1,3})?)[.:]?"
+)
 # the unit a table's amounts are printed in: "(Dollars in millions, except per share
 # data)"; a caption's "… as a percentage of revenue:"
 _UNIT = re.compile(
@@ -370,11 +376,12 @@ def heading(line: str, section: str | None) -> bool:
     """Whether a line is a heading, not a sentence: one of the passage's own section
     headings, a numbered heading ("3.3 Citation Quality", "Item 7.", "6.2 Minimum
     Elements for a Software Bill of Materials (SBOM)") or a table's or figure's caption
-    ("Table 1: PaLM-540B prompting results on HotpotQA and Fever."); otherwise never a
-    line that ends a sentence, nor a table row. A short line of data (a date, an
-    address, a list item) is not a heading."""
+    ("Table 1: PaLM-540B prompting results on HotpotQA and Fever."), or a part of a
+    paper or report by its usual name on a line of its own ("Abstract", "References");
+    otherwise never a line that ends a sentence, nor a table row. A short line of data
+    (a date, an address, a list item) is not a heading."""
     stripped = line.strip().strip(PAGE_BREAK).strip()
-    if CAPTION.match(stripped):
+    if CAPTION.match(stripped) or _PART_NAME.fullmatch(stripped):
         return True  # a table's or a figure's caption names it, however long
     if not stripped or CELLS in stripped:
         return False

@@ -87,7 +87,9 @@ class Named:
     filled: bool
 
 
-_Naming = tuple[int, int, int, bool, bool, int, int, bool]  # how well a row is named (``_row_in``)
+_Naming = tuple[
+    int, int, int, bool, bool, int, int, bool, int
+]  # how well a row is named (``_row_in``)
 WHOLE = 6  # in a ``_Naming``: less the label's words the question leaves out (0: named whole)
 CONTINUED = 3  # chunks on from the passage read that a chunk may continue its table
 CAPTION_WORDS = 4  # content words of a caption's sentence at the least ("Year Ended December 31,")
@@ -219,8 +221,10 @@ def _row_in(
     initials its table's caption prints that the question lacks; then the fewer
     label words the question leaves out: "Revenue" before "Revenue from contracts with
     customers"; then a label the question (``written``, ``_spelled``) writes as printed:
-    "CoT-SC → ReAct" before "ReAct → CoT-SC"), when exactly one row is named best and a
-    column too. ``above``: the words of the caption of the table a passage continues,
+    "CoT-SC → ReAct" before "ReAct → CoT-SC"; then the more of its column's words the
+    question names: "sum of sepal length" names a pivot table's "Sum of Sepal Length"
+    over its data's "Sepal Length"), when exactly one row is named best and a column
+    too. ``above``: the words of the caption of the table a passage continues,
     printed in the chunk before it (``continuations``)."""
     text = r.hit.chunk.text
     title = bag(r.hit.document_title)
@@ -261,6 +265,7 @@ def _row_in(
             unit = shown == percent
             filled = _filled(cells, under)
             spelled = _spelled(label_words(line)) in written
+            worded = max(column_named(every - label, n) for n in header.split(CELLS))
             named = (
                 len(label if label == in_label else label - table),
                 len(label),
@@ -270,6 +275,7 @@ def _row_in(
                 narrowed,
                 -len(in_label - terms),
                 spelled,
+                worded,
             )
             scored.append((named, start, end))
     if not scored:

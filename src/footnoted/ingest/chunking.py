@@ -22,10 +22,9 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 from ..lexical import split_sentences
-from ..loaders.blocks import table_headers
+from ..loaders.blocks import sheet_tables, table_headers
 from ..models import SECTION_JOIN, Chunk, ParsedDocument, Segment
 from ..pages import page_after
 
@@ -64,12 +63,12 @@ class Chunker:
 
     def chunk(self, document_id: str, parsed: ParsedDocument) -> list[Chunk]:
         segments = parsed.segments or (Segment(0, len(parsed.text)),)
+        # a sheet's tables start afresh, in a chunk of their own (a PDF's table may run
+        # on under the next page's section path: the Senate report's, once)
+        starts = sheet_tables(segments)
         pieces = self._pieces(parsed.text, segments)
-        groups = self._group(pieces, segments)
-        # a sheet's rows start a table of their own (a PDF's table may run on under the
-        # next page's section path: the Senate report's, once)
-        sheets = [b.start for a, b in pairwise(segments) if b.row and a.section != b.section]
-        headers = table_headers(parsed.text, [group[0].start for group in groups], sheets)
+        groups = self._group(pieces, segments, frozenset(starts))
+        headers = table_headers(parsed.text, [group[0].start for group in groups], starts)
         chunks: list[Chunk] = []
         for group, header in zip(groups, headers, strict=True):
             start, end = group[0].start, group[-1].end
@@ -129,7 +128,9 @@ class Chunker:
             i = j
         return out
 
-    def _group(self, pieces: list[Piece], segments: Sequence[Segment]) -> list[list[Piece]]:
+    def _group(
+        self, pieces: list[Piece], segments: Sequence[Segment], tables: frozenset[int]
+    ) -> list[list[Piece]]:
         groups: list[list[Piece]] = []
         current: list[Piece] = []
         tokens = 0
@@ -138,6 +139,7 @@ class Chunker:
                 prev = current[-1]
                 new_section = segments[piece.segment].section != segments[prev.segment].section
                 new_block = piece.segment != prev.segment
+                new_table = new_block and segments[piece.segment].start in tables
                 too_big = (
                     tokens + piece.tokens > self.max_tokens
                     or piece.end - current[0].start > self.max_chars
@@ -145,6 +147,7 @@ class Chunker:
                 if (
                     too_big
                     or (new_section and not _heading_only(current, segments))
+                    or new_table
                     or (new_block and tokens >= self.min_tokens)
                 ):
                     groups.append(current)

@@ -12,6 +12,7 @@ form feed and extends its segment, so chunking never cuts that paragraph in two.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -103,6 +104,17 @@ def describe(exc: BaseException) -> str:
     """An exception as one short, clean line for an error message."""
     text = clean(str(exc)) or type(exc).__name__
     return text if len(text) <= 200 else text[:199] + "…"
+
+
+def sheet_tables(segments: Sequence[Segment]) -> list[int]:
+    """Where a spreadsheet's tables start, for ``table_headers``' breaks: a sheet's rows
+    start a table of their own, and so do a table's set beside the last (its rows
+    numbered from the top again)."""
+    return [
+        b.start
+        for a, b in itertools.pairwise(segments)
+        if b.row and (a.section != b.section or (a.row is not None and b.row <= a.row))
+    ]
 
 
 def table_headers(

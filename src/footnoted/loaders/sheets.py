@@ -7,7 +7,9 @@ of tables already finds (``blocks.table_headers``): chunks are embedded with it 
 quotes of a row are shown under it. Notes written around the table, above its header
 or below its last row, are read as lines of text, not as rows (``_notes``). Empty
 rows and trailing empty cells are dropped; a workbook's cells are read as last
-calculated (a formula's value, not its text). Reading stops with a clear error past
+calculated (a formula's value, not its text), and a number as the sheet shows it: a
+percentage as one ("0.00%": 23.53%), any other to the 15 significant digits a
+spreadsheet keeps (a sum's 27.299999999999997 is 27.3). Reading stops with a clear error past
 ``loaders.MAX_SHEET_CELLS`` cells or ``loaders.MAX_TEXT_CHARS`` characters: a sheet that
 claims a million rows is never walked to the end.
 """
@@ -17,6 +19,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import itertools
+import re
 from collections.abc import Iterable, Iterator, Sequence
 
 from footnoted import loaders
@@ -40,7 +44,8 @@ def load_xlsx(data: bytes, _text: str | None, name: str) -> ParsedDocument:
         blocks: list[Block] = []
         for sheet in book.worksheets:
             sheet.reset_dimensions()  # never trust a sheet's claimed size: read what is there
-            blocks += _sheet(clean(sheet.title), sheet.iter_rows(values_only=True), budget)
+            rows = ([_shown(cell) for cell in row] for row in sheet.iter_rows())
+            blocks += _sheet(clean(sheet.title), rows, budget)
         title = clean_title(book.properties.title)
     finally:
         book.close()
@@ -90,12 +95,43 @@ class _Budget:
 
 def _sheet(title: str, rows: Iterable[Sequence[Cell]], budget: _Budget) -> list[Block]:
     section = (title,) if title else ()
-    read = list(_rows(rows, budget))
-    notes = _notes(read)
-    return [
-        Block(_note(cells) if n in notes else CELLS.join(cells), section, row=n)
-        for n, cells in read
+    blocks = []
+    for table in _side_by_side(list(_rows(rows, budget))):
+        notes = _notes(table)
+        blocks += [
+            Block(_note(cells) if n in notes else CELLS.join(cells), section, row=n)
+            for n, cells in table
+        ]
+    return blocks
+
+
+Rows = list[tuple[int, list[str]]]
+
+
+def _side_by_side(rows: Rows) -> list[Rows]:
+    """A sheet's tables set side by side, each read as a table of its own, left to right
+    (data in A:E and its pivot table in G:K, from row 2 to 6): columns empty in every
+    row part them, where the rows on the two sides begin or end apart. A spacer column
+    inside one table (a label, an empty column, its figures) has its rows on both sides
+    and parts nothing."""
+    width = max((len(cells) for _, cells in rows), default=0)
+    empty = {
+        c
+        for c in range(1, width - 1)
+        if all(len(cells) <= c or cells[c] == EMPTY_CELL for _, cells in rows)
+    }
+    spans = [  # the runs of columns between empty ones
+        (run[0], run[-1] + 1)
+        for held, group in itertools.groupby(range(width), key=lambda c: c not in empty)
+        if held and (run := list(group))
     ]
+    parts = [
+        [(n, cells[lo:hi]) for n, cells in rows if any(c != EMPTY_CELL for c in cells[lo:hi])]
+        for lo, hi in spans
+    ]
+    parts = [part for part in parts if part]
+    extents = {(part[0][0], part[-1][0]) for part in parts}
+    return parts if len(parts) > 1 and len(extents) == len(parts) else [rows]
 
 
 def _notes(rows: Sequence[tuple[int, list[str]]]) -> set[int]:
@@ -150,13 +186,25 @@ def _rows(rows: Iterable[Sequence[Cell]], budget: _Budget) -> Iterator[tuple[int
             yield n, [cell or EMPTY_CELL for cell in cells]
 
 
+def _shown(cell: object) -> Cell:
+    """A workbook cell's value, a number in a percentage format as the text it shows."""
+    value = getattr(cell, "value", None)
+    decimals = _PERCENT.search(getattr(cell, "number_format", None) or "")
+    if decimals is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    return f"{value * 100:.{len(decimals['decimals'] or '.') - 1}f}%"
+
+
+_PERCENT = re.compile(r"0(?P<decimals>\.0+)?%")
+
+
 def _text(value: Cell) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.15g}"
     if isinstance(value, dt.datetime):
         return value.date().isoformat() if value.time() == dt.time() else value.isoformat(" ")
     if isinstance(value, dt.date | dt.time):

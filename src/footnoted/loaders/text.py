@@ -5,14 +5,21 @@ Plain text has no heading markup, but licences, RFCs, manuals and notes set thei
 headings apart all the same, and a passage under one is cited by it. A heading is a
 paragraph of one short line that is numbered and in title case ("0. Definitions.",
 "10.1. New Versions") or in capitals ("TERMS AND CONDITIONS"), a line underlined with
-"=" or "-" about as long (as AsciiDoc and reStructuredText set titles, the section's
-text perhaps on the very next line), or the numbered title-case sentence that
-opens a paragraph ("2. Grant of Copyright License. Subject to …": a block of its own,
-the rest another). A numbered heading's depth is its number's ("1." over "1.1.");
-capitals and "=" open a level above the numbered ones. A numbered sentence ("5.1. The
+a run of one mark ("=", "-", "*", "~", …) at least about as long (as AsciiDoc and
+reStructuredText set titles, the section's text perhaps on the very next line), or the
+numbered title-case sentence that opens a paragraph ("2. Grant of Copyright License.
+Subject to …": a block of its own, the rest another). A numbered heading's depth is its
+number's ("1." over "1.1."); capitals and the first underline mark the text uses open a
+level above the numbered ones, each further mark a level below the one before
+(reStructuredText's rule). A numbered sentence ("5.1. The
 rights granted under this License will terminate …") is no heading: its words are not
 in title case; nor is a term a paragraph defines ('1.6. "Executable Form" means …'),
 which stays one passage with its definition.
+
+reStructuredText's inline markup is read as the text it shows: a link's words without
+its address ("`Social Contract <https://…>`__"), a literal without its backquotes
+("``subscribe``"), a cross-reference's target ("see :ref:`mentors`"); a paragraph that
+is only a link target (".. _mentors:") shows nothing and is dropped.
 """
 
 from __future__ import annotations
@@ -31,7 +38,11 @@ _NUMBERED = re.compile(rf"{_NUMBER}\s+(?P<title>\S.*?)")
 # License. Subject to the terms …"
 _OPENING = re.compile(rf"\s*(?P<heading>{_NUMBER}\s+(?P<title>[A-Z][^.\n]{{2,80}}?)\.)\s+\S")
 _QUOTES = "\"“'‘"
-_UNDERLINE = re.compile(r"(?P<mark>[=-])(?P=mark){2,}")
+_UNDERLINE = re.compile(r"(?P<mark>[-=*~^\"+#`])(?P=mark){2,}")
+_LINK = re.compile(r"`([^`<>]+?)\s*<[^<>`\s]+>`__?")
+_LITERAL = re.compile(r"``([^`\n]+)``")
+_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`([^`\n]+)`")
+_TARGET = re.compile(r"\.\. _[^:\n]+:")
 _SMALL = frozenset(("a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "its",
                     "of", "on", "or", "our", "than", "the", "their", "these", "this", "to",
                     "under", "with", "without", "your"))  # fmt: skip
@@ -39,10 +50,15 @@ _SMALL = frozenset(("a", "an", "and", "as", "at", "by", "for", "from", "in", "in
 
 def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
     content = (text or "").replace("\r\n", "\n").replace("\r", "\n")
+    parts = [
+        _shown(part) for part in _BLANK_LINE.split(content) if not _TARGET.fullmatch(part.strip())
+    ]
+    delimiters = _delimiters(parts)
+    marks: list[str] = []  # the underline marks in the order the text first uses them
     sections = Sections()
     blocks = []
-    for part in _BLANK_LINE.split(content):
-        heading = _heading(part)
+    for part in parts:
+        heading = _heading(part, delimiters, marks)
         if heading is None:
             blocks.append(Block(part, sections.path))
             continue
@@ -53,15 +69,36 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
     return assemble(blocks, kind="text", title=None)
 
 
-def _heading(part: str) -> tuple[int, str, str] | None:
+def _delimiters(parts: list[str]) -> set[str]:
+    """The runs that delimit a listing (AsciiDoc's "------------" around an example): a
+    run opening a paragraph or after a list item's "+" opens one; under a line, the
+    same run closes one, and underlines no title."""
+    found = set()
+    for part in parts:
+        lines = [line.strip() for line in part.strip().split("\n")]
+        for i, line in enumerate(lines):
+            if _UNDERLINE.fullmatch(line) and (i == 0 or lines[i - 1] == "+"):
+                found.add(line)
+    return found
+
+
+def _shown(part: str) -> str:
+    """A paragraph with reStructuredText's inline markup read as the text it shows."""
+    return _ROLE.sub(r"\1", _LITERAL.sub(r"\1", _LINK.sub(r"\1", part)))
+
+
+def _heading(part: str, delimiters: set[str], marks: list[str]) -> tuple[int, str, str] | None:
     """The heading a paragraph is or opens: its level, its title and the paragraph's
     rest ("" where the heading is the whole paragraph; an underline is dropped); None
-    for any other paragraph."""
+    for any other paragraph. An underlined title's level is its mark's place in
+    ``marks``, the marks in the order the text first used them (a new one appended)."""
     raw = part.strip("\n").split("\n")
     lines = [line.strip() for line in raw]
-    if len(lines) >= 2 and _underlined(lines[0], lines[1]):
+    if len(lines) >= 2 and lines[1] not in delimiters and _underlined(lines[0], lines[1]):
         numbered = _NUMBERED.fullmatch(lines[0])
-        level = _depth(numbered["number"]) if numbered else (0 if lines[1][0] == "=" else 1)
+        if lines[1][0] not in marks:
+            marks.append(lines[1][0])
+        level = _depth(numbered["number"]) if numbered else marks.index(lines[1][0])
         return level, lines[0], "\n".join(raw[2:])
     if len(lines) == 1 and _short(lines[0]):
         line = lines[0]
@@ -77,11 +114,12 @@ def _heading(part: str) -> tuple[int, str, str] | None:
 
 
 def _underlined(line: str, under: str) -> bool:
-    """Whether ``under`` underlines ``line`` as a heading: a short line over a run of "="
-    or "-" as long, give or take two (an AsciiDoc or reStructuredText title, whose text
-    may follow on the next line), not a listing's delimiter under an example's last line
-    ("Signed-off-by: Alice <alice@example.com>" or "Fix #42" over "------------")."""
-    return _short(line) and bool(_UNDERLINE.fullmatch(under)) and abs(len(under) - len(line)) <= 2
+    """Whether ``under`` underlines ``line`` as a heading: a short line over a run of one
+    mark at least as long, give or take two (an AsciiDoc title's, whose text may follow
+    on the next line; reStructuredText lets it run on past the title's end), not a
+    listing's delimiter under an example's last line ("Signed-off-by: Alice
+    <alice@example.com>" over "------------": the caller knows the delimiters)."""
+    return _short(line) and bool(_UNDERLINE.fullmatch(under)) and len(under) >= len(line) - 2
 
 
 def _short(line: str) -> bool:

@@ -4,7 +4,7 @@ A workbook or CSV file is stored as text, a row a block, each chunk knowing wher
 rows start and their numbers in the sheet (``Chunk.rows``). The viewer shows a cited
 row as the sheet shows it: under its table's header row (the sheet's first, or the row
 of words right above its values where notes are written above it), with the rows
-around it, each with its number.
+around it, each with its number (a table set beside another: its own rows).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def rows_around(store: Store, document_id: str, at: int) -> SheetWindow:
         raise NotFound("The document has no spreadsheet row there.", code="not_a_sheet")
     cited_start = before[-1]
     cited, sheet = places[cited_start]
-    same = [s for s in starts if places[s][1] == sheet]
+    same = _table_of(cited_start, [s for s in starts if places[s][1] == sheet], places)
     text = store.document_text(document_id, same[0], _end_of(store, document_id, same[-1]))
     rows = [_row(text, same[0], start, places[start][0]) for start in same]
     [heading] = table_headers(text, [cited_start - same[0]])
@@ -58,6 +58,17 @@ def rows_around(store: Store, document_id: str, at: int) -> SheetWindow:
     where = next((i for i, r in enumerate(body) if r.start == cited_start), 0)
     window = body[max(where - AROUND, 0) : where + AROUND + 1]
     return SheetWindow(sheet, header, window, cited)
+
+
+def _table_of(at: int, starts: list[int], places: dict[int, tuple[int, str | None]]) -> list[int]:
+    """The starts of the rows of the table holding the row at ``at``, among its sheet's:
+    a table set beside another numbers its rows from the top again."""
+    tables: list[list[int]] = []
+    for start in starts:
+        if not tables or places[start][0] <= places[tables[-1][-1]][0]:
+            tables.append([])
+        tables[-1].append(start)
+    return next(table for table in tables if at in table)
 
 
 def _end_of(store: Store, document_id: str, start: int) -> int:
