@@ -50,6 +50,10 @@ def exact(answer: Answer) -> str | None:
         ("On the limits page, what is meant by a 'term' of a compound SELECT?", "term", False),
         ("what is meant by freedom of the press", "freedom of the press", False),
         ("What is the 'accounting quantity' for a Boeing program?", "accounting quantity", False),
+        # what a thing is for: what it is, where a passage says ("this field is used for …")
+        ("what is the Disclaimer field for?", "Disclaimer", False),
+        ("What is suEXEC used for?", "suEXEC", False),
+        ("what does it mean to lurk on the mailing list?", "lurk", False),  # a verb
     ],
 )
 def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expands: bool) -> None:
@@ -70,7 +74,7 @@ def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expan
         "What is Boeing's revenue?",  # a possession
         "What was the total debt in 2022?",
         "Who is Boeing's independent auditor?",
-        "What is suEXEC used for?",  # what it does, not what it is
+        "what is this for?",  # no term
         "What does the company do?",  # no one thing named by its kind
         "How is the company calculating its exposure?",  # no "calculated" after a term
     ],
@@ -180,6 +184,18 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "• Natively supports population level queries",
             "Construct a graph on your dataset and query it using LLMs",
         ),
+        (  # the term and what it means in brackets after it
+            Term("lurk", False),
+            "You should subscribe and lurk (that is, read without posting) for a bit.",
+            "read without posting",
+        ),
+        (  # what it names, the term in brackets after it: the sentence
+            Term("advocate", False),
+            "To apply, you need an existing Debian Developer to support your application "
+            "(an advocate). After you have contributed for a while, apply.",
+            "To apply, you need an existing Debian Developer to support your application "
+            "(an advocate).",
+        ),
         (  # an abbreviation's words in brackets after it
             Term("SPDX", True, expands=True),
             "the Linux Foundation’s SPDX (Software Package Data Exchange) Working Group",
@@ -219,6 +235,7 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
         (Term("Revenue", False), "Revenue: $1,234 million in 2021 compared to 2020\n"),
         (Term("Sales", False), "Sales | Up 5% on strong demand in Europe\n"),
         (Term("Revenue", False), "Revenue was $5.2 billion in 2021, up from 2020."),
+        (Term("advocate", False), "Ask an advocate (Alice) to confirm it."),  # a name in brackets
     ],
 )
 def test_what_is_no_definition(term: Term, text: str) -> None:

@@ -241,6 +241,32 @@ def test_a_papers_part_named_as_usual_is_a_heading() -> None:
     assert "Apples" in q.text
 
 
+def test_a_changelogs_version_heading_answers_which_version() -> None:
+    """Asked which version brought a change, the reader's span in the release's heading
+    keeps the heading in the quote (the sentence under it names no version); asked
+    anything else, the heading gives way to the sentence."""
+    text = "officer 0.6.0\n\nFeatures\n\nadd RTF support, see rtf_doc() and rtf_add()."
+    read = read_at(text, "0.6.0", "officer 0.6.0 > Features")
+    q = quote(read, None, "which officer version added RTF support?")
+    assert q.text.startswith("officer 0.6.0") and q.text.endswith("rtf_add().")
+    q = quote(read, None, "what was added for RTF?")
+    assert q.text == "add RTF support, see rtf_doc() and rtf_add()."
+
+
+def test_a_deprecation_brings_what_to_use_instead() -> None:
+    """ "X is deprecated." goes on to the next sentence of its paragraph where that one
+    says what to use instead; a sentence of the next paragraph stays out."""
+    text = (
+        "function slip_in_footnote() is deprecated. Use run_footnote() instead.\n\n"
+        "function body_add() is removed.\n\nUse the new API everywhere."
+    )
+    question = "slip_in_footnote() got deprecated, what am I supposed to use now?"
+    q = quote(read_at(text, "slip_in_footnote() is deprecated"), None, question)
+    assert q.text == "function slip_in_footnote() is deprecated. Use run_footnote() instead."
+    q = quote(read_at(text, "body_add() is removed"), None, "What happened to body_add()?")
+    assert q.text == "function body_add() is removed."
+
+
 def test_a_tables_caption_is_never_the_quote() -> None:
     """A reader's span in a caption's title gives way to the sentence after it, however
     long the title; a sentence that only mentions a table stays the quote."""

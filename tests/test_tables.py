@@ -383,7 +383,7 @@ def test_a_pivot_table_beside_its_data_answers_what_it_sums(
     """A pivot table set beside the rows it sums (a column left empty between them):
     "sum of sepal length" is read from the pivot's row under the pivot's own header,
     not from a data row that names the same species, and the viewer shows that row
-    among the pivot's rows."""
+    among the pivot's rows. Asked an average, neither table answers."""
     species = ["setosa", "versicolor", "virginica"]
     rows: list[list[object]] = [["Sepal Length", "Sepal Width", "Petal Length", "Species"]]
     rows += [[4.5 + i / 10, 3.0 + i % 5 / 10, 1.2 + i % 7 / 3, species[i % 3]] for i in range(45)]
@@ -406,6 +406,9 @@ def test_a_pivot_table_beside_its_data_answers_what_it_sums(
     assert window.header.cells == ["Row Labels", "Sum of Sepal Length", "Sum of Petal Length"]
     assert (window.header.number, window.cited) == (2, 3)
     assert [r.cells[0] for r in window.rows] == species
+    # the sheet gives sums and single flowers: an average asked of it is not there
+    out = service.answer("What is the average petal length of versicolor?")
+    assert out.answer is None, out.answer.text
 
 
 @pytest.fixture
@@ -431,6 +434,10 @@ def test_a_value_given_picks_its_row_out_of_a_sheet_of_numbers(cars: Footnoted) 
     assert result.answer.text.startswith("| mpg | cyl | hp | wt | carb |")
     assert "| 15 | 8 | 335 | 3.57 | 8 |" in result.answer.text
     assert exact(result.answer) == "335"  # the cell of the column asked, by its short name
+    # "what's" is no "wt" cut short: the one column asked is still the horsepower
+    result = cars.answer("what's the horsepower of the car that does 15 mpg?")
+    assert result.answer is not None, result.refusal
+    assert exact(result.answer) == "335"
 
 
 def test_a_value_many_rows_hold_picks_none(cars: Footnoted) -> None:

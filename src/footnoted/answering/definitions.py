@@ -18,6 +18,9 @@ one of them leads the answer (``definition``):
   is …"), or says it defines it ("We define Adjusted EBITDA as …"), or ends naming what
   it describes by the term ('We call each individual SELECT statement within a compound
   SELECT a "term".');
+- the term and what it means side by side, one in brackets: "lurk (that is, read
+  without posting)", "an existing Debian Developer to support your application (an
+  advocate)";
 - for an abbreviation, its words beside it ("SPDX (Software Package Data Exchange)",
   "Software Package Data Exchange (SPDX)") or in the same sentence ("ALCE, the first
   benchmark for Automatic LLMs’ Citation Evaluation"), matched letter by letter as
@@ -27,7 +30,9 @@ one of them leads the answer (``definition``):
   under its title (``headed``).
 
 A thing the question names by its kind ("What does the purge status flag mean?", "what
-does the RTRIM collating function do") is asked by its name, as a glossary lists it.
+does the RTRIM collating function do") is asked by its name, as a glossary lists it;
+one asked what it is for ("What is the Disclaimer field for?") by what it is, which is
+where documents say what a thing is for.
 
 The quote is the definition's sentence or line; what an abbreviation stands for is
 marked as the exact answer (a name), a definition is not (``quotes``).
@@ -56,6 +61,8 @@ _ASKS = (
     (r"what (?:does|do|did) (?:the (?:acronym|abbreviation) )?(?P<t>.+?) stand for\b.*", "words"),
     (r"what (?:is|was) (?P<t>.+?) (?:short|an acronym|an abbreviation) for\b.*", "words"),
     (r"what is the (?:full form|expansion|long form) of (?P<t>.+)", "words"),
+    # a verb, where it is done said after it: "what does it mean to lurk on the list"
+    (r"what (?:does|would) it mean to (?P<t>[a-z]+)(?: (?:on|in|at|to|with|from)\b.*)?", "meaning"),
     (r"what (?:does|do|did) .+? mean by (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
     (r"what (?:does|do) (?:the (?:term|word|phrase) )?(?P<t>.+?) mean\b(?! for\b).*", "meaning"),
     (r"what is meant by (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
@@ -68,6 +75,8 @@ _ASKS = (
     (r"how (?:is|are) (?P<t>.+?) (?:calculated|computed)\b.*", "calculation"),
     (r"how (?:do|does) (?:.+? )?(?:calculate|compute) (?P<t>.+)", "calculation"),
     (r"define (?:the (?:term|word|phrase) )?(?P<t>.+)", "meaning"),
+    # what a thing is for: what it is, where a passage says ("What is suEXEC used for?")
+    (r"what(?: is|'s| are) (?:an? |the )?(?P<t>.+?) (?:used |meant )?for", "purpose"),
     (r"what(?: is|'s| are) (?:an? |the )?(?P<t>.+)", "meaning"),
 )
 # what a quoted term is of or for: "a 'term' of a compound SELECT", "the 'accounting
@@ -152,7 +161,7 @@ def asked_term(question: str) -> Term | None:
         m = pattern.fullmatch(body)
         if m is None:
             continue
-        what_is = pattern is _ASK_PATTERNS[-1][0]
+        what_is = pattern is _ASK_PATTERNS[-1][0] or asks == "purpose"
         asked = m.group("t")
         quoted = _QUOTED.search(asked)
         if quoted is not None:  # the quoted term whole; where it is used said after it
@@ -208,8 +217,8 @@ def definition(
     if expanded is not None or term.expands or loose:
         return expanded
     name = _name(term.text, plural)
-    forms = (_glossary(name, text), _sentence(name, text), _called(name, text))
-    found = [d for d in forms if d is not None]
+    forms = (_glossary, _sentence, _called, _bracketed)
+    found = [d for form in forms if (d := form(name, text)) is not None]
     return min(found, key=lambda d: d.start) if found else None
 
 
@@ -352,6 +361,22 @@ def _called(name: str, text: str) -> Definition | None:
     )
     for s, e in split_sentences(text):
         if calls.search(text, s, e) is not None:
+            return Definition(s, e)
+    return None
+
+
+def _bracketed(name: str, text: str) -> Definition | None:
+    """The term and what it means side by side, one in brackets: "lurk (that is, read
+    without posting)" (the words in brackets), or "an existing Debian Developer to
+    support your application (an advocate)" (its sentence)."""
+    glossed = re.search(
+        rf"(?i:{name})\s*\((?:that is|i\.\s?e\.),?\s+(?P<d>[^()\n]{{3,160}})\)", text
+    )
+    if glossed is not None:
+        return Definition(glossed.start("d"), glossed.end("d"))
+    named = re.compile(rf"\S\s+\((?:an?|the)\s+(?i:{name})\)")
+    for s, e in split_sentences(text):
+        if named.search(text, s, e) is not None:
             return Definition(s, e)
     return None
 

@@ -585,7 +585,8 @@ class Pipeline:
         which state, country or company, one that names one (``asked.names_new``); for
         one not asking where to find something, more than a web address (a guide's
         reference list: "https://www.cisa.gov/resources-tools/…" asked which elements it
-        lists)."""
+        lists); for one asking an average or a median, a spreadsheet's row only where its
+        table says it gives one (``_summarised``)."""
         number = counts(query)
         lead = quote(read[0], self.context, query)
         if _only_headings(lead):
@@ -595,6 +596,8 @@ class Pipeline:
             return False
         if not names_new(text, query):
             return False  # asked which state, a quote naming none
+        if lead.row and not _summarised(query, lead):
+            return False  # asked an average, one flower's row
         return not (_WEB_ADDRESS.fullmatch(text.strip()) and not _ASKS_WHERE.search(query))
 
     def _cosines(self, about: str | None, hits: Sequence[RetrievedChunk]) -> list[float]:
@@ -742,6 +745,21 @@ def _entity(span: str, query: str) -> re.Pattern[str] | None:
     return None if re.search(pattern, query, re.IGNORECASE) else re.compile(pattern)
 
 
+def _summarised(question: str, row: Quote) -> bool:
+    """Whether a spreadsheet's row answers the average or median ``question`` asks for,
+    if it asks one: its header, its cells or its sheet's name say it gives one ("Average
+    of mpg"); one flower's measurements under "Petal Length" do not. A report's table
+    sums up already, and says so around it as often as in it: its rows are left be."""
+    if not row.read.hit.chunk.rows or not _AVERAGE_ASKED.search(question):
+        return True
+    parts = (row.header, row.body, row.group)
+    shown = " ".join(p.text for p in parts if p is not None)
+    return bool(_STATISTIC.search(f"{shown} {row.read.hit.chunk.section or ''}"))
+
+
+_STATISTIC = re.compile(r"\b(?:average|avg|median|mean)\b", re.IGNORECASE)
+# "mean" as a verb asks none: "what does 'vs' mean?"
+_AVERAGE_ASKED = re.compile(r"\b(?:average|avg|median|the mean|mean (?:of|value))\b", re.I)
 _WEB_ADDRESS = re.compile(r"[<(\[]?(?:https?://|www\.)\S+?[>)\].,;]*")
 _ASKS_WHERE = re.compile(
     r"\b(?:links?|url|website|site|web ?page|address|download|where)\b", re.IGNORECASE

@@ -321,9 +321,12 @@ def abbreviates(name: str, word: str) -> bool:
     """Whether a column's short name (one word of at most ``SHORT_NAME`` letters) is the
     question's ``word`` cut short: its start ("carb": "carburetors", "mag": "magnitude")
     or, for a name of up to three letters, its letters in order from its first ("hp":
-    "horsepower", "mpg": "miles per gallon" written "mileage" is not)."""
+    "horsepower", "mpg": "miles per gallon" written "mileage" is not); never a function
+    word ("what's" cuts "wt" short no more than "weight" does)."""
     name, word = name.strip().lower(), word.lower()
     if not name.isalpha() or len(name) > SHORT_NAME or len(word) < len(name) + 3:
+        return False
+    if re.split(r"['’]", word)[0] in stop_words():
         return False
     if len(name) >= 3 and word.startswith(name):
         return True
@@ -348,11 +351,12 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
         return _row(read, *asked, context, question)
     start, end = _sentences(text, span.start, span.end)
     start, end = side_sentence(question, text, start, end) or (start, end)
-    start, end = _past_headings(text, start, end, chunk.section)
+    start, end = _versioned(text, start, *_past_headings(text, start, end, chunk.section), question)
     start = _past_bullet(text, start, end)
     start = with_antecedent(text, start, end, chunk.section)
     start = _from_reason(text, start, question, chunk.section)
     start, end = _with_reason(text, start, end, question, chunk.section)
+    end = _with_replacement(text, start, end)
     body = Piece(base + start, base + end, text[start:end])
     more = False
     if body.text.rstrip().endswith(":") or _HOW.match(text, end):
@@ -399,6 +403,25 @@ def heading(line: str, section: str | None) -> bool:
 def _plain(text: str) -> str:
     """A heading as compared: its numbering and case left out."""
     return re.sub(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", "", text).casefold().strip(" .:")
+
+
+def _versioned(text: str, first: int, start: int, end: int, question: str) -> tuple[int, int]:
+    """The quote from ``start`` to ``end`` past the headings from ``first`` on, or from
+    ``first`` where those headings name the version the question asks for and the
+    sentence does not: "officer 0.6.0 / Features / add RTF support" asked which version
+    added RTF support."""
+    if (
+        start > first
+        and _WHICH_VERSION.search(question)
+        and _VERSION_NUMBER.search(text, first, start)
+        and not _VERSION_NUMBER.search(text, start, end)
+    ):
+        return first, end
+    return start, end
+
+
+_WHICH_VERSION = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+)?(?:version|release)\b", re.I)
+_VERSION_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.]|\.\d)")
 
 
 def _past_headings(text: str, start: int, end: int, section: str | None) -> tuple[int, int]:
@@ -492,6 +515,27 @@ def _with_reason(
             return start, e
     before = _antecedent(text, start, section)
     return (before if _REASON.search(text, before, start) else start), end
+
+
+def _with_replacement(text: str, start: int, end: int) -> int:
+    """Where the quote of ``text[start:end]`` ends: a sentence saying a thing is
+    deprecated or removed goes on to the next where that one, in the same paragraph,
+    says what to use instead ("function slip_in_footnote() is deprecated. Use
+    run_footnote() instead.")."""
+    if not _RETIRED.search(text, start, end):
+        return end
+    after = next(((s, e) for s, e, _ in chunk_sentences(text) if s >= end), None)
+    if (
+        after is None
+        or "\n" in text[end : after[0]]
+        or not _REPLACED.match(text, after[0], after[1])
+    ):
+        return end
+    return after[1]
+
+
+_RETIRED = re.compile(r"\b(?:deprecated|removed|obsolete|superseded|defunct|retired)\b", re.I)
+_REPLACED = re.compile(r"(?:please\s+)?(?:use|prefer|call|switch to)\b|.*\binstead\b", re.I)
 
 
 def _from_reason(text: str, start: int, question: str, section: str | None) -> int:
