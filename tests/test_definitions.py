@@ -54,6 +54,8 @@ def exact(answer: Answer) -> str | None:
         ("what is the Disclaimer field for?", "Disclaimer", False),
         ("What is suEXEC used for?", "suEXEC", False),
         ("what does it mean to lurk on the mailing list?", "lurk", False),  # a verb
+        # a command's option, its command said before it
+        ("git interpret-trailers --parse is shorthand for what?", "--parse", False),
     ],
 )
 def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expands: bool) -> None:
@@ -183,6 +185,12 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "GraphRAG\n\n• Construct a graph on your dataset and query it using LLMs\n\n"
             "• Natively supports population level queries",
             "Construct a graph on your dataset and query it using LLMs",
+        ),
+        (  # a manual's definition list: the option, "::" and what it is
+            Term("--parse", False),
+            "--trailer <key>[(=|:)<value>]:: Specify a trailer.\n\n--parse:: A convenience "
+            "alias for --only-trailers --only-input --unfold. This makes it easier.",
+            "A convenience alias for --only-trailers --only-input --unfold. This makes it easier.",
         ),
         (  # the term and what it means in brackets after it
             Term("lurk", False),

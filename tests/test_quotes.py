@@ -242,15 +242,23 @@ def test_a_papers_part_named_as_usual_is_a_heading() -> None:
 
 
 def test_a_changelogs_version_heading_answers_which_version() -> None:
-    """Asked which version brought a change, the reader's span in the release's heading
-    keeps the heading in the quote (the sentence under it names no version); asked
-    anything else, the heading gives way to the sentence."""
+    """Asked which version brought a change, the quote is shown under the release's
+    heading, printed above it in the passage (the sentence names no version), whether
+    the reader's span sat in the heading or in the sentence; asked anything else, the
+    heading gives way to the sentence and is not shown."""
     text = "officer 0.6.0\n\nFeatures\n\nadd RTF support, see rtf_doc() and rtf_add()."
     read = read_at(text, "0.6.0", "officer 0.6.0 > Features")
     q = quote(read, None, "which officer version added RTF support?")
-    assert q.text.startswith("officer 0.6.0") and q.text.endswith("rtf_add().")
+    assert q.render()[0] == "officer 0.6.0: add RTF support, see rtf_doc() and rtf_add()."
     q = quote(read, None, "what was added for RTF?")
-    assert q.text == "add RTF support, see rtf_doc() and rtf_add()."
+    assert q.render()[0] == "add RTF support, see rtf_doc() and rtf_add()."
+    news = (
+        "dplyr 1.0.4\n\nImproved performance for across().\n\nNew functions if_any() and if_all()."
+    )
+    read = read_at(news, "New functions", "dplyr 1.0.4")
+    q = quote(read, None, "Which dplyr version first shipped if_any() and if_all()?")
+    assert q.render()[0] == "dplyr 1.0.4: New functions if_any() and if_all()."
+    assert [piece.text for _, piece in q.render()[1]] == ["dplyr 1.0.4", q.text]
 
 
 def test_a_deprecation_brings_what_to_use_instead() -> None:
@@ -712,6 +720,16 @@ def test_a_lead_is_quoted_where_its_passage_names_the_code_asked() -> None:
     assert anchored("What should the lock file for /dev/ttyS0 be called?", held) == held
     assert anchored("What should the lock file for /dev/ttyS1 be called?", read) == read
     assert anchored("What format do MkDocs lock files use?", read) == read
+    # a value the question writes in quotes, found in quotes
+    keep = (
+        '.keep = "all" retains all variables. .keep = "unused" keeps only variables not '
+        'used to make new columns. .keep = "none" retains no input variables.'
+    )
+    read = (read_at(keep, "retains no input variables"),)
+    (moved,) = anchored('mutate(.keep = "unused") - which columns does that keep?', read)
+    assert (
+        quote(moved).text == '.keep = "unused" keeps only variables not used to make new columns.'
+    )
 
 
 def test_a_why_question_is_answered_from_a_rationale_where_the_lead_gives_no_reason() -> None:

@@ -334,14 +334,21 @@ def _names_version(version: str, cover: str) -> bool:
 
 def codes(question: str) -> tuple[re.Pattern[str], ...]:
     """The codes a question names: written in lower case with digits or "_" ("ttyS0",
-    "asn1_get_length_der", "el_GR"; not a product's name: "MkDocs", "GPT-4"), each as a
+    "asn1_get_length_der", "el_GR"; not a product's name: "MkDocs", "GPT-4"), or a value
+    in lower case it writes in quotes ('.keep = "unused"', found in quotes), each as a
     pattern finding it whole in a text."""
     named = (
         n
         for n in asked(question).names
         if n[0].islower() and any(ch.isdigit() or ch == "_" for ch in n)
     )
-    return tuple(re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])", re.IGNORECASE) for n in named)
+    found = [re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])", re.IGNORECASE) for n in named]
+    # a value written in quotes: 'mutate(.keep = "unused")', found in quotes too
+    found += [re.compile(rf"[\"'`“‘]{re.escape(v)}[\"'`”’]") for v in _LITERAL.findall(question)]
+    return tuple(found)
+
+
+_LITERAL = re.compile(r"(?<![\w\"'`])[\"`“]([a-z][\w.-]{0,19})[\"`”](?![\w\"'`])")
 
 
 def _coded(token: str) -> bool:

@@ -60,6 +60,7 @@ _ABOUT = re.compile(  # where the question says the term is used: not part of th
 _ASKS = (
     (r"what (?:does|do|did) (?:the (?:acronym|abbreviation) )?(?P<t>.+?) stand for\b.*", "words"),
     (r"what (?:is|was) (?P<t>.+?) (?:short|an acronym|an abbreviation) for\b.*", "words"),
+    (r"(?P<t>.+?) is (?:shorthand|short|an alias) for what\b.*", "meaning"),
     (r"what is the (?:full form|expansion|long form) of (?P<t>.+)", "words"),
     # a verb, where it is done said after it: "what does it mean to lurk on the list"
     (r"what (?:does|would) it mean to (?P<t>[a-z]+)(?: (?:on|in|at|to|with|from)\b.*)?", "meaning"),
@@ -185,6 +186,8 @@ def asked_term(question: str) -> Term | None:
             if re.search(r"\w['’]s\b", term) or (what_is and not _named_thing(term)):
                 return None  # "Boeing's revenue": a possession, not a term
         words = term.split()
+        if len(words) > 1 and words[-1].startswith("-"):  # a command's option: "git … --parse"
+            term, words = words[-1], words[-1:]
         if len(words) > MAX_TERM_WORDS or all(w.lower() in stop_words() for w in words):
             return None  # "What does it mean when …": no term
         if not any(ch.isalnum() for ch in term):
@@ -261,8 +264,9 @@ def _name(term: str, plural: bool = True) -> str:
     """The term as a pattern: its words in any case, joined by spaces or hyphens, a
     plural allowed (where ``plural``), quoted or not, whole or in part ('"Shareable"
     files')."""
+    dashes = term[: len(term) - len(term.lstrip("-"))]  # a command's option keeps its: "--parse"
     parts = [re.escape(w) for w in re.split(r"[\s-]+", term) if w]
-    joined = r"[\"“‘']?" + r"[\"”’']?[\s-]+[\"“‘']?".join(parts)
+    joined = r"[\"“‘']?" + dashes + r"[\"”’']?[\s-]+[\"“‘']?".join(parts)
     return joined + (r"(?:s|es)?" if plural else r"(?![a-z])") + r"[\"”’']?"
 
 
@@ -274,7 +278,7 @@ def _glossary(name: str, text: str) -> Definition | None:
     entry = re.compile(
         rf"^[ \t]*(?:[•*\-–][ \t]*)?(?:(?P<n>\d+(?:\.\d+)+\.?)[ \t]+)?(?P<t>(?i:{name}))"
         r"(?:[ \t]*\([^)\n]{1,80}\))?"
-        r"(?:[ \t]*[–—:][ \t]*|[ \t]+-[ \t]+|(?(n)(?P<bare>[ \t]+)(?=[a-z])|(?!))|"
+        r"(?:[ \t]*(?:[–—]|::?)[ \t]*|[ \t]+-[ \t]+|(?(n)(?P<bare>[ \t]+)(?=[a-z])|(?!))|"
         + re.escape(CELLS)
         + r"(?=[^|\n]*$))(?P<d>[^\W\d_\s][^\n]{15,})",  # words, not "$1,234 million"
         re.M,

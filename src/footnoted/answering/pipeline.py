@@ -591,7 +591,7 @@ class Pipeline:
         lead = quote(read[0], self.context, query)
         if _only_headings(lead):
             return False
-        text = lead.text
+        text = lead.text if lead.row else lead.render()[0]  # with the release it is under
         if number and not holds_number(text, query):
             return False
         if not names_new(text, query):

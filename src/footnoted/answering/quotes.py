@@ -143,7 +143,8 @@ class Quote:
     unit: Piece | None = None  # a table row's unit, printed apart from its header row
     columns: tuple[int, ...] = ()  # the columns shown of a wide row (``shown_columns``): all
     more: bool = False  # a list the quote introduces goes on past its last item quoted
-    # the label a table row is printed under (``group_of``), where the question names it
+    # the label a table row is printed under (``group_of``), where the question names it;
+    # of a passage, the heading naming the release asked for (``_release``)
     group: Piece | None = None
 
     @property
@@ -159,9 +160,13 @@ class Quote:
     def render(self) -> tuple[str, list[tuple[int, Piece]]]:
         """How the answer shows it, and where each quoted piece starts in that text: a
         table row as a small Markdown table under its header row, anything else as it
-        is."""
+        is, after the heading it is printed under where that is shown ("officer 0.6.0: add
+        RTF support")."""
         if not self.row:  # a list cut short says that it goes on
-            return self.body.text + (f"\n{MORE}" if self.more else ""), [(0, self.body)]
+            label = f"{self.group.text}: " if self.group is not None else ""
+            pieces = [(0, self.group)] if self.group is not None else []
+            text = label + self.body.text + (f"\n{MORE}" if self.more else "")
+            return text, [*pieces, (len(label), self.body)]
         assert self.header is not None
         width = max(_width(self.header), _width(self.body))
         shift = column_offset(self.body.text, self.header.text)
@@ -351,7 +356,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
         return _row(read, *asked, context, question)
     start, end = _sentences(text, span.start, span.end)
     start, end = side_sentence(question, text, start, end) or (start, end)
-    start, end = _versioned(text, start, *_past_headings(text, start, end, chunk.section), question)
+    start, end = _past_headings(text, start, end, chunk.section)
     start = _past_bullet(text, start, end)
     start = with_antecedent(text, start, end, chunk.section)
     start = _from_reason(text, start, question, chunk.section)
@@ -365,7 +370,8 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     counted = words(text[span.end : span.end + 40])[:1]
     if _is_value(text[span.start : span.end], question, counted) and start <= span.start < end:
         exact = (base + span.start, base + min(span.end, end))
-    return Quote(read, body, exact=exact, more=more)
+    release = _release(text, base, start, end, question, chunk.section)
+    return Quote(read, body, exact=exact, more=more, group=release)
 
 
 def _sentences(text: str, start: int, end: int) -> tuple[int, int]:
@@ -405,19 +411,21 @@ def _plain(text: str) -> str:
     return re.sub(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", "", text).casefold().strip(" .:")
 
 
-def _versioned(text: str, first: int, start: int, end: int, question: str) -> tuple[int, int]:
-    """The quote from ``start`` to ``end`` past the headings from ``first`` on, or from
-    ``first`` where those headings name the version the question asks for and the
-    sentence does not: "officer 0.6.0 / Features / add RTF support" asked which version
-    added RTF support."""
-    if (
-        start > first
-        and _WHICH_VERSION.search(question)
-        and _VERSION_NUMBER.search(text, first, start)
-        and not _VERSION_NUMBER.search(text, start, end)
-    ):
-        return first, end
-    return start, end
+def _release(
+    text: str, base: int, start: int, end: int, question: str, section: str | None
+) -> Piece | None:
+    """The heading above the quote ``text[start:end]`` that names the release the
+    question asks for ("which officer version added RTF support?": "officer 0.6.0" over
+    "add RTF support, see rtf_doc() and rtf_add()."), where the quote names none: one
+    of the passage's own section headings, printed in it above the quote; else None."""
+    if not _WHICH_VERSION.search(question) or _VERSION_NUMBER.search(text, start, end):
+        return None
+    parts = {_plain(part) for part in (section or "").split(SECTION_JOIN)}
+    for a, b in reversed(_lines_of(text, 0, start)):
+        line = text[a:b].strip()
+        if _plain(line) in parts and _VERSION_NUMBER.search(line):
+            return Piece(base + a, base + b, text[a:b])
+    return None
 
 
 _WHICH_VERSION = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+)?(?:version|release)\b", re.I)
