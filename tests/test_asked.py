@@ -533,6 +533,16 @@ def test_an_identifier_is_held_only_whole() -> None:
         "exclude_docs"
     ]
     assert exclude.missing(["MkDocs 1.5 added EXCLUDE_DOCS."]) == []  # case aside
+    # a function called and a command's option are identifiers the evidence must hold
+    called = asked("In which Python version was datetime.utcnow() deprecated?")
+    assert called.names == ("Python", "datetime.utcnow")
+    assert called.missing(["Changed in version 3.7: Python's UTC offset may be seconds."]) == [
+        "datetime.utcnow"
+    ]
+    assert called.missing(["Python: classmethod datetime.utcnow() returns the time."]) == []
+    option = asked("which python version added the --upgrade-deps option to venv?")
+    assert option.names == ("upgrade-deps",)
+    assert option.missing(["Changed in version 3.9: Add --upgrade-deps option."]) == []
     # one the document's opening names again and again is what it is about, as a name is
     ranged = asked("What is the range argument of read_excel for?")
     argument = ["range is a new argument for reading a rectangular range."]
@@ -646,6 +656,8 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
         "In which version was the setting added?",
         "In which MkDocs version was the setting added?",
         "What is the numeric value of ASN1_MAX_ERROR_DESCRIPTION_SIZE?",
+        "what's the largest year number a date or datetime object can hold?",
+        "What is the maximum value of a smallint?",
     ]
     assert all(counts(q) for q in numbers)
     others = [
@@ -661,6 +673,7 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
         "What counts as the 'Services' in the terms?",
         "What was the discount rate used to state?",
         "What is the increase in total revenue attributed to?",
+        "What is the largest city?",  # a name
     ]
     assert not any(counts(q) for q in others)
     assert holds_number("It costs $5 million.") and holds_number("It took twelve days.")

@@ -56,6 +56,8 @@ def exact(answer: Answer) -> str | None:
         ("what does it mean to lurk on the mailing list?", "lurk", False),  # a verb
         # a command's option, its command said before it
         ("git interpret-trailers --parse is shorthand for what?", "--parse", False),
+        # a code stands for what it means, not for words it cuts short
+        ("what does the %j directive stand for in strftime?", "%j", False),
     ],
 )
 def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expands: bool) -> None:
@@ -185,6 +187,12 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "GraphRAG\n\n• Construct a graph on your dataset and query it using LLMs\n\n"
             "• Natively supports population level queries",
             "Construct a graph on your dataset and query it using LLMs",
+        ),
+        (  # a table's row: the code, then what it means, then other cells
+            Term("%j", False),
+            "Directive | Meaning | Example\n\n%a | Weekday as abbreviated name. | Sun, Mon\n\n"
+            "%j | Day of the year as a zero-padded decimal number. | 001, 002, …, 366",
+            "Day of the year as a zero-padded decimal number.",
         ),
         (  # a manual's definition list: the option, "::" and what it is
             Term("--parse", False),

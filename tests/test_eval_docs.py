@@ -74,6 +74,10 @@ def test_a_gold_answer_is_found_however_the_text_is_written() -> None:
     assert holds("“Use or lose” means the number of\nannual leave hours", ["'use or lose' means"])
     assert holds("hal\ufffelucination rates", ["hallucination"])
     assert not holds("1,009,358", ["1,009,359"])
+    # a gold answer written like a citation marker is compared as written
+    assert holds("zoom parameter now limited to [10, 400] and updated. [1]", ["[10, 400]"])
+    assert not holds("zoom parameter now limited. [1]", ["[10, 400]"])
+    assert not holds("Released in 2020. [7]", ["7"])  # a citation marker holds no number
     assert fold("A – B") == "a - b"
 
 

@@ -339,7 +339,8 @@ SEC_TABLE = """<html><body><table>
 
 def test_html_table_cells_stay_under_their_columns() -> None:
     """A sign joins its amount, spacer cells take no column, a blank amount keeps its
-    year's place, and a header without a label cell starts at its first year."""
+    year's place, a header without a label cell starts at its first year, and a cell
+    spanning rows ("Pro" over two price rows) is read in each of them."""
     assert blocks(load_bytes(SEC_TABLE.encode(), "10-k.htm")) == [
         "Year Ended December 31,",  # spans the years: kept as the page gives it
         "2022 | 2021 | 2020",
@@ -348,11 +349,11 @@ def test_html_table_cells_stay_under_their_columns() -> None:
         "Cost of revenue | 2,435,736 | - | 1,447,516",  # 2021 is blank, not 2020's amount
         "Net loss | $(1,584,511) | $(1,009,359) | $(1,752,857)",
         "Margin | 12.5% | (3.1)% | \u2014",
-        # a table whose cells span rows is not laid on a grid: its cells as they are
+        # a cell spanning rows is read in each row it spans, in its column
         "Plan | Price | Seats",
-        "Team | 25",
+        "Team | 25 | -",
         "Pro | 40 | 10",
-        "45 | 20",
+        "Pro | 45 | 20",
     ]
     # an absurd span is read as one cell, not a grid that size
     huge = f'<table><tr><td colspan="{"9" * 5000}">a</td><td>b</td></tr></table>'
@@ -644,6 +645,31 @@ def test_an_html_notes_title_heads_no_section() -> None:
         "8.1. Numeric Types",
         "8.1.4. Serial Types",
     )
+
+
+def test_a_reference_pages_terms_open_their_descriptions() -> None:
+    """A Sphinx reference page: a heading's permalink "¶" is no text, and a definition
+    list's term opens its description's first paragraph ("datetime.MAXYEAR — The
+    largest year …"), so the two are read, retrieved and quoted together; a term left
+    without a description before the next heading is a line of its own."""
+    page = (
+        '<html><body><h2>Constants<a class="headerlink" href="#c">¶</a></h2>'
+        '<dl><dt id="m">datetime.<b>MAXYEAR</b><a class="headerlink" href="#m">¶</a></dt>'
+        "<dd><p>The largest year number allowed in a date object. MAXYEAR is 9999.</p>"
+        "<p>New in version 3.2.</p></dd>"
+        "<dt>-a</dt><dt>--data-only</dt><dd><p>Dump only the data.</p></dd>"
+        "<dt>Orphan</dt></dl><h2>Types</h2><p>A date object.</p></body></html>"
+    )
+    doc = load_bytes(page.encode(), "datetime.html")
+    assert_well_formed(doc)
+    assert "¶" not in doc.text
+    assert section_of(
+        doc, "datetime.MAXYEAR — The largest year number allowed in a date object. MAXYEAR is 9999."
+    ) == ("Constants",)
+    assert section_of(doc, "New in version 3.2.") == ("Constants",)
+    assert section_of(doc, "-a, --data-only — Dump only the data.") == ("Constants",)
+    assert section_of(doc, "Orphan") == ("Constants",)
+    assert section_of(doc, "A date object.") == ("Types",)
 
 
 @pytest.mark.parametrize(

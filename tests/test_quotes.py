@@ -261,6 +261,28 @@ def test_a_changelogs_version_heading_answers_which_version() -> None:
     assert [piece.text for _, piece in q.render()[1]] == ["dplyr 1.0.4", q.text]
 
 
+def test_asked_for_a_number_the_next_sentence_holding_it_comes_too() -> None:
+    """Asked for a number, a quote that holds none goes on to the next sentence of its
+    paragraph that does and goes on about what the quote opens with; not to the next
+    paragraph's, nor to one about something else, nor for a question asking none."""
+    text = (
+        "datetime.MAXYEAR — The largest year number allowed in a date or datetime object. "
+        "MAXYEAR is 9999.\n\nMINYEAR is 1."
+    )
+    read = read_at(text, "MAXYEAR")
+    asked = "what's the largest year number a date or datetime object can hold?"
+    assert quote(read, None, asked).text.endswith("MAXYEAR is 9999.")
+    assert quote(read, None, "What is MAXYEAR?").text.endswith("datetime object.")
+    alone = "The largest year number allowed in a date object.\n\nMINYEAR is 1."
+    assert quote(read_at(alone, "largest"), None, asked).text.endswith("date object.")
+    other = "The largest year number is MAXYEAR. The module was added in 2003."
+    assert quote(read_at(other, "largest"), None, asked).text.endswith("MAXYEAR.")
+    # a word a sentence opens with is no name: "Revenue in 2020" answers no count
+    revenue = "Revenue in 2021 also benefited from licensing. Revenue in 2020 was also higher."
+    drivers = "How many drivers were active on the Lyft platform in 2021?"
+    assert quote(read_at(revenue, "licensing"), None, drivers).text.endswith("licensing.")
+
+
 def test_a_deprecation_brings_what_to_use_instead() -> None:
     """ "X is deprecated." goes on to the next sentence of its paragraph where that one
     says what to use instead; a sentence of the next paragraph stays out."""

@@ -98,6 +98,9 @@ _COMMON = frozenset(
 _COUNT = re.compile(
     r"^\s*(?:how (?:many|much)|what (?:percentage|percent|proportion|fraction|share of)|"
     r"(?:in |on )?what (?:year|date)|what (?:is|was) the numeric(?:al)? value|"
+    # the largest or smallest of a count or a size: "what's the largest year number"
+    r"what(?:'s| is| was) the (?:largest|smallest|maximum|minimum|highest|lowest) "
+    r"(?:[\w-]+ )?(?:number|value|count|size|length|amount)|"
     r"(?:in )?(?:which|what) (?:[\w-]+ )?version(?! control))\b",
     re.IGNORECASE,
 )
@@ -105,7 +108,8 @@ _COUNT = re.compile(
 
 def counts(question: str) -> bool:
     """Whether the question asks for a number: how many, how much, what percentage or
-    share of, in what year or on what date, which version ("What is the discount rate
+    share of, in what year or on what date, which version, the largest or smallest
+    number, value or size of something ("What is the discount rate
     used for?" asks no number: a noun alone does not say; nor does "What is the default
     value of strict?", answered "False")."""
     return bool(_COUNT.match(question))
@@ -523,7 +527,8 @@ def asked(question: str) -> Asked:
     """The years a question names (written out, or as finance writes them: "FY2018",
     "FY22", "4Q22"), its quarters ("the fourth quarter", "Q4"), its halves ("H1",
     "1H22"), and its names: capitalised, mixed-case or upper-case words (and words with
-    digits: "X1", and "3M" or "5G" whole, not "M" or "G"; identifiers: "exclude_docs")
+    digits: "X1", and "3M" or "5G" whole, not "M" or "G"; identifiers: "exclude_docs",
+    "utcnow" of "datetime.utcnow()", "upgrade-deps" of "--upgrade-deps")
     past the first word of each of its sentences, but the question's own words."""
     names: list[str] = []
     runs: list[list[tuple[str, int, int]]] = []  # names written one after another
@@ -550,7 +555,9 @@ def asked(question: str) -> Asked:
             continue  # "early-1970": the year 1970, asked as a year
         opens = i == 0 or question[:start].rstrip()[-1:] in ".?!:"
         capital = token[0].isupper() and not opens  # a sentence's first word names nothing
-        if (capital or _shaped(token) or "_" in token) and not YEAR.fullmatch(token):
+        # an identifier: a function called ("datetime.utcnow()"), a command's option
+        coded = question.startswith("()", match.end()) or question[:start].endswith("--")
+        if (capital or _shaped(token) or "_" in token or coded) and not YEAR.fullmatch(token):
             name = token.removesuffix("'s").removesuffix("’s")
             names.append(name)
             end = start + len(name)

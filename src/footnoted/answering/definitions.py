@@ -192,7 +192,8 @@ def asked_term(question: str) -> Term | None:
             return None  # "What does it mean when …": no term
         if not any(ch.isalnum() for ch in term):
             return None
-        expands = asks == "words"
+        # a code ("%j", "-Fc") stands for what it means, not for words it cuts short
+        expands = asks == "words" and term[:1].isalnum()
         written = expands or bool(_ABBREVIATION.match(term))
         return Term(term, written, expands, asks == "calculation")
     return None
@@ -272,24 +273,30 @@ def _name(term: str, plural: bool = True) -> str:
 
 def _glossary(name: str, text: str) -> Definition | None:
     """A line that starts with the term (bulleted or numbered) and goes on, after a dash
-    or a colon, or in a numbered list straight away in lower case, or as the other
-    cell of a two-cell row, to its definition; or a line of a table's legend, the term
-    and its definition in brackets."""
+    or a colon, or in a numbered list straight away in lower case, or as the next
+    cell of a row ("%j | Day of the year as a zero-padded decimal number. | 001, …"),
+    to its definition; or a line of a table's legend, the term and its definition in
+    brackets."""
     entry = re.compile(
         rf"^[ \t]*(?:[•*\-–][ \t]*)?(?:(?P<n>\d+(?:\.\d+)+\.?)[ \t]+)?(?P<t>(?i:{name}))"
         r"(?:[ \t]*\([^)\n]{1,80}\))?"
         r"(?:[ \t]*(?:[–—]|::?)[ \t]*|[ \t]+-[ \t]+|(?(n)(?P<bare>[ \t]+)(?=[a-z])|(?!))|"
         + re.escape(CELLS)
-        + r"(?=[^|\n]*$))(?P<d>[^\W\d_\s][^\n]{15,})",  # words, not "$1,234 million"
+        + r")(?P<d>[^\W\d_\s][^\n]{15,})",  # words, not "$1,234 million"
         re.M,
     )
     for m in entry.finditer(text):
-        if CELLS in m.group(0) and (len(m.group("d").split()) < 4 or _DIGIT.search(m["d"])):
-            continue  # a row of values, not a term and its definition
+        end = m.end("d")
+        if CELLS in m.group(0)[: m.start("d") - m.start()]:  # a row: its second cell
+            cut = text.find(CELLS, m.start("d"), end)
+            end = end if cut < 0 else cut
+            described = text[m.start("d") : end]
+            if len(described.split()) < 4 or _DIGIT.search(described):
+                continue  # a row of values, not a term and its definition
         if m["bare"] is not None and (_TITLED.match(m["t"]) or _heading(m.group(0))):
             continue  # a numbered heading: "1.2 Revenue recognition and related policies",
             # "3.4 ALCE is Robust to Shortcut Cases"
-        return Definition(m.start("d"), m.end("d"))
+        return Definition(m.start("d"), end)
     legend = re.compile(  # a table's legend: "**Multiple (multiple types of firearms …)"
         rf"^[ \t]*[*†‡]*[ \t]*(?i:{name})[ \t]*\((?P<d>[^()\n]{{10,200}})\)[ \t.;]*$", re.M
     )

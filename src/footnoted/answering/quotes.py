@@ -57,7 +57,7 @@ from ..loaders.blocks import CURRENCY, table_headers
 from ..loaders.captions import CAPTION
 from ..models import SECTION_JOIN
 from ..pages import PAGE_BREAK
-from .asked import YEAR, asked
+from .asked import YEAR, asked, counts, holds_number
 from .evidence import Read
 from .sides import side_sentence
 
@@ -362,6 +362,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     start = _from_reason(text, start, question, chunk.section)
     start, end = _with_reason(text, start, end, question, chunk.section)
     end = _with_replacement(text, start, end)
+    end = _with_number(text, start, end, question)
     body = Piece(base + start, base + end, text[start:end])
     more = False
     if body.text.rstrip().endswith(":") or _HOW.match(text, end):
@@ -523,6 +524,29 @@ def _with_reason(
             return start, e
     before = _antecedent(text, start, section)
     return (before if _REASON.search(text, before, start) else start), end
+
+
+def _with_number(text: str, start: int, end: int, question: str) -> int:
+    """Where the quote of ``text[start:end]`` ends: asked for a number it does not hold,
+    at the end of the next sentence of its paragraph where that one holds it and opens
+    with the name, written as code, the quote opens with ("datetime.MAXYEAR — The
+    largest year number allowed in a date or datetime object. MAXYEAR is 9999."); any
+    other sentence with a number would answer what was not asked ("Revenue in 2020 was
+    also higher …" after "Revenue in 2021 also benefited …", asked how many drivers)."""
+    if not counts(question) or holds_number(text[start:end], question):
+        return end
+    after = next(((s, e) for s, e, _ in chunk_sentences(text) if s >= end), None)
+    if after is None or "\n" in text[end : after[0]]:
+        return end
+    following = text[after[0] : after[1]]
+    subject = following.split()[0].strip(",:;") if following.split() else ""
+    opening = text[start:end].split()[:5]  # "datetime.MAXYEAR" opens with "MAXYEAR" too
+    # a name written as code ("MAXYEAR", "ASN1_MAX"), not a word a sentence may open with
+    coded = bool(re.search(r"[A-Z\d_.]", subject[1:]))
+    said = coded and any(w == subject or w.endswith(f".{subject}") for w in opening)
+    if not said or not holds_number(following, question):
+        return end  # only a sentence going on about what the quote opens with
+    return after[1]
 
 
 def _with_replacement(text: str, start: int, end: int) -> int:

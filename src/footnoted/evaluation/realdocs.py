@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
+from ..lexical import MARKER
 from ..models import Citation
 from ..service.facade import AskResult, Footnoted
 from ..settings import Settings
@@ -104,15 +105,22 @@ def _question(row: dict[str, Any]) -> DocQuestion:
     )
 
 
-def fold(text: str) -> str:
-    """Text as compared: Unicode-normalised, hyphenation marks and markers gone, every
-    quotation mark one, dashes plain, case and whitespace folded."""
-    return m.normalize(unicodedata.normalize("NFKC", text).translate(_PLAIN))
+def fold(text: str, markers: bool = False) -> str:
+    """Text as compared: Unicode-normalised, hyphenation marks and citation markers gone
+    (kept where ``markers``), every quotation mark one, dashes plain, case and
+    whitespace folded."""
+    plain = unicodedata.normalize("NFKC", text).translate(_PLAIN)
+    return m.collapse(plain).lower() if markers else m.normalize(plain)
 
 
 def holds(text: str, answers: Sequence[str]) -> bool:
-    haystack = fold(text)
-    return any(fold(a) and fold(a) in haystack for a in answers)
+    """Whether ``text`` holds one of the ``answers``: past the answer's citation markers,
+    or as written where the answer is itself written like one ("[10, 400]")."""
+    haystack, written = fold(text), fold(text, markers=True)
+    return any(
+        (fold(a) and fold(a) in haystack) or (MARKER.search(a) and fold(a, markers=True) in written)
+        for a in answers
+    )
 
 
 # -- one question -------------------------------------------------------------------------

@@ -102,6 +102,7 @@ class _End:
     page: bool = False  # a page breaks after the element
     caption: bool = False  # a table's <caption>
     bold: bool = False  # only ends bold type; the element's own end follows
+    term: bool = False  # a definition list's term (<dt>)
 
 
 class _HtmlBlocks:
@@ -120,6 +121,7 @@ class _HtmlBlocks:
         self._in_heading = False
         self._after_br = False  # a <br> and nothing but white space since
         self.breaks: list[int] = []  # where the printed pages break: before these blocks
+        self._term = ""  # a definition list's term, waiting for its description's text
 
     def walk(self, root: LexborNode) -> None:
         stack: list[LexborNode | _End] = [root]
@@ -145,6 +147,8 @@ class _HtmlBlocks:
         tag = node.tag or ""
         if not node.is_element_node or tag in _HTML_SKIP or _html_hidden(node):
             return []
+        if tag == "a" and "headerlink" in (node.attributes.get("class") or "").split():
+            return []  # a heading's permalink, "¶" beside every title of a Sphinx page
         if tag == "br":  # two in a row part paragraphs, as pages without <p> are written
             if self._after_br and self._cells is None and not self._in_heading:
                 self._flush()
@@ -177,7 +181,9 @@ class _HtmlBlocks:
             level = 0
         self._in_heading = level > 0
         table, caption = tag == "table", tag == "caption"
-        return [*children, _End(level, table=table, page=side == "after", caption=caption)]
+        term = tag == "dt"
+        end = _End(level, table=table, page=side == "after", caption=caption, term=term)
+        return [*children, end]
 
     def _open_inside(
         self, node: LexborNode, tag: str, children: list[LexborNode | _End]
@@ -200,6 +206,9 @@ class _HtmlBlocks:
             cells, self._cells = self._cells or [], None
             self._take()
             self._rows.append(cells)
+        elif end.term:  # the term opens its description's first block ("MAXYEAR — …")
+            term = self._take()
+            self._term = f"{self._term}, {term}" if self._term and term else self._term or term
         else:
             self._flush(end.heading, end.caption)
             self._in_heading = False
@@ -237,6 +246,12 @@ class _HtmlBlocks:
     def _add(self, text: str, heading: int, caption: bool = False) -> None:
         if not text:
             return
+        if self._term:  # a term with no description before a heading: a line of its own
+            term, self._term = self._term, ""
+            if heading or caption:
+                self._add(term, 0)
+            else:
+                text = f"{term} — {text}"
         self._table()  # the table's rows read so far come before what follows them
         if heading == 1 and self.first_h1 is None:
             self.first_h1 = text

@@ -10,10 +10,11 @@ grid their spans give, a sign joins its amount ("$4,095,135", "(1,234)", "12.5%"
 the table's columns are the grid ranges its cells fill (narrowest first: a cell over
 one column's range widens it, a cell over several spans them). Each row then gives a
 cell per column, a blank one reading ``EMPTY_CELL``; a header without a label cell
-starts at its first filled column, as a PDF's does. A row with a cell spanning columns
-("Year Ended December 31,") keeps its filled cells as they are, and so does every row of
-a table whose cells do not fit one grid (a ``rowspan``, two cells in one column) or
-that is wider than :data:`MAX_COLUMNS`."""
+starts at its first filled column, as a PDF's does. A cell spanning rows (``rowspan``:
+"POSIX" beside the rows of its four shells) is read in each row it spans, in its place
+on the grid. A row with a cell spanning columns ("Year Ended December 31,") keeps its
+filled cells as they are, and so does every row of a table whose cells do not fit one
+grid (two cells in one column) or that is wider than :data:`MAX_COLUMNS`."""
 
 from __future__ import annotations
 
@@ -48,10 +49,10 @@ class _Placed:
 
 def table_rows(rows: list[list[Cell]]) -> list[str]:
     """Each row as one " | "-joined line (rows without text are left out)."""
+    rows = _unspanned(rows)
     placed = [_joined(_on_grid(row)) for row in rows]
     spans = {(c.start, c.end) for row in placed for c in row}
-    flat = all(c.rowspan == 1 for row in rows for c in row)
-    columns = _columns(spans) if flat else None
+    columns = _columns(spans)
     where = {} if columns is None else {span: _column_of(span, columns) for span in spans}
     lines = []
     for row, cells in zip(rows, placed, strict=True):
@@ -61,6 +62,37 @@ def table_rows(rows: list[list[Cell]]) -> list[str]:
         if line:
             lines.append(line)
     return lines
+
+
+def _unspanned(rows: list[list[Cell]]) -> list[list[Cell]]:
+    """The rows with each cell that spans rows read in every row it spans, at its grid
+    column there (the cells of those rows after it moved past it); no cell spans rows
+    any more. A row's cell over a spanning cell's column ends that span."""
+    out: list[list[Cell]] = []
+    carried: dict[int, tuple[Cell, int]] = {}  # grid column -> its cell, rows left
+    for row in rows:
+        cells: list[Cell] = []
+        own = list(reversed(row))
+        at = 0
+        kept: dict[int, tuple[Cell, int]] = {}
+        while own or carried:
+            if at in carried:
+                cell, left = carried.pop(at)
+                if left > 1:
+                    kept[at] = (cell, left - 1)
+            elif own:
+                given = own.pop()
+                cell = Cell(given.text, given.span)
+                if min(given.rowspan, MAX_SPAN) > 1:
+                    kept[at] = (cell, min(given.rowspan, MAX_SPAN) - 1)
+            else:  # only cells carried further right: an empty cell up to the next
+                cell = Cell("", min(carried) - at)
+            cells.append(cell)
+            at += min(max(cell.span, 1), MAX_SPAN)
+            carried = {c: v for c, v in carried.items() if c >= at}  # the rest overlapped
+        out.append(cells)
+        carried = kept
+    return out
 
 
 def _on_grid(row: list[Cell]) -> list[_Placed]:
