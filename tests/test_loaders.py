@@ -670,6 +670,8 @@ def test_a_reference_pages_terms_open_their_descriptions() -> None:
     assert section_of(doc, "-a, --data-only — Dump only the data.") == ("Constants",)
     assert section_of(doc, "Orphan") == ("Constants",)
     assert section_of(doc, "A date object.") == ("Types",)
+    last = load_bytes(b"<html><body><p>Flags:</p><dl><dt>-v</dt></dl></body></html>", "f.html")
+    assert blocks(last) == ["Flags:", "-v"]  # a last term with no description is kept
 
 
 @pytest.mark.parametrize(

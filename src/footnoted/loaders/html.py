@@ -133,6 +133,9 @@ class _HtmlBlocks:
                 stack.extend(reversed(self._open(item)))
         self._flush()
         self._table()
+        if self._term:  # a last term with no description: a line of its own
+            term, self._term = self._term, ""
+            self._add(term, 0)
 
     def _open(self, node: LexborNode) -> list[LexborNode | _End]:
         if node.is_text_node:
