@@ -535,8 +535,8 @@ def _with_number(text: str, start: int, end: int, question: str) -> int:
     also higher …" after "Revenue in 2021 also benefited …", asked how many drivers)."""
     if not counts(question) or holds_number(text[start:end], question):
         return end
-    after = next(((s, e) for s, e, _ in chunk_sentences(text) if s >= end), None)
-    if after is None or "\n" in text[end : after[0]]:
+    after = _next_in_paragraph(text, end)
+    if after is None:
         return end
     following = text[after[0] : after[1]]
     subject = following.split()[0].strip(",:;") if following.split() else ""
@@ -556,14 +556,15 @@ def _with_replacement(text: str, start: int, end: int) -> int:
     run_footnote() instead.")."""
     if not _RETIRED.search(text, start, end):
         return end
+    after = _next_in_paragraph(text, end)
+    return end if after is None or not _REPLACED.match(text, *after) else after[1]
+
+
+def _next_in_paragraph(text: str, end: int) -> tuple[int, int] | None:
+    """The sentence after ``end``, where it goes on in the same paragraph (None past
+    the paragraph's end)."""
     after = next(((s, e) for s, e, _ in chunk_sentences(text) if s >= end), None)
-    if (
-        after is None
-        or "\n" in text[end : after[0]]
-        or not _REPLACED.match(text, after[0], after[1])
-    ):
-        return end
-    return after[1]
+    return None if after is None or "\n" in text[end : after[0]] else after
 
 
 _RETIRED = re.compile(r"\b(?:deprecated|removed|obsolete|superseded|defunct|retired)\b", re.I)
