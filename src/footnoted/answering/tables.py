@@ -256,16 +256,15 @@ def _row_in(
         if header is None:
             continue
         # the words naming the row name its column only where no other word names one
-        column, index = _column(header, every - label, years)
+        column, index, worded = _column(header, every - label, years)
         if not column:
-            column, index = _column(header, every, years)
+            column, index, _ = _column(header, every, years)
         if column:
             under = None if index is None else value_at(line, header, index)
             shown = _percent(cells, under) or in_percent(r, start, end, context)
             unit = shown == percent
             filled = _filled(cells, under)
             spelled = _spelled(label_words(line)) in written
-            worded = max(column_named(every - label, n) for n in header.split(CELLS))
             named = (
                 len(label if label == in_label else label - table),
                 len(label),
@@ -327,19 +326,21 @@ def _percent(cells: list[str], under: int | None) -> bool:
     return 2 * sum("%" in c for c in values) > len(values)
 
 
-def _column(header: str, terms: frozenset[str], years: set[str]) -> tuple[int, int | None]:
+def _column(header: str, terms: frozenset[str], years: set[str]) -> tuple[int, int | None, int]:
     """How well the question names a column of ``header`` (2 by a year it asks about, 1
     by its words, 0 not at all: a year asked and not in a header of years is 0; in a
     header without years, the year asked is the whole table's, and words name the
-    column, by its words or their initials: "P/E" names "Price/Earnings"), and which
-    column, when one is named alone."""
+    column, by its words or their initials: "P/E" names "Price/Earnings"), which
+    column, when one is named alone, and how many of ``terms`` name the column they
+    name best (years or not)."""
     names = header.split(CELLS)
-    if years and YEAR.search(header):  # a header without years: the year is the table's
-        named = [i for i, n in enumerate(names) if years & set(YEAR.findall(n))]
-        return (2 if named else 0), (named[0] if len(named) == 1 else None)
     counts = [column_named(terms, n) for n in names]
     best = max(counts, default=0)
-    return (1 if best else 0), (counts.index(best) if best and counts.count(best) == 1 else None)
+    if years and YEAR.search(header):  # a header without years: the year is the table's
+        named = [i for i, n in enumerate(names) if years & set(YEAR.findall(n))]
+        return (2 if named else 0), (named[0] if len(named) == 1 else None), best
+    index = counts.index(best) if best and counts.count(best) == 1 else None
+    return (1 if best else 0), index, best
 
 
 def _filled(cells: list[str], under: int | None) -> bool:

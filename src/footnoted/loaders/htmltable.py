@@ -83,22 +83,28 @@ def _unspanned(rows: list[list[Cell]]) -> list[list[Cell]]:
             elif own:
                 given = own.pop()
                 cell = Cell(given.text, given.span)
-                if min(given.rowspan, MAX_SPAN) > 1:
-                    kept[at] = (cell, min(given.rowspan, MAX_SPAN) - 1)
+                rows_below = min(given.rowspan, MAX_SPAN) - 1
+                if rows_below > 0:
+                    kept[at] = (cell, rows_below)
             else:  # only cells carried further right: an empty cell up to the next
                 cell = Cell("", min(carried) - at)
             cells.append(cell)
-            at += min(max(cell.span, 1), MAX_SPAN)
+            at += _width(cell)
             carried = {c: v for c, v in carried.items() if c >= at}  # the rest overlapped
         out.append(cells)
         carried = kept
     return out
 
 
+def _width(cell: Cell) -> int:
+    """How many grid columns a cell spans (``colspan``, at most :data:`MAX_SPAN`)."""
+    return min(max(cell.span, 1), MAX_SPAN)
+
+
 def _on_grid(row: list[Cell]) -> list[_Placed]:
     cells, at = [], 0
     for cell in row:
-        span = min(max(cell.span, 1), MAX_SPAN)
+        span = _width(cell)
         if cell.text:
             cells.append(_Placed(cell.text, at, at + span))
         at += span
