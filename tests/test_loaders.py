@@ -626,6 +626,69 @@ def test_restructured_text_titles_underlined_past_their_end() -> None:
     assert blocks(doc)[0] == top  # the link target ".. _new-member:" is gone
 
 
+def test_a_page_dumped_as_text_keeps_its_headings_items_and_terms() -> None:
+    """A web page saved as text sets its paragraphs in from the margin: a short line at
+    the margin is a heading (a numbered one at its number's depth); a list item whose
+    title hangs over its text heads that text, while a sentence wrapped after a full line
+    stays one item; a one-line term over a description set in deeper heads it."""
+    text = (
+        "   Version 1.2 ratified on October 1st, 2022.\n\n"
+        '"Social Contract" with the Free Software Community\n\n'
+        "    1. Debian will remain 100% free\n"
+        "       We provide the guidelines that we use to determine if a work is\n"
+        '       "free". We will never make the system require a non-free component.\n'
+        "    2. We will not hide problems\n"
+        "       We will keep our entire bug report database open for public view.\n"
+        "    3. Developers are volunteers who agree to further the aims of the\n"
+        "       Project as far as they are willing to do so.\n\n"
+        "Lists\n\n"
+        "  debian-user@lists.debian.org\n\n"
+        "      Description : Support for Debian users who speak English.\n"
+        "      Moderated   : no\n\n"
+        "  debian-security@lists.debian.org\n\n"
+        "      Description : Discussion about security issues.\n"
+    )
+    doc = load_bytes(text.encode(), "contract.txt")
+    assert_well_formed(doc)
+
+    def section_of(start: str) -> tuple[str, ...]:
+        return next(s.section for s in doc.segments if doc.text[s.start : s.end].startswith(start))
+
+    contract = '"Social Contract" with the Free Software Community'
+    assert section_of("We will keep our entire bug report database open for public view.") == (
+        contract,
+        "2. We will not hide problems",
+    )
+    assert section_of("We provide the guidelines that we use to determine if a work is") == (
+        contract,
+        "1. Debian will remain 100% free",
+    )
+    wrapped = "3. Developers are volunteers who agree to further the aims of the Project"
+    assert any(block.startswith(wrapped) for block in blocks(doc))
+    constitution = (
+        "   The Constitution sets out how the Project decides.\n\n"
+        "   Nothing in it creates an obligation for anyone.\n\n"
+        "4. The Developers by way of General Resolution\n\n  4.1. Powers\n\n"
+        "   Together, the Developers may appoint or recall the Project Leader.\n\n"
+        "5. Project Leader\n\n   The Project Leader is elected by the Developers.\n"
+    )
+    numbered = load_bytes(constitution.encode(), "constitution.txt")
+    assert_well_formed(numbered)
+    assert [seg.section for seg in numbered.segments][-3:] == [
+        ("4. The Developers by way of General Resolution", "4.1. Powers"),
+        ("5. Project Leader",),
+        ("5. Project Leader",),
+    ]
+    assert section_of("Description : Discussion about security issues.") == (
+        "Lists",
+        "debian-security@lists.debian.org",
+    )
+    assert section_of("Description : Support for Debian users") == (
+        "Lists",
+        "debian-user@lists.debian.org",
+    )
+
+
 def test_an_html_notes_title_heads_no_section() -> None:
     """A boxed note's title ("Note" atop a DocBook admonition) is a line of the box: the
     text after the box stays under its own heading, and the next heading is its own."""

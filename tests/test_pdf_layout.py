@@ -726,3 +726,72 @@ def test_bold_words_running_into_a_paragraph_are_not_a_heading(
     alce = papers["ALCE__ALCE.pdf"]
     assert "\n\nInstructGPT generates coherent and faithful sub-claims. To ensure" in alce.text
     assert not any("faithful" in (seg.section or "") for seg in alce.segments)
+
+
+def _tex_pdf(pages: list[list[tuple[float, float, bytes]]]) -> bytes:
+    """A real PDF set the way dvips sets TeX: a Type3 font whose glyphs are named
+    /a0 … /a255 (no Unicode map), its codes in the T1 encoding: ASCII as ASCII, "fi"
+    as 0x1C. Each line is (size, baseline, codes); every glyph is a filled box."""
+    names = b" ".join(b"/a%d" % code for code in range(256))
+    procs = b" ".join(b"/a%d 4 0 R" % code for code in range(256))
+    glyph = b"500 0 0 0 450 700 d1 0 0 450 700 re f"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [%s] /Count %d >>"
+        % (b" ".join(b"%d 0 R" % (5 + 2 * n) for n in range(len(pages))), len(pages)),
+        b"<< /Type /Font /Subtype /Type3 /FontMatrix [0.001 0 0 0.001 0 0] "
+        b"/FontBBox [0 0 500 700] /FirstChar 0 /LastChar 255 /Widths [%s] "
+        b"/Encoding << /Type /Encoding /Differences [0 %s] >> /CharProcs << %s >> "
+        b"/Resources << >> >>" % (b"500 " * 256, names, procs),
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(glyph), glyph),
+    ]
+    for number, lines in enumerate(pages):
+        content = b"".join(
+            b"BT /F1 %.2f Tf 72 %.1f Td <%s> Tj ET\n" % (size, y, codes.hex().encode())
+            for size, y, codes in lines
+        )
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
+            b"/Resources << /Font << /F1 3 0 R >> >> >>" % (6 + 2 * number)
+        )
+        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content))
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    out.writelines(b"%010d 00000 n \n" % offset for offset in offsets)
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
+              % (len(objects) + 1, xref))  # fmt: skip
+    return out.getvalue()
+
+
+def test_a_tex_font_without_a_unicode_map_is_read_with_its_ligatures() -> None:
+    """A report typeset by TeX in Type3 fonts carries no Unicode map: its text was
+    dropped as unreadable. Its codes read as letters, "\\x1cgure" as "figure"; a
+    figure's labels are not headings though set larger than the body, while "2.1
+    Examples", set only a little larger, is one."""
+    body = b"Subjects move from one state to the next as the \x1cgure shows, and each arrow"
+    end = b"is a possible transition between two of the states of the model."
+    page1 = [(16.0, 740, b"Competing risks"), (13.0, 700, b"1 Multi-state models")]
+    page1 += [(10.0, 680 - 13 * n, body) for n in range(6)] + [(10.0, 602, end)]
+    page1 += [(13.0, 560, b"2 Multi-state curves")]
+    page1 += [(10.0, 540 - 13 * n, body) for n in range(6)] + [(10.0, 462, end)]
+    page2 = [(11.4, 740, b"2.1 Examples")]
+    page2 += [(10.0, 720 - 13 * n, body) for n in range(6)] + [(10.0, 642, end)]
+    page2 += [(12.0, 560, b"Years after diagnosis"), (9.0, 530, b"Figure 2: Survival by sex.")]
+    page2 += [(10.0, 500 - 13 * n, body) for n in range(3)] + [(10.0, 461, end)]
+    page2 += [(13.0, 420, b"3 Rate models")]
+    page2 += [(10.0, 400 - 13 * n, body) for n in range(4)] + [(10.0, 348, end)]
+    doc = load_bytes(_tex_pdf([page1, page2]), "compete.pdf")
+    assert "as the figure shows" in doc.text and "\x1c" not in doc.text
+    assert doc.text.count("possible transition") == 5
+    sections = {seg.section for seg in doc.segments}
+    assert ("2 Multi-state curves", "2.1 Examples") in sections
+    assert ("3 Rate models",) in sections
+    assert all("Years after diagnosis" not in part for section in sections for part in section)
+    labelled = next(seg for seg in doc.segments if "Years after" in doc.text[seg.start : seg.end])
+    assert labelled.section == ("2 Multi-state curves", "2.1 Examples")

@@ -70,6 +70,48 @@ def test_rapidocr_reads_a_scanned_page_with_nothing_from_the_system(
     assert engine() is None
 
 
+def test_rapidocr_reads_in_a_parse_worker_at_the_default_memory_limit(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """RapidOCR's runtime ran out of the worker's 1,024 MB address space, so every PDF
+    with a scanned page failed to ingest where Tesseract is not installed."""
+    if not rapidocr_installed():
+        pytest.skip("footnoted's ocr extra is not installed")
+    scan = tmp_path / "scan.pdf"
+    scan.write_bytes(scanned_pdf([1], 4))
+    chosen = settings.model_copy(update={"ocr_engine": "rapidocr"})
+    assert chosen.parse_memory_mb == 1024
+    with Footnoted(chosen) as fn:
+        (added,) = fn.ingest([scan]).results
+        assert added.outcome == "added", added.error
+        assert added.document_id is not None
+        chunks = fn.store.document_chunks(added.document_id)
+    assert [c.page for c in chunks if "backlink" in c.text] == [2]  # PP-OCR's spacing aside
+
+
+def test_a_page_the_ocr_engine_fails_on_leaves_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The engine failing on a scanned page (RapidOCR out of memory: numpy's error) no
+    longer fails the whole file: that page stays empty, the text pages are read, and
+    the engine is not tried again on the file's later scans."""
+    calls: list[int] = []
+
+    def out_of_memory(page: object) -> list[object]:
+        calls.append(1)
+        raise MemoryError("Unable to allocate 50.3 MiB for an array")
+
+    monkeypatch.setattr("footnoted.loaders.ocr.engine", lambda: ("rapidocr", out_of_memory))
+    source = pdfium.PdfDocument(scanned_pdf([1], 4))
+    source.import_pages(pdfium.PdfDocument(scanned_pdf([2], 4)))  # text, scan, text, scan
+    buffer = io.BytesIO()
+    source.save(buffer)
+    doc = load_bytes(buffer.getvalue(), "scans.pdf")
+    assert doc.page_count == 4 and calls == [1]
+    assert {seg.page for seg in doc.segments} == {1, 3}
+    assert SENTENCE not in doc.text
+
+
 def test_scans_only_without_ocr_say_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FOOTNOTED_OCR_ENGINE", "off")
     with pytest.raises(DocumentError, match="FOOTNOTED_OCR_ENGINE=auto"):

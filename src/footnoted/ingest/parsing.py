@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import Cancelled, DocumentError, FootnotedError, ModelUnavailable, TooLarge
+from ..loaders import ocr
 from ..loaders.sizes import check_size
 from ..models import Chunk, FileBytes, ParsedDocument
 from .chunking import Chunker
@@ -91,6 +92,8 @@ class Parser:
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
         self.ocr_engine = ocr_engine  # what reads scanned pages in the workers
+        found = ocr.engine(ocr_engine)
+        self._worker_mb = memory_mb + (ocr.RAPIDOCR_MB if found and found[0] == "rapidocr" else 0)
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
 
@@ -163,7 +166,7 @@ class Parser:
                 worker = self._idle.pop()
                 if worker.alive():
                     return worker
-        return _Worker(self.spec, self.memory_mb, self.ocr_engine)
+        return _Worker(self.spec, self._worker_mb, self.ocr_engine)
 
     def _give(self, worker: _Worker) -> None:
         with self._lock:

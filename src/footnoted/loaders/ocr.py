@@ -33,6 +33,9 @@ DPI = 300  # Tesseract's rendering
 # RapidOCR's: about as many words right at 150 dpi as at 200 or 300 (``bench ocr``, 8
 # pages: 0.79, 0.81, 0.78), in the least time
 RAPID_DPI = 150
+# address space RapidOCR's ONNX runtime takes in a parse worker on top of its limit: a page
+# read at RAPID_DPI ran out under 1,024 MB in all, and reads under 1,536
+RAPIDOCR_MB = 1024
 TIMEOUT_S = 60  # for one page
 ENGINES = ("auto", "tesseract", "rapidocr", "off")
 INSTALL_HINT = (

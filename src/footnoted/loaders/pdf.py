@@ -7,9 +7,11 @@ import bisect
 import collections
 import ctypes
 import itertools
+import logging
 import re
 import statistics
 import threading
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +28,7 @@ from . import ocr
 from .blocks import CURRENCY, assemble, clean, describe
 from .pdflayout import LINE_GAP, Bookmark, Line, lay_out
 
+_log = logging.getLogger(__name__)
 PDFIUM_LOCK = threading.Lock()  # PDFium is not thread-safe
 _BOLD_WEIGHT = 600
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
@@ -36,6 +39,23 @@ _NUMBER = r"\(?[-–]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?"
 _NUMBERS = re.compile(rf"{_NUMBER}(?:\s+{_NUMBER})+")  # numbers run together in one cell
 _CELL_NUMBER = re.compile(rf"{_NUMBER}|[-–—]")  # a cell of a number (or a dash for none)
 Box = tuple[float, float, float, float]  # left, bottom, right, top (as displayed)
+# A TeX font in the T1 ("Cork") encoding without a Unicode map prints ASCII as ASCII, and
+# its ligatures, quotes, dashes and bullet as these control codes ("\x1cgure": "figure")
+_CORK = str.maketrans(
+    {
+        "\x10": "\u201c",
+        "\x11": "\u201d",
+        "\x15": "\u2013",
+        "\x16": "\u2014",
+        "\x1b": "ff",
+        "\x1c": "fi",
+        "\x1d": "fl",
+        "\x1e": "ffi",
+        "\x1f": "ffl",
+        "\x88": "\u2022",
+    }
+)
+_CORK_CODES = re.compile("[\x10\x11\x15\x16\x1b-\x1f\x88]")
 
 
 @dataclass(slots=True)
@@ -68,23 +88,13 @@ def _open_pdf(data: bytes, name: str) -> Any:
 def _read_pdf(data: bytes, name: str) -> _RawPdf:
     """Every page's lines, the outline and the metadata title, within the package's
     limits (read when called, so overriding them on ``footnoted.loaders`` takes effect)."""
-    max_pages, max_chars = loaders.MAX_PDF_PAGES, loaders.MAX_TEXT_CHARS
+    max_pages = loaders.MAX_PDF_PAGES
     pdf = _open_pdf(data, name)
     try:
         count = len(pdf)
         if count > max_pages:
             raise DocumentError(f"{name} has {count:,} pages; the limit is {max_pages:,}.")
-        pages: list[list[Line]] = []
-        total = 0
-        reader = ocr.engine()
-        for index in range(count):
-            pages.append(_read_page(pdf, index, None if reader is None else reader[1]))
-            total += sum(len(line.text) for line in pages[-1])
-            if total > max_chars:
-                raise DocumentError(
-                    f"{name} holds more than {max_chars:,} characters of text; "
-                    "refusing it as too large to index."
-                )
+        pages = _read_pages(pdf, count, name)
         meta_title = str(pdf.get_metadata_value("Title") or "")
         return _RawPdf(pages, _read_outline(pdf, count), meta_title)
     finally:
@@ -108,6 +118,34 @@ def _read_page(pdf: Any, index: int, read_scan: ocr.Reader | None) -> list[Line]
         page.close()
 
 
+def _read_pages(pdf: Any, count: int, name: str) -> list[list[Line]]:
+    """Every page's lines, within the package's character limit. Where the OCR engine
+    fails on a scanned page (out of memory, a broken model), the page stays without
+    text and OCR is not tried again for this file: the pages with text still count."""
+    max_chars = loaders.MAX_TEXT_CHARS
+    found = ocr.engine()
+    read_scan = None if found is None else found[1]
+    pages: list[list[Line]] = []
+    total = 0
+    for index in range(count):
+        try:
+            pages.append(_read_page(pdf, index, read_scan))
+        except Exception as exc:  # the OCR engine's own failure, MemoryError included
+            if read_scan is None:
+                raise
+            _log.warning("OCR of page %d of %s failed (%s); it is left without text",
+                         index + 1, name, describe(exc))  # fmt: skip
+            read_scan = None
+            pages.append(_read_page(pdf, index, None))
+        total += sum(len(line.text) for line in pages[-1])
+        if total > max_chars:
+            raise DocumentError(
+                f"{name} holds more than {max_chars:,} characters of text; "
+                "refusing it as too large to index."
+            )
+    return pages
+
+
 @dataclass(slots=True)
 class _Page:
     """A text page and its rotation: boxes are turned so that lines read left to right
@@ -115,6 +153,25 @@ class _Page:
 
     text: Any
     rotation: int
+    _unmapped_reads: bool | None = None
+
+    def unmapped_reads(self) -> bool:
+        """Whether the page's glyphs without a Unicode map still read as text: a TeX
+        font's codes are mostly its letters, lower case ("Multi-state models"), while a
+        font numbered by glyph prints shifted letters with control codes for spaces
+        ("7KLQN\\x03" for "Think "). Counted once, over the page's unmapped glyphs."""
+        if self._unmapped_reads is None:
+            letters = lower = controls = unmapped = 0
+            for index in range(int(self.text.count_chars())):
+                if int(pdfium_c.FPDFText_HasUnicodeMapError(self.text, index)) != 1:
+                    continue
+                char = chr(int(pdfium_c.FPDFText_GetUnicode(self.text, index)))
+                unmapped += 1
+                letters += char.isalpha()
+                lower += char.islower()
+                controls += unicodedata.category(char) in ("Cc", "Co", "Cn")
+            self._unmapped_reads = lower * 2 > letters and controls * 20 <= unmapped
+        return self._unmapped_reads
 
     def box(self, index: int) -> Box | None:
         try:
@@ -166,6 +223,9 @@ def _page_lines(page: _Page) -> list[Line]:
     _aligned_rows(lines)
     _wrapped_cells(lines)
     _even_rows(lines)
+    if _CORK_CODES.search(text) and page.unmapped_reads():
+        for line in lines:
+            line.text = line.text.translate(_CORK)
     return lines
 
 
@@ -194,7 +254,7 @@ def _measure(page: _Page, raw: str, chars: list[int]) -> Line:
         bottom=min(box[1] for box in tail),
         size=statistics.median(box[3] - box[1] for box in boxes.values()),
         bold=all(_bold(page.text, i) for i in sorted(boxes)),
-        garbled=garbled * 2 > len(sample),
+        garbled=garbled * 2 > len(sample) and not page.unmapped_reads(),
     )
 
 

@@ -263,7 +263,8 @@ def _heading_depth(lines: list[Line], index: int, body: float, ratio: float) -> 
     if line.row or not _heading_text(text) or text.lower() in _COLUMN_LABELS:
         return None
     depth = _section_depth(text)
-    if line.size < body * 1.15 and not (line.bold and line.size >= body * 0.95):
+    larger = body * (1.1 if depth else 1.15)  # "2.1 Examples" may be set only a little larger
+    if line.size < larger and not (line.bold and line.size >= body * 0.95):
         return None
     prev = lines[index - 1] if index else None
     nxt = lines[index + 1] if index + 1 < len(lines) else None
@@ -323,6 +324,7 @@ def _detect_headings(pages: list[list[Line]], body: float, ratio: float) -> None
     A style used for headings on the first page only (a cover) ranks below every other,
     so the first heading of the body closes it."""
     found: list[tuple[Line, int, int]] = []
+    wrapped: dict[int, Line] = {}  # a heading's second line, by the heading line's id
     labels = 0
     for number, lines in enumerate(pages):
         index = 0
@@ -341,8 +343,10 @@ def _detect_headings(pages: list[list[Line]], body: float, ratio: float) -> None
                 nxt = lines[index + 1] if index + 1 < len(lines) else None
                 if nxt is not None and not _apart(lines[index], nxt, ratio):
                     nxt.heading_cont = True  # a heading wrapped onto a second line
+                    wrapped[id(lines[index])] = nxt
                     index += 1
             index += 1
+    found = _without_figure_labels(found, wrapped)
     numbered: dict[tuple[float, bool], int] = {}
     for line, depth, _ in found:
         if depth:
@@ -355,6 +359,32 @@ def _detect_headings(pages: list[list[Line]], body: float, ratio: float) -> None
         if number == 0 and later and _style(line) not in later:
             level = len(sizes) + 10  # a cover page's heading
         line.starts.append((level + below, None))
+
+
+def _without_figure_labels(
+    found: list[tuple[Line, int, int]], wrapped: dict[int, Line]
+) -> list[tuple[Line, int, int]]:
+    """Where at least three headings are numbered ("2 Multi-state curves"), a short line
+    set larger than the body but in none of their sizes, not bold and past the first page,
+    is a figure's label ("Years post diagnosis", "Health"), not a heading: it is read as
+    text again, and so is the line it was taken to wrap onto."""
+    sizes = [line.size for line, depth, _ in found if depth]
+    if len(sizes) < 3:
+        return found
+    kept = []
+    for line, depth, number in found:
+        if (
+            depth
+            or line.bold
+            or number == 0
+            or any(abs(line.size - size) <= size / 50 for size in sizes)
+        ):
+            kept.append((line, depth, number))
+        else:
+            line.heading = False
+            if (second := wrapped.get(id(line))) is not None:
+                second.heading_cont = False
+    return kept
 
 
 def _column_right(line: Line, ends: dict[int, float]) -> float:

@@ -24,6 +24,7 @@ is only a link target (".. _mentors:") shows nothing and is dropped.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from footnoted.models import ParsedDocument
@@ -43,6 +44,9 @@ _LINK = re.compile(r"`([^`<>]+?)\s*<[^<>`\s]+>`__?")
 _LITERAL = re.compile(r"``([^`\n]+)``")
 _ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`([^`\n]+)`")
 _TARGET = re.compile(r"\.\. _[^:\n]+:")
+_ITEM = re.compile(r"(?P<mark> *(?:\d{1,2}\.|[*•+-]) +)\S")  # a list item's marker, to its text
+_FIELD = re.compile(r"\S+: |.*@")  # "Control: close 42", an address
+_TERM_LEVEL = 100  # a term heads its description below every heading the text sets
 _SMALL = frozenset(("a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "its",
                     "of", "on", "or", "our", "than", "the", "their", "these", "this", "to",
                     "under", "with", "without", "your"))  # fmt: skip
@@ -50,15 +54,36 @@ _SMALL = frozenset(("a", "an", "and", "as", "at", "by", "for", "from", "in", "in
 
 def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
     content = (text or "").replace("\r\n", "\n").replace("\r", "\n")
-    parts = [
-        _shown(part) for part in _BLANK_LINE.split(content) if not _TARGET.fullmatch(part.strip())
-    ]
+    parts: list[str] = []
+    titles: set[int] = set()  # the parts that are a hanging list item's title
+    items: set[int] = set()  # the parts that are a list's item (or its title's text)
+    for part in _BLANK_LINE.split(content):
+        if not _TARGET.fullmatch(part.strip()):
+            pieces = _items(_shown(part))
+            for item, titled in pieces:
+                if titled:
+                    titles.add(len(parts))
+                elif len(pieces) > 1:
+                    items.add(len(parts))
+                parts.append(item)
     delimiters = _delimiters(parts)
+    indented = _indented(parts)
     marks: list[str] = []  # the underline marks in the order the text first uses them
     sections = Sections()
     blocks = []
-    for part in parts:
+    for index, part in enumerate(parts):
+        if index in items:
+            blocks.append(Block(part, sections.path))
+            continue
         heading = _heading(part, delimiters, marks)
+        if heading is None and index in titles:  # a list's numbers number no sections
+            heading = _TERM_LEVEL, part.strip(), ""
+        if heading is None and indented and _flush_title(part):  # below an underlined title
+            numbered = _NUMBERED.fullmatch(part.strip())
+            level = _depth(numbered["number"]) if numbered else min(len(marks), 1)
+            heading = level, part.strip(), ""
+        if heading is None and _term(part, parts[index + 1] if index + 1 < len(parts) else ""):
+            heading = _TERM_LEVEL, part.strip(), ""
         if heading is None:
             blocks.append(Block(part, sections.path))
             continue
@@ -67,6 +92,91 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
         if rest.strip():
             blocks.append(Block(rest, sections.path))
     return assemble(blocks, kind="text", title=None)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _items(part: str) -> list[tuple[str, bool]]:
+    """A paragraph split into its list items where they hang: a line opening with a
+    number or a bullet ("    1. Debian will remain 100% free") whose next lines are set
+    at its text's column ("       We provide …") opens an item. An item whose first line
+    is a title (short, unpunctuated, well short of the lines below, the next line opening
+    a sentence) is a paragraph of that title alone (marked True), then one of the rest,
+    so the title heads it; a sentence wrapped after a full line is no title."""
+    lines = part.split("\n")
+    starts = [
+        i
+        for i, line in enumerate(lines)
+        if (marker := _ITEM.match(line))
+        and (
+            i + 1 == len(lines)
+            or _ITEM.match(lines[i + 1])
+            or _indent(lines[i + 1]) == marker.end("mark")
+        )
+        and (i == 0 or _indent(lines[i - 1]) >= _indent(line))
+    ]
+    hanging = [i for i in starts if i + 1 < len(lines) and not _ITEM.match(lines[i + 1])]
+    if not hanging:
+        return [(part, False)]
+    out: list[tuple[str, bool]] = []
+    bounds = [0, *starts, len(lines)] if starts[0] else [*starts, len(lines)]
+    for first, end in itertools.pairwise(bounds):
+        head, rest = lines[first], lines[first + 1 : end]
+        title = _ITEM.sub("", head, count=1).strip()
+        if (
+            first in starts
+            and rest
+            and _short(title)
+            and title[-1] not in ".,;:"
+            and rest[0].strip()[:1].isupper()
+            and len(head.rstrip()) * 4 < max(len(line.rstrip()) for line in rest) * 3
+        ):
+            out += [(head, True), ("\n".join(rest), False)]
+        else:
+            out.append(("\n".join(lines[first:end]), False))
+    return out
+
+
+def _indented(parts: list[str]) -> bool:
+    """Whether the text's paragraphs are set in from the margin (a page dumped from
+    HTML), so that a short line at the margin stands out as a heading."""
+    lines = [part.split("\n")[0] for part in parts if part.strip()]
+    return sum(_indent(line) > 0 for line in lines) * 3 > len(lines) * 2
+
+
+def _flush_title(part: str) -> bool:
+    """A paragraph of one short line at the margin that ends no sentence, in a text
+    whose paragraphs are set in: '"Social Contract" with the Free Software Community';
+    not a field or an address ("Forwarded: foo@example.com": a term)."""
+    lines = part.strip("\n").split("\n")
+    line = lines[0]
+    return (
+        len(lines) == 1
+        and _indent(line) == 0
+        and _short(line)
+        and line.rstrip()[-1] not in ".,;:!?"
+        and not _UNDERLINE.fullmatch(line.strip())
+        and not _FIELD.match(line)
+    )
+
+
+def _term(part: str, following: str) -> bool:
+    """A paragraph of one short line (a term: a list's address, an option) whose next
+    paragraph is set in deeper, as its description ("  debian-user@lists.debian.org"
+    over "      Description : Support for …"): it heads that description."""
+    lines = part.strip("\n").split("\n")
+    line = lines[0]
+    below = [row for row in following.split("\n") if row.strip()]
+    return (
+        len(lines) == 1
+        and 0 < len(line.split()) <= 4
+        and line.rstrip()[-1] not in ".,;:!?"
+        and not _UNDERLINE.fullmatch(line.strip())
+        and bool(below)
+        and min(_indent(row) for row in below) > _indent(line)
+    )
 
 
 def _delimiters(parts: list[str]) -> set[str]:
