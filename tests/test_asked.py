@@ -694,6 +694,10 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
     assert not holds_number("Changes since v2.1 are listed.", adopted)
     assert holds_number("Version 1.0 was adopted by 12 companies.", adopted)
     assert holds_number("We answer 24/7.", "What hours does support answer?")
+    # asked which version, digits: a number in words names no version
+    version = "Which version of the R survival package does the vignette describe?"
+    assert not holds_number("Packages on the list (of which survival is one) may not.", version)
+    assert holds_number("It describes survival 3.5-3.", version)
     assert holds_number("Revenue grew 36% in 2021.", "What percentage did revenue grow?")
     # asked in what year, a year: a section's number is none
     year = "In what year was the Mozilla Public License 2.0 published?"

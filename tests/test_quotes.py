@@ -455,6 +455,17 @@ def test_a_why_question_brings_the_sentence_that_gives_the_reason() -> None:
     assert quote(read_at(text, "100-word"), None, what).text.endswith("previous works.")
     given = "We divide the corpus into passages because they are easy to verify. We use GTR."
     assert quote(read_at(given, "easy to verify"), None, why).text.endswith("to verify.")
+    # a purpose the quote states is not the reason the next sentence opens by giving
+    text = (
+        "The list software will send you an email to which you must reply in order to "
+        "finish subscribing. This is a security measure to keep people from subscribing "
+        "others without their permission.\n\nThe language used on all lists is English."
+    )
+    why = "Why must I reply to an email before my subscription is completed?"
+    q = quote(read_at(text, "must reply"), None, why)
+    assert q.text.endswith("without their permission.")
+    how = "What must I do to finish subscribing?"
+    assert quote(read_at(text, "must reply"), None, how).text.endswith("finish subscribing.")
     # a quote that concludes ("Therefore …") starts at the sentence giving its reason
     text = (
         "The purpose for this behavior is twofold. First, prerelease versions frequently "

@@ -26,6 +26,7 @@ from footnoted.answering.tables import (
 )
 from footnoted.inference.reader import Reading
 from footnoted.lexical import CELLS
+from footnoted.loaders import load_bytes
 from footnoted.models import Chunk, Citation, RetrievedChunk, Span
 from footnoted.service.sheets import rows_around
 from test_loaders import SEC_TABLE
@@ -409,6 +410,34 @@ def test_a_pivot_table_beside_its_data_answers_what_it_sums(
     # the sheet gives sums and single flowers: an average asked of it is not there
     out = service.answer("What is the average petal length of versicolor?")
     assert out.answer is None, out.answer.text
+
+
+def test_a_pivot_sheet_answers_the_average_its_data_rows_do_not(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A pivot table on a sheet of its own, as Excel lays it out: what it sums up over
+    its "Column Labels", its "Row Labels" below. Its header reads as one row ("Average
+    of body_mass_g | female | male | Grand Total"), and asked an average, its row
+    answers though a data row names more of the question's words ("Adelie", "female")."""
+    data: list[list[object]] = [["species", "island", "body_mass_g", "sex"]]
+    data += [["Adelie", "Dream", 3000 + 50 * i, ["female", "male"][i % 2]] for i in range(30)]
+    pivot: list[list[object]] = [[None], [None]]
+    pivot += [["Average of body_mass_g", "Column Labels"]]
+    pivot += [["Row Labels", "female", "male", "Grand Total"]]
+    pivot += [["Adelie", 3400, 3966.6666666666665, 3683.3333333333335]]
+    pivot += [["Grand Total", 3400, 3966.6666666666665, 3683.3333333333335]]
+    book = tmp_path / "docs" / "penguins.xlsx"
+    book.parent.mkdir(parents=True)
+    book.write_bytes(workbook({"penguins": data, "penguins_pivot": pivot}))
+    doc = load_bytes(book.read_bytes(), book.name)
+    text = doc.text[doc.text.index("Average of body_mass_g") :]
+    assert text.startswith("Average of body_mass_g | female | male | Grand Total\n\nAdelie | 3400")
+    report = service.ingest([book])
+    assert not report.failed, report.failed
+    out = service.answer("What is the average body mass of female Adelie penguins?")
+    assert out.answer is not None, out.refusal
+    assert "| Adelie | 3400 | 3966.66666666667 |" in out.answer.text
+    assert out.answer.citations[0].section == "penguins_pivot"
 
 
 @pytest.fixture

@@ -232,8 +232,9 @@ class Settings(BaseSettings):
         ge=256,
         le=1_048_576,
         description=(
-            "Address space a parse worker process may use, in megabytes; a file that needs "
-            "more (a decompression bomb) fails and the worker is replaced."
+            "Address space a parse worker process may use, in megabytes (one that reads "
+            "scanned pages with RapidOCR gets 1,024 more, its runtime's own); a file that "
+            "needs more (a decompression bomb) fails and the worker is replaced."
         ),
     )
     sse_keepalive_s: float = Field(

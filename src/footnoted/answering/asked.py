@@ -95,15 +95,16 @@ _COMMON = frozenset(
 
 
 # questions that ask for a number: "How many …", "What percentage …", "In what year …"
+_WHICH_VERSION = r"(?:in )?(?:which|what) (?:[\w-]+ )?version(?! control)"
 _COUNT = re.compile(
     r"^\s*(?:how (?:many|much)|what (?:percentage|percent|proportion|fraction|share of)|"
     r"(?:in |on )?what (?:year|date)|what (?:is|was) the numeric(?:al)? value|"
     # the largest or smallest of a count or a size: "what's the largest year number"
     r"what(?:'s| is| was) the (?:largest|smallest|maximum|minimum|highest|lowest) "
-    r"(?:[\w-]+ )?(?:number|value|count|size|length|amount)|"
-    r"(?:in )?(?:which|what) (?:[\w-]+ )?version(?! control))\b",
+    rf"(?:[\w-]+ )?(?:number|value|count|size|length|amount)|{_WHICH_VERSION})\b",
     re.IGNORECASE,
 )
+_ASKS_VERSION = re.compile(rf"\s*{_WHICH_VERSION}\b", re.IGNORECASE)
 
 
 def counts(question: str) -> bool:
@@ -170,7 +171,8 @@ def holds_number(text: str, question: str = "") -> bool:
     many drivers Lyft had in 2021, "revenue in 2021 also benefited …" holds none):
     digits, or a number in words ("twelve", "a dozen", "half", "none"); asked how many,
     a count, not an amount of money, a percentage or a version ("$942.9 million", "36%",
-    "Version 1.0"); asked in what year, a year ("Section 10.3" holds none)."""
+    "Version 1.0"); asked in what year, a year ("Section 10.3" holds none); asked which
+    version, digits ("of which survival is one" holds none)."""
     given = set(re.findall(r"\d[\d,.]*\d|\d", question))
     if asks_how_many(question):  # a count: not money, a percentage, "24/7", a version
         text = _VERSION.sub(" ", ROUND_THE_CLOCK.sub(" ", _AMOUNT_OR_SHARE.sub(" ", text)))
@@ -178,7 +180,10 @@ def holds_number(text: str, question: str = "") -> bool:
         text = re.sub(rf"(?<![\d,.]){re.escape(number)}(?![\d]|[,.]\d)", " ", text)
     if _WHICH_YEAR.match(question):
         return bool(_YEARLIKE.search(text))
-    return any(ch.isdigit() for ch in text) or bool(_IN_WORDS.search(text.lower()))
+    digits = any(ch.isdigit() for ch in text)
+    if _ASKS_VERSION.match(question):  # "(of which survival is one)" names no version
+        return digits
+    return digits or bool(_IN_WORDS.search(text.lower()))
 
 
 @dataclass(frozen=True, slots=True)

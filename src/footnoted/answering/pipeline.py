@@ -327,6 +327,9 @@ class Pipeline:
         rest of a table one of them ends among (``tables.continuations``), whose chunk is
         then read and led by that table's caption sentence; None when no row is named."""
         further = continuations(read, retrieval.candidates)
+        if _AVERAGE_ASKED.search(query):  # a sheet's rows that give none are no answer
+            read = tuple(r for r in read if _gives_statistic(r.hit.chunk))
+            further = [c for c in further if _gives_statistic(c.read.hit.chunk)]
         found = named_row(query, read, self.context, further)
         if found is None or any(r.hit.chunk.id == found.read.hit.chunk.id for r in read):
             return found
@@ -755,6 +758,14 @@ def _summarised(question: str, row: Quote) -> bool:
     parts = (row.header, row.body, row.group)
     shown = " ".join(p.text for p in parts if p is not None)
     return bool(_STATISTIC.search(f"{shown} {row.read.hit.chunk.section or ''}"))
+
+
+def _gives_statistic(chunk: Chunk) -> bool:
+    """Whether a chunk may hold a row giving an average or a median: any but a
+    spreadsheet's rows, whose header, text or sheet must say it gives one (a pivot
+    table's "Average of body_mass_g", not its data's "body_mass_g")."""
+    said = f"{chunk.header or ''} {chunk.text} {chunk.section or ''}"
+    return not chunk.rows or bool(_STATISTIC.search(said))
 
 
 _STATISTIC = re.compile(r"\b(?:average|avg|median|mean)\b", re.IGNORECASE)

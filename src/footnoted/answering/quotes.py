@@ -85,9 +85,11 @@ _REASON = re.compile(  # a sentence that gives a reason
     r"\b(?:because|since|due to|owing to|so that|in order to|as a result|reasons?|advantages?"
     r"|benefits?|thus|therefore|hence|that's why|which is why|this is why|so as to|causes?"
     r"|caused|leads? to|results? in|(?:this|that) is (?:intended |meant |done )?to"
-    r"|to (?:avoid|prevent|guard against|protect against))\b",
+    r"|(?:measure|precaution|safeguard)s?"  # "This is a security measure to keep …"
+    r"|to (?:avoid|prevent|guard against|protect against|keep \w+ from|stop))\b",
     re.IGNORECASE,
 )
+_EXPLAINS = re.compile(r"(?:This|That|It) is (?:because|so|done|meant|intended|needed|a|an)\b")
 _PRONOUN = re.compile(r"\(?(?:This|These|That|Those|It|They|Such|Its|Their)\b")  # "(This …"
 # "these" or "those" before a noun, anywhere in a sentence, points back as an opening
 # pronoun does ("The update-passwd tool keeps the entries in these master files in
@@ -508,13 +510,21 @@ def _with_reason(
     text: str, start: int, end: int, question: str, section: str | None
 ) -> tuple[int, int]:
     """Where the quote of ``text[start:end]`` starts and ends: for a question asking why,
-    whose quote gives no reason, to the end of one of the next two sentences of the
+    to the end of the next sentence of its paragraph where that one opens by explaining
+    it ("This is a security measure to keep …"); where the quote gives no reason, to
+    the end of one of the next two sentences of the
     passage that gives one ("We divide the corpus into 100-word passages following
     previous works. … Taking short 100-word passages has several advantages: (1) It is
     easier for humans to verify"), else from the sentence before where that gives one
     ("To avoid denial-of-service attacks …, the length of a pattern is limited to …
     bytes. The default value of this limit is 50000.")."""
-    if not _WHY.search(question) or _REASON.search(text, start, end):
+    if not _WHY.search(question):
+        return start, end
+    after = _next_in_paragraph(text, end)
+    if after is not None and _EXPLAINS.match(text, after[0]) and _REASON.search(text, *after):
+        return start, after[1]  # "… reply in order to finish subscribing. This is a
+        # security measure to keep people from subscribing others …": why, said next
+    if _REASON.search(text, start, end):
         return start, end
     following = [(s, e) for s, e, _ in chunk_sentences(text) if s >= end][:2]
     for s, e in following:

@@ -96,7 +96,7 @@ class _Budget:
 def _sheet(title: str, rows: Iterable[Sequence[Cell]], budget: _Budget) -> list[Block]:
     section = (title,) if title else ()
     blocks = []
-    for table in _side_by_side(list(_rows(rows, budget))):
+    for table in map(_pivot_header, _side_by_side(list(_rows(rows, budget)))):
         notes = _notes(table)
         blocks += [
             Block(_note(cells) if n in notes else CELLS.join(cells), section, row=n)
@@ -132,6 +132,23 @@ def _side_by_side(rows: Rows) -> list[Rows]:
     parts = [part for part in parts if part]
     extents = {(part[0][0], part[-1][0]) for part in parts}
     return parts if len(parts) > 1 and len(extents) == len(parts) else [rows]
+
+
+def _pivot_header(rows: Rows) -> Rows:
+    """A pivot table's header as one row: Excel sets what it sums up over its column
+    labels ("Average of body_mass_g | Column Labels") and "Row Labels" before them
+    ("Row Labels | female | male | Grand Total"); read as "Average of body_mass_g |
+    female | male | Grand Total", its rows are read under their columns and what they
+    give."""
+    for i in range(1, len(rows)):
+        above, (n, cells) = rows[i - 1][1], rows[i]
+        filled = [cell for cell in above if cell != EMPTY_CELL]
+        if cells[0] == _ROW_LABELS and len(filled) == 2 and filled[1] == _COLUMN_LABELS:
+            return [*rows[: i - 1], (n, [filled[0], *cells[1:]]), *rows[i + 1 :]]
+    return rows
+
+
+_ROW_LABELS, _COLUMN_LABELS = "Row Labels", "Column Labels"
 
 
 def _notes(rows: Sequence[tuple[int, list[str]]]) -> set[int]:
