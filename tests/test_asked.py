@@ -14,6 +14,7 @@ from footnoted.answering.asked import (
     ABOUT_TIMES,
     COVER_CHARS,
     asked,
+    asks_version,
     counts,
     holds_number,
     names_new,
@@ -694,6 +695,9 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
     assert not holds_number("Changes since v2.1 are listed.", adopted)
     assert holds_number("Version 1.0 was adopted by 12 companies.", adopted)
     assert holds_number("We answer 24/7.", "What hours does support answer?")
+    assert counts("What minimum pip version is needed to install pipx?")
+    assert not counts("What release notes come with it?")
+    assert not asks_version("On what date was version 1.0 of the guide released?")
     # asked which version, digits: a number in words names no version
     version = "Which version of the R survival package does the vignette describe?"
     assert not holds_number("Packages on the list (of which survival is one) may not.", version)

@@ -261,6 +261,29 @@ def test_a_changelogs_version_heading_answers_which_version() -> None:
     assert [piece.text for _, piece in q.render()[1]] == ["dplyr 1.0.4", q.text]
 
 
+def test_asked_for_a_number_a_heading_above_holding_it_labels_the_quote() -> None:
+    """Asked for a number the quote does not hold, the quote is shown under its own
+    section's heading, printed above it, where that holds one ("requires pip 19.0 or
+    later"); a heading's numbering ("2.1.") is none, and a question asking for no
+    number gets the quote alone."""
+    text = (
+        "On Linux, install via pip (requires pip 19.0 or later)\n\n"
+        "python3 -m pip install --user pipx"
+    )
+    read = read_at(
+        text, "python3", "Install pipx > On Linux, install via pip (requires pip 19.0 or later)"
+    )
+    q = quote(read, None, "What minimum pip version is needed to install pipx on Linux?")
+    assert q.render()[0] == (
+        "On Linux, install via pip (requires pip 19.0 or later): python3 -m pip install --user pipx"
+    )
+    assert quote(read, None, "How do I install pipx on Linux?").render()[0].startswith("python3")
+    numbered = "2.1. Installing on Linux\n\nRun the installer as root."
+    read = read_at(numbered, "Run the", "2. Setup > 2.1. Installing on Linux")
+    q = quote(read, None, "How many steps does installing on Linux take?")
+    assert q.render()[0] == "Run the installer as root."
+
+
 def test_asked_for_a_number_the_next_sentence_holding_it_comes_too() -> None:
     """Asked for a number, a quote that holds none goes on to the next sentence of its
     paragraph that does and goes on about what the quote opens with; not to the next

@@ -95,16 +95,20 @@ _COMMON = frozenset(
 
 
 # questions that ask for a number: "How many …", "What percentage …", "In what year …"
-_WHICH_VERSION = r"(?:in )?(?:which|what) (?:[\w-]+ )?version(?! control)"
+# which version or release: "which officer version", "what minimum pip version"
+_WHICH_VERSION = (
+    r"(?:which|what) (?:(?!(?:is|was|were|are|did|does|do|has|had)\b)[\w-]+ ){0,2}"
+    r"(?:version|release)(?! control| notes)"
+)
 _COUNT = re.compile(
     r"^\s*(?:how (?:many|much)|what (?:percentage|percent|proportion|fraction|share of)|"
     r"(?:in |on )?what (?:year|date)|what (?:is|was) the numeric(?:al)? value|"
     # the largest or smallest of a count or a size: "what's the largest year number"
     r"what(?:'s| is| was) the (?:largest|smallest|maximum|minimum|highest|lowest) "
-    rf"(?:[\w-]+ )?(?:number|value|count|size|length|amount)|{_WHICH_VERSION})\b",
+    rf"(?:[\w-]+ )?(?:number|value|count|size|length|amount)|(?:in )?{_WHICH_VERSION})\b",
     re.IGNORECASE,
 )
-_ASKS_VERSION = re.compile(rf"\s*{_WHICH_VERSION}\b", re.IGNORECASE)
+_ASKS_VERSION = re.compile(rf"\b{_WHICH_VERSION}\b", re.IGNORECASE)
 
 
 def counts(question: str) -> bool:
@@ -166,6 +170,12 @@ def asks_how_many(question: str) -> bool:
     return bool(_HOW_MANY.match(question))
 
 
+def asks_version(question: str) -> bool:
+    """Whether the question asks which version or release ("Which officer version added
+    RTF support?", "In the changelog, what minimum pip version …")."""
+    return bool(_ASKS_VERSION.search(question))
+
+
 def holds_number(text: str, question: str = "") -> bool:
     """Whether ``text`` holds a number other than those ``question`` gives (asked how
     many drivers Lyft had in 2021, "revenue in 2021 also benefited …" holds none):
@@ -181,7 +191,7 @@ def holds_number(text: str, question: str = "") -> bool:
     if _WHICH_YEAR.match(question):
         return bool(_YEARLIKE.search(text))
     digits = any(ch.isdigit() for ch in text)
-    if _ASKS_VERSION.match(question):  # "(of which survival is one)" names no version
+    if asks_version(question):  # "(of which survival is one)" names no version
         return digits
     return digits or bool(_IN_WORDS.search(text.lower()))
 

@@ -57,7 +57,7 @@ from ..loaders.blocks import CURRENCY, table_headers
 from ..loaders.captions import CAPTION
 from ..models import SECTION_JOIN
 from ..pages import PAGE_BREAK
-from .asked import YEAR, asked, counts, holds_number
+from .asked import YEAR, asked, asks_version, counts, holds_number
 from .evidence import Read
 from .sides import side_sentence
 
@@ -417,21 +417,30 @@ def _plain(text: str) -> str:
 def _release(
     text: str, base: int, start: int, end: int, question: str, section: str | None
 ) -> Piece | None:
-    """The heading above the quote ``text[start:end]`` that names the release the
-    question asks for ("which officer version added RTF support?": "officer 0.6.0" over
-    "add RTF support, see rtf_doc() and rtf_add()."), where the quote names none: one
-    of the passage's own section headings, printed in it above the quote; else None."""
-    if not _WHICH_VERSION.search(question) or _VERSION_NUMBER.search(text, start, end):
+    """The heading above the quote ``text[start:end]`` that holds what the question asks
+    for and the quote does not: the release asked which version ("which officer version
+    added RTF support?": "officer 0.6.0" over "add RTF support, see rtf_doc() and
+    rtf_add()."), a number asked ("What pip version is needed to install pipx?": "On
+    Linux, install via pip (requires pip 19.0 or later)" over "python3 -m pip install
+    --user pipx"), its numbering aside; one of the passage's own section headings,
+    printed in it above the quote; else None."""
+    version = asks_version(question)
+    if not version and not counts(question):
+        return None
+
+    def holds(shown: str) -> bool:
+        return bool(_VERSION_NUMBER.search(shown)) if version else holds_number(shown, question)
+
+    if holds(text[start:end]):
         return None
     parts = {_plain(part) for part in (section or "").split(SECTION_JOIN)}
     for a, b in reversed(_lines_of(text, 0, start)):
         line = text[a:b].strip()
-        if _plain(line) in parts and _VERSION_NUMBER.search(line):
+        if _plain(line) in parts and holds(_plain(line)):  # "3.5 Delivery" holds none
             return Piece(base + a, base + b, text[a:b])
     return None
 
 
-_WHICH_VERSION = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+)?(?:version|release)\b", re.I)
 _VERSION_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.]|\.\d)")
 
 
