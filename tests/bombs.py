@@ -6,6 +6,8 @@ import io
 import zipfile
 import zlib
 
+from rawpdf import pdf_file
+
 MIB = 1024 * 1024
 
 
@@ -24,18 +26,7 @@ def inflating_pdf(inflated_mib: int = 1024) -> bytes:
         b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    out.writelines(b"%010d 00000 n \n" % offset for offset in offsets)
-    trailer = b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-    out.write(trailer % (len(objects) + 1, xref))
-    return out.getvalue()
+    return pdf_file(objects)
 
 
 def zip_bomb_docx(inflated_mib: int = 1024) -> bytes:

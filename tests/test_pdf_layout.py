@@ -34,6 +34,7 @@ from footnoted.loaders.blocks import (
 from footnoted.loaders.pdflayout import Line, lay_out
 from footnoted.models import Chunk, FileBytes, ParsedDocument
 from footnoted.pages import PAGE_BREAK, page_at, page_in_text, page_range
+from rawpdf import pdf_file
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FOLDERS = ("pdfs", "pdfs-more")
@@ -755,18 +756,7 @@ def _tex_pdf(pages: list[list[tuple[float, float, bytes]]]) -> bytes:
             b"/Resources << /Font << /F1 3 0 R >> >> >>" % (6 + 2 * number)
         )
         objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content))
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    out.writelines(b"%010d 00000 n \n" % offset for offset in offsets)
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-              % (len(objects) + 1, xref))  # fmt: skip
-    return out.getvalue()
+    return pdf_file(objects)
 
 
 def test_a_tex_font_without_a_unicode_map_is_read_with_its_ligatures() -> None:
