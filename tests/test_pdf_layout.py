@@ -785,3 +785,7 @@ def test_a_tex_font_without_a_unicode_map_is_read_with_its_ligatures() -> None:
     assert all("Years after diagnosis" not in part for section in sections for part in section)
     labelled = next(seg for seg in doc.segments if "Years after" in doc.text[seg.start : seg.end])
     assert labelled.section == ("2 Multi-state curves", "2.1 Examples")
+    # the older OT1 encoding sets "fi" as "\x0c", a page break if read as it is
+    ot1 = [(10.0, 700 - 13 * n, body.replace(b"\x1c", b"\x0c")) for n in range(8)]
+    doc = load_bytes(_tex_pdf([ot1]), "compete-ot1.pdf")
+    assert doc.text.count("as the figure shows") == 8 and "\f" not in doc.text

@@ -39,9 +39,10 @@ _NUMBER = r"\(?[-–]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?"
 _NUMBERS = re.compile(rf"{_NUMBER}(?:\s+{_NUMBER})+")  # numbers run together in one cell
 _CELL_NUMBER = re.compile(rf"{_NUMBER}|[-–—]")  # a cell of a number (or a dash for none)
 Box = tuple[float, float, float, float]  # left, bottom, right, top (as displayed)
-# A TeX font in the T1 ("Cork") encoding without a Unicode map prints ASCII as ASCII, and
-# its ligatures, quotes, dashes and bullet as these control codes ("\x1cgure": "figure")
-_CORK = str.maketrans(
+# A TeX font without a Unicode map prints ASCII as ASCII, and its ligatures, quotes and
+# dashes as control codes, in the T1 ("Cork") encoding ("\x1cgure": "figure") or the
+# older OT1 ("\x0cgure"); whichever codes a page holds tell them apart
+_T1 = str.maketrans(
     {
         "\x10": "\u201c",
         "\x11": "\u201d",
@@ -55,7 +56,12 @@ _CORK = str.maketrans(
         "\x88": "\u2022",
     }
 )
-_CORK_CODES = re.compile("[\x10\x11\x15\x16\x1b-\x1f\x88]")
+# OT1's "fl" is "\r", which PDFium's text cannot tell from a line's end: it parts the line
+_OT1 = str.maketrans({"\x0b": "ff", "\x0c": "fi", "\x0e": "ffi", "\x0f": "ffl"})
+_TEX_CODES = re.compile("[\x0b\x0c\x0e-\x1f\x88]")
+_T1_LIGATURES = re.compile("[\x1b-\x1f]")
+_OT1_LIGATURES = re.compile("[\x0b\x0c\x0e\x0f]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f]")  # none is text, nor a page break ("\f")
 
 
 @dataclass(slots=True)
@@ -223,9 +229,10 @@ def _page_lines(page: _Page) -> list[Line]:
     _aligned_rows(lines)
     _wrapped_cells(lines)
     _even_rows(lines)
-    if _CORK_CODES.search(text) and page.unmapped_reads():
+    if _TEX_CODES.search(text) and page.unmapped_reads():
+        codes = _T1 if _T1_LIGATURES.search(text) or not _OT1_LIGATURES.search(text) else _OT1
         for line in lines:
-            line.text = line.text.translate(_CORK)
+            line.text = _CONTROL.sub("", line.text.translate(codes))
     return lines
 
 
