@@ -92,8 +92,8 @@ class Parser:
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
         self.ocr_engine = ocr_engine  # what reads scanned pages in the workers
-        found = ocr.engine(ocr_engine)
-        self._worker_mb = memory_mb + (ocr.RAPIDOCR_MB if found and found[0] == "rapidocr" else 0)
+        reads_with = ocr.engine_name(ocr_engine, ocr.rapidocr_found)
+        self._worker_mb = memory_mb + (ocr.RAPIDOCR_MB if reads_with == "rapidocr" else 0)
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
 

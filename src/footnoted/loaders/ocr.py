@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import importlib.util
 import io
 import os
 import shutil
@@ -72,13 +73,32 @@ def engine(choice: str | None = None) -> tuple[str, Reader] | None:
     """The OCR engine to read scanned pages with, by name, or None where there is none:
     ``choice`` (else ``FOOTNOTED_OCR_ENGINE``, else ``auto``: Tesseract when installed,
     then RapidOCR)."""
-    choice = (choice or chosen()).lower()
-    program = tesseract() if choice in ("auto", "tesseract") else None
-    if program is not None:
-        return "tesseract", functools.partial(read_page, program=program)
-    if choice in ("auto", "rapidocr") and rapidocr_installed():
-        return "rapidocr", read_page_rapidocr
+    name = engine_name(choice)
+    program = tesseract()
+    if name == "tesseract" and program is not None:
+        return name, functools.partial(read_page, program=program)
+    if name == "rapidocr":
+        return name, read_page_rapidocr
     return None
+
+
+def engine_name(
+    choice: str | None = None, installed: Callable[[], bool] | None = None
+) -> str | None:
+    """The name of the engine :func:`engine` picks, RapidOCR's being ``installed``
+    (``rapidocr_installed``, which imports it, by default; the server sizes its parse
+    workers by ``rapidocr_found``, which does not load ONNX Runtime into it)."""
+    choice = (choice or chosen()).lower()
+    if choice in ("auto", "tesseract") and tesseract() is not None:
+        return "tesseract"
+    if choice in ("auto", "rapidocr") and (installed or rapidocr_installed)():
+        return "rapidocr"
+    return None
+
+
+def rapidocr_found() -> bool:
+    """Whether RapidOCR is installed, found without importing it."""
+    return importlib.util.find_spec("rapidocr_onnxruntime") is not None
 
 
 def scanned(page: Any) -> bool:

@@ -146,34 +146,35 @@ def _indented(parts: list[str]) -> bool:
     return sum(_indent(line) > 0 for line in lines) * 3 > len(lines) * 2
 
 
+def _lone_line(part: str) -> str | None:
+    """The paragraph's line where it is one line of words that ends no sentence and
+    underlines nothing (a heading's or a term's shape), else None."""
+    lines = part.strip("\n").split("\n")
+    line = lines[0]
+    if len(lines) > 1 or not line.strip() or line.rstrip()[-1] in ".,;:!?":
+        return None
+    if _UNDERLINE.fullmatch(line.strip()):
+        return None
+    return line
+
+
 def _flush_title(part: str) -> bool:
     """A paragraph of one short line at the margin that ends no sentence, in a text
     whose paragraphs are set in: '"Social Contract" with the Free Software Community';
     not a field or an address ("Forwarded: foo@example.com": a term)."""
-    lines = part.strip("\n").split("\n")
-    line = lines[0]
-    return (
-        len(lines) == 1
-        and _indent(line) == 0
-        and _short(line)
-        and line.rstrip()[-1] not in ".,;:!?"
-        and not _UNDERLINE.fullmatch(line.strip())
-        and not _FIELD.match(line)
-    )
+    line = _lone_line(part)
+    return line is not None and _indent(line) == 0 and _short(line) and not _FIELD.match(line)
 
 
 def _term(part: str, following: str) -> bool:
     """A paragraph of one short line (a term: a list's address, an option) whose next
     paragraph is set in deeper, as its description ("  debian-user@lists.debian.org"
     over "      Description : Support for …"): it heads that description."""
-    lines = part.strip("\n").split("\n")
-    line = lines[0]
+    line = _lone_line(part)
     below = [row for row in following.split("\n") if row.strip()]
     return (
-        len(lines) == 1
+        line is not None
         and 0 < len(line.split()) <= 4
-        and line.rstrip()[-1] not in ".,;:!?"
-        and not _UNDERLINE.fullmatch(line.strip())
         and bool(below)
         and min(_indent(row) for row in below) > _indent(line)
     )
