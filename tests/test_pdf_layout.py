@@ -637,6 +637,24 @@ def test_running_header_is_dropped() -> None:
     assert "ACME" not in doc.text and "Sales east grew by 6 percent in inland." in doc.text
 
 
+def test_a_table_row_at_the_head_of_every_page_is_kept() -> None:
+    """A month's table on each page, its first row at the same height on every page: the
+    row's numbers change from page to page, so it is the table's, not a running header
+    (each month's day 1 was dropped)."""
+    months = ["JAN", "FEB", "MAR", "APR"]
+    rows = {m: [[day, 60 + 7 * i + day, 90 - 5 * i + day] for day in (1, 2, 3)]
+            for i, m in enumerate(months)}  # fmt: skip
+    gap = " " * 8
+    pages = [
+        [f"Deaths in {m} by day", gap.join([m, "2016", "2017"])]
+        + [gap.join(map(str, row)) for row in rows[m]]
+        for m in months
+    ]
+    text = load_bytes(_text_pdf(pages), "deaths.pdf").text
+    for m in months:
+        assert " | ".join(map(str, rows[m][0])) in text  # day 1: "1 | 61 | 91"
+
+
 def test_page_of_every_offset() -> None:
     path = DATA / "pdfs" / "ALCE__ALCE.pdf"
     if not path.is_file():

@@ -53,7 +53,11 @@ def drop_furniture(pages: list[list[Line]]) -> None:
 
 def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
     """Lines among a page's first and last three that repeat, digits aside, at about the
-    same height on three or more pages and on at least half of them."""
+    same height on three or more pages and on at least half of them. A table's row is not
+    one where more than one of its numbers changes from page to page: the first row of a
+    table printed at the head of each page ("1 | 107 | 89 | 107" on January's page,
+    "1 | 66 | 111 | 93" on February's), where a running footer changes its page number
+    alone."""
     places: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for p, lines in enumerate(pages):
         edges = {i for i in (0, 1, 2, len(lines) - 3, len(lines) - 2, len(lines) - 1)}
@@ -70,9 +74,22 @@ def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
             if abs(round(pages[p][i].top / 4) - heights.most_common(1)[0][0]) <= 1
         ]
         on_pages = {p for p, _ in steady}
-        if len(on_pages) >= 3 and len(on_pages) >= len(pages) / 2:
-            found.update(steady)
+        if len(on_pages) < 3 or len(on_pages) < len(pages) / 2:
+            continue
+        if (
+            any(pages[p][i].row for p, i in steady)
+            and _changing_numbers([pages[p][i].text for p, i in steady]) > 1
+        ):
+            continue
+        found.update(steady)
     return found
+
+
+def _changing_numbers(texts: list[str]) -> int:
+    """How many of the numbers of ``texts`` (lines alike but for their digits) are not
+    the same in all of them."""
+    numbers = [re.findall(r"\d+", text) for text in texts]
+    return sum(len(set(column)) > 1 for column in zip(*numbers, strict=True))
 
 
 def _trailing_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
