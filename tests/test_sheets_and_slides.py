@@ -113,19 +113,22 @@ def test_notes_written_around_a_sheets_table_are_lines_and_its_header_heads_it()
 
 
 def test_a_number_reads_as_the_sheet_shows_it() -> None:
-    """A sum's float error is not shown (a spreadsheet keeps 15 significant digits), and a
-    fraction in a percentage format reads as the percentage."""
+    """A sum's float error is not shown, nor an average's fifteenth digit (a column of the
+    default width shows ten); a number in a format of fixed decimals, a thousands separator
+    or a percentage reads as that format prints it."""
     book = openpyxl.Workbook()
     sheet = book.active
     sheet.title = "Pivot"
-    sheet.append(["Species", "Sum of Petal Length", "Share", "Growth"])
-    sheet.append(["setosa", 27.299999999999997, 0.23529, 1])
-    sheet["C2"].number_format = "0.00%"
-    sheet["D2"].number_format = "0%"
+    sheet.append(["Species", "Sum", "Average", "Share", "Growth", "Mass", "Price", "Count"])
+    sheet.append(["setosa", 27.299999999999997, 3966.6666666666665, 0.23529, 1, 1234567.8, 2.5, 7])
+    formats = {"D2": "0.00%", "E2": "0%", "F2": "#,##0", "G2": "_(* #,##0.00_);_(* (#,##0.00)"}
+    for ref, form in formats.items():
+        sheet[ref].number_format = form
     out = io.BytesIO()
     book.save(out)
     doc = load_bytes(out.getvalue(), "pivot.xlsx")
-    assert blocks(doc)[1] == ("setosa | 27.3 | 23.53% | 100%", ("Pivot",), None)
+    row = "setosa | 27.3 | 3966.666667 | 23.53% | 100% | 1,234,568 | 2.50 | 7"
+    assert blocks(doc)[1] == (row, ("Pivot",), None)
 
 
 def test_tables_side_by_side_are_read_as_tables_of_their_own() -> None:

@@ -8,10 +8,12 @@ quotes of a row are shown under it. Notes written around the table, above its he
 or below its last row, are read as lines of text, not as rows (``_notes``). Empty
 rows and trailing empty cells are dropped; a workbook's cells are read as last
 calculated (a formula's value, not its text), and a number as the sheet shows it: a
-percentage as one ("0.00%": 23.53%), any other to the 15 significant digits a
-spreadsheet keeps (a sum's 27.299999999999997 is 27.3). Reading stops with a clear error past
-``loaders.MAX_SHEET_CELLS`` cells or ``loaders.MAX_TEXT_CHARS`` characters: a sheet that
-claims a million rows is never walked to the end.
+percentage as one ("0.00%": 23.53%), a format of fixed decimals or a thousands separator as
+it prints ("#,##0": 1,234,568), any other to the 10 significant digits a column of the
+default width shows (a sum's 27.299999999999997 is 27.3, an average 3966.666667). Reading
+stops with a clear error past ``loaders.MAX_SHEET_CELLS`` cells or
+``loaders.MAX_TEXT_CHARS`` characters: a sheet that claims a million rows is never walked
+to the end.
 """
 
 from __future__ import annotations
@@ -204,15 +206,26 @@ def _rows(rows: Iterable[Sequence[Cell]], budget: _Budget) -> Iterator[tuple[int
 
 
 def _shown(cell: object) -> Cell:
-    """A workbook cell's value, a number in a percentage format as the text it shows."""
+    """A workbook cell's number as the sheet shows it: in a format of fixed decimals, a
+    thousands separator or a percentage as that format prints it ("0.00%": 23.53%,
+    "#,##0": 1,234,568), any other (General) to the 10 significant digits a column of
+    the default width shows (3966.666667)."""
     value = getattr(cell, "value", None)
-    decimals = _PERCENT.search(getattr(cell, "number_format", None) or "")
-    if decimals is None or isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return value
-    return f"{value * 100:.{len(decimals['decimals'] or '.') - 1}f}%"
+    form = (getattr(cell, "number_format", None) or "").split(";")[0]
+    fixed = _FIXED.fullmatch(_PADDING.sub("", form).strip())
+    if fixed is None:
+        return value if isinstance(value, int) or value.is_integer() else float(f"{value:.10g}")
+    places = len(fixed["decimals"] or ".") - 1
+    separator = "," if fixed["thousands"] else ""
+    if fixed["percent"]:
+        return f"{value * 100:{separator}.{places}f}%"
+    return f"{value:{separator}.{places}f}"
 
 
-_PERCENT = re.compile(r"0(?P<decimals>\.0+)?%")
+_FIXED = re.compile(r"(?P<thousands>#,##)?0(?P<decimals>\.0+)?(?P<percent>%)?")
+_PADDING = re.compile(r"_.|\*.")  # a space a character wide, a fill: alignment alone
 
 
 def _text(value: Cell) -> str:
