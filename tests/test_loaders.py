@@ -228,6 +228,40 @@ def test_docx_sections_and_tables(tmp_path: Path) -> None:
     assert section_of(doc, "Write to billing@example.com.") == ("Contact",)
 
 
+def test_docx_without_heading_styles_has_the_headings_it_shows() -> None:
+    """A Word document that styles no heading ("Normal" throughout) shows its headings as
+    short bold lines set larger than its prose: they give the section path, by size. A bold
+    label at the prose's size, a bold sentence and a code listing's small lines stay text."""
+    document = docx.Document()
+
+    def add(text: str, size: float, *, bold: bool = False) -> None:
+        run = document.add_paragraph().add_run(text)
+        run.bold, run.font.size = bold, docx.shared.Pt(size)
+
+    add("Spectrum page", 22, bold=True)
+    add("The page shows a spectrum and its masses to the user.", 12)
+    add("Input Block:", 20, bold=True)
+    add("The mass error has a default threshold of 0.1 Da.", 12)
+    add("Code Flow:", 12, bold=True)
+    for line in ("onLoadOfHTML() (index.js)", "setMassErrorValue() (fixed.js)", "submit()"):
+        add(line, 9)
+    add("Any change to the order of execution should be tested.", 12, bold=True)
+    add("Spectrum Graph:", 14, bold=True)
+    add("The graph is drawn with D3 when the user clicks submit.", 12)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    doc = load_bytes(buffer.getvalue(), "spectrum.docx")
+    assert section_of(doc, "The page shows a spectrum and its masses to the user.") == (
+        "Spectrum page",
+    )
+    error = ("Spectrum page", "Input Block")
+    assert section_of(doc, "The mass error has a default threshold of 0.1 Da.") == error
+    assert section_of(doc, "setMassErrorValue() (fixed.js)") == error
+    assert section_of(doc, "Any change to the order of execution should be tested.") == error
+    graph = section_of(doc, "The graph is drawn with D3 when the user clicks submit.")
+    assert graph == ("Spectrum page", "Input Block", "Spectrum Graph")
+
+
 # ---- HTML, Markdown, text ---------------------------------------------------------------
 
 HTML = b"""<!DOCTYPE html>

@@ -1,11 +1,13 @@
 """Word .docx: body paragraphs and tables in order; heading styles and outline levels
-give the section path. Archives that would unpack to far more than they weigh are refused
-before python-docx sees them."""
+give the section path. A document that styles no heading has the headings it shows: a
+short bold line set larger than its body text (``_shown_headings``). Archives that would
+unpack to far more than they weigh are refused before python-docx sees them."""
 
 from __future__ import annotations
 
 import io
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,7 +34,12 @@ def load_docx(data: bytes, _text: str | None, name: str) -> ParsedDocument:
     sections = Sections()
     blocks: list[Block] = []
     first_title: str | None = None
-    for item in _docx_items(document.element.body, document):
+    items = list(_docx_items(document.element.body, document))
+    paragraphs = [item for item in items if isinstance(item, Paragraph) and clean(item.text)]
+    shown: dict[int, int] = {}
+    if not any(_docx_heading_level(paragraph) for paragraph in paragraphs):
+        shown = _shown_headings(paragraphs, _default_size(document))
+    for item in items:
         if isinstance(item, Table):
             blocks.extend(Block(row, sections.path) for row in _docx_rows(item))
             continue
@@ -40,7 +47,9 @@ def load_docx(data: bytes, _text: str | None, name: str) -> ParsedDocument:
         level = _docx_heading_level(item) if text else 0
         if level and first_title is None and _is_title_style(item):
             first_title = text
-        blocks.append(Block(text, sections.place(level, text)))
+        level = level or shown.get(id(item), 0)
+        heading = text.removesuffix(":").rstrip() if id(item) in shown else text
+        blocks.append(Block(text, sections.place(level, heading)))
     title = clean_title(document.core_properties.title) or clean_title(first_title)
     return assemble(blocks, kind="docx", title=title)
 
@@ -77,6 +86,77 @@ def _docx_heading_level(paragraph: Paragraph) -> int:
         level = level or _outline_level(style.element.pPr)
         style = style.base_style
     return level
+
+
+def _shown_headings(paragraphs: list[Paragraph], default: float) -> dict[int, int]:
+    """The paragraphs (by ``id``) a document without heading styles shows as headings, with
+    their levels: all bold, at most ``_SHOWN_HEADING_WORDS`` words, not a sentence (a
+    trailing colon allowed: "Input Block:"), and set larger than the body, the size most
+    of its prose is set in (paragraphs that end a sentence, not a code listing's lines);
+    the largest size is level 1. A bold label at the body's size ("Code Flow:") or a bold
+    sentence stays text."""
+    sizes: Counter[float] = Counter()
+    found: dict[int, float] = {}
+    for paragraph in paragraphs:
+        runs = [run for run in paragraph.runs if run.text.strip()]
+        run_sizes = [_run_size(run, paragraph, default) for run in runs]
+        text = clean(paragraph.text)
+        if text.endswith(".") and len(text.split()) >= _PROSE_WORDS:
+            for run, size in zip(runs, run_sizes, strict=True):
+                sizes[size] += len(run.text)
+        if (
+            runs
+            and all(_run_bold(run, paragraph) for run in runs)
+            and len(text.split()) <= _SHOWN_HEADING_WORDS
+            and not text.endswith((".", "?", "!", ";", ","))
+        ):
+            found[id(paragraph)] = max(run_sizes)
+    if not sizes:
+        return {}
+    body = sizes.most_common(1)[0][0]
+    levels = sorted({size for size in found.values() if size > body}, reverse=True)
+    return {key: levels.index(size) + 1 for key, size in found.items() if size > body}
+
+
+_SHOWN_HEADING_WORDS = 12
+_PROSE_WORDS = 6
+
+
+def _run_size(run: Any, paragraph: Paragraph, default: float) -> float:
+    """A run's font size in points: its own, else its paragraph style's (or a style it is
+    based on), else the document's default."""
+    if run.font.size is not None:
+        return float(run.font.size.pt)
+    style = paragraph.style
+    for _ in range(10):
+        if style is None:
+            break
+        if style.font.size is not None:
+            return float(style.font.size.pt)
+        style = style.base_style
+    return default
+
+
+def _run_bold(run: Any, paragraph: Paragraph) -> bool:
+    """Is a run bold: by its own setting, else its paragraph style's (or a base's)?"""
+    if run.bold is not None:
+        return bool(run.bold)
+    style = paragraph.style
+    for _ in range(10):
+        if style is None:
+            break
+        if style.font.bold is not None:
+            return bool(style.font.bold)
+        style = style.base_style
+    return False
+
+
+def _default_size(document: DocxDocument) -> float:
+    """The document's default font size in points (Word's 11 where it sets none)."""
+    found = document.styles.element.find(f"{qn('w:docDefaults')}/{qn('w:rPrDefault')}")
+    size = found.find(f"{qn('w:rPr')}/{qn('w:sz')}") if found is not None else None
+    value = size.get(_W_VAL) if size is not None else None
+    return int(value) / 2 if value is not None and value.isdigit() else 11.0
 
 
 def _docx_rows(table: Table) -> Iterator[str]:
