@@ -113,6 +113,13 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "interest and taxes.",
             "Adjusted EBITDA is defined as net loss adjusted for interest and taxes.",
         ),
+        (  # a sentence that names the term as a term first, where it is used after it
+            Term("release", False),
+            "VOCABULARY Release\nThe LTS of Debian releases is recent. The term “release”, in "
+            "the Debian project, indicates a particular version of a distribution.",
+            "The term “release”, in the Debian project, indicates a particular version of a "
+            "distribution.",
+        ),
         (  # a footnote's sentence, after the footnote's mark
             Term("core operating loss", False),
             "* The FAS/CAS service cost adjustment represents the difference between costs. "
@@ -252,6 +259,7 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
         (Term("Sales", False), "Sales | Up 5% on strong demand in Europe\n"),
         (Term("Revenue", False), "Revenue was $5.2 billion in 2021, up from 2020."),
         (Term("advocate", False), "Ask an advocate (Alice) to confirm it."),  # a name in brackets
+        (Term("release", False), "The release indicates that the freeze is over."),  # no term
     ],
 )
 def test_what_is_no_definition(term: Term, text: str) -> None:

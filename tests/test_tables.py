@@ -27,6 +27,7 @@ from footnoted.answering.tables import (
 from footnoted.inference.reader import Reading
 from footnoted.lexical import CELLS
 from footnoted.loaders import load_bytes
+from footnoted.loaders.blocks import table_headers
 from footnoted.models import Chunk, Citation, RetrievedChunk, Span
 from footnoted.service.sheets import rows_around
 from test_loaders import SEC_TABLE
@@ -436,7 +437,7 @@ def test_a_pivot_sheet_answers_the_average_its_data_rows_do_not(
     assert not report.failed, report.failed
     out = service.answer("What is the average body mass of female Adelie penguins?")
     assert out.answer is not None, out.refusal
-    assert "| Adelie | 3400 | 3966.66666666667 |" in out.answer.text
+    assert "| Adelie | 3400 | 3966.666667 |" in out.answer.text
     assert out.answer.citations[0].section == "penguins_pivot"
 
 
@@ -616,6 +617,44 @@ def test_one_word_of_a_longer_label_names_no_row() -> None:
         row = named_row(question, [read], None)
         assert row is not None, question
         assert rows[row.read.reading.start :].startswith(label), question
+
+
+def test_a_months_table_of_days_names_its_row_by_the_month_and_the_day() -> None:
+    """A report's tables of deaths by day, a month to a page, each headed by the month's
+    abbreviation over its years ("SEP | 2016 | 2017"), one right after the other: that
+    row heads its own table, not a row of the one before. Asked the total of October,
+    the total row under "OCT" answers though September's is read first ("October" is
+    "OCT"); asked a day, the row labelled by that number does."""
+    text = (
+        "Total | 2358 | 2367 | 2928\n\nSEP | 2015 | 2016 | 2017\n\n19 | 81 | 82 | 75\n\n"
+        "20 | 69 | 79 | 106\n\nTotal | 2258 | 2367 | 2928"
+    )
+    rows = {m: text.partition("SEP | ")[2].replace("SEP", m) for m in ("SEP", "OCT")}
+    rows["SEP"] = "SEP | " + rows["SEP"]
+    rows["OCT"] = ("OCT | " + rows["OCT"]).replace("106", "121").replace("2258", "2393")
+    header_of_sep = table_headers(text, [text.index("20 | 69")])
+    assert header_of_sep == ["SEP | 2015 | 2016 | 2017"]
+    # a row of a word and years that are not year after year is a row, not a header
+    dated = "Rate | 2022 | 2021 | 2020\n\nUltimate year | 2028 | 2027 | 2027\n\nInitial | 6 | 5 | 5"
+    assert table_headers(dated, [dated.index("Initial")]) == ["Rate | 2022 | 2021 | 2020"]
+    read = []
+    for n, month in enumerate(("SEP", "OCT")):
+        body = rows[month]
+        chunk = Chunk(month, "d1", n, body, 1000 * n, 1000 * n + len(body), page=9 + n)
+        hit = RetrievedChunk(chunk, "Deaths by day", None, 0.7 - n / 10)
+        read.append(Read(hit, Reading(3.0, 0, 10), 10.0))
+
+    def named(question: str) -> str:
+        row = named_row(question, read, None)
+        assert row is not None, question
+        start, end = row.read.reading.start, row.read.reading.end
+        return f"{row.read.hit.chunk.id}: {row.read.hit.chunk.text[start:end]}"
+
+    assert named("What was the total number of deaths in October 2017?") == (
+        "OCT: Total | 2393 | 2367 | 2928"
+    )
+    assert named("How many deaths occurred on 20 September 2017?") == "SEP: 20 | 69 | 79 | 106"
+    assert named("How many deaths occurred on 20 October 2017?") == "OCT: 20 | 69 | 79 | 121"
 
 
 def test_a_unit_belongs_to_its_own_table(service: Footnoted, tmp_path: Path) -> None:

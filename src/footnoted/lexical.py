@@ -95,6 +95,21 @@ def words(text: str) -> list[str]:
     return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
 
 
+# words tables abbreviate: "October" is "OCT" over a month's table, "median" its row "Med"
+_ABBREVIATED = {
+    "january": "jan", "february": "feb", "march": "mar", "april": "apr", "june": "jun",
+    "july": "jul", "august": "aug", "september": "sep", "sept": "sep", "october": "oct",
+    "november": "nov", "december": "dec", "maximum": "max", "minimum": "min",
+    "average": "avg", "median": "med",
+}  # fmt: skip
+
+
+def abbreviated(words: Sequence[str]) -> list[str]:
+    """``words`` and, after them, the abbreviation of each a table abbreviates ("october":
+    "oct"): keyword search then finds a table headed "OCT" asked of October."""
+    return [*words, *(_ABBREVIATED[w] for w in words if w in _ABBREVIATED)]
+
+
 @lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A light, predictable English stemmer: possessives, plurals and common suffixes,

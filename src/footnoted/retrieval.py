@@ -25,6 +25,7 @@ from .lexical import (
     CELLS,
     Bag,
     QuestionTerms,
+    abbreviated,
     bag,
     chunk_sentences,
     content_words,
@@ -104,7 +105,7 @@ class Retriever:
             return Retrieval((), (), None, 0)
         self.check_models(collection)
         depth = max(self.depth, 4 * top_k)
-        words = content_words(question)
+        words = abbreviated(content_words(question))
         beside = _BESIDE.submit(self.store.keyword_search, collection, words, depth)
         try:
             vector = self.query_vector(question, embedding)

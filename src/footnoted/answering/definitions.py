@@ -117,6 +117,8 @@ _VERB = (  # "is" and "are" not before another verb ("are enabled by": no defini
     r"|consists of"
 )
 _CALCULATED = r"(?:is|are) (?:calculated|computed) (?:as|by)"
+# what "the term X" does where it defines X: "indicates", "designates", "is used for"
+_TERMED = r"indicates|designates|describes|is used (?:to mean|for)"
 _DIGIT = re.compile(r"\d")
 _TITLED = re.compile(r"[\"“‘']?[A-Z][a-z]")  # a heading's word; a standard's term is lower case
 _UNIT = re.compile(r"(?:in|unaudited|thousands|millions|billions|percent|%)\b", re.I)
@@ -343,17 +345,23 @@ def _sentence(
     defined as …", "The type affinity of a column is …"), after the note mark a footnote
     opens with, a list item's number ("7. Q is half of …") or the term as a heading run
     into it ("Accounting Quantity The accounting quantity is …") or not ("** Core
-    operating loss is a non-GAAP measure …"), or that ``says`` it defines it ("We define
-    Adjusted EBITDA as …")."""
+    operating loss is a non-GAAP measure …"), or names it as a term first ('The term
+    "release", in the Debian project, indicates …'), or that ``says`` it defines it ("We
+    define Adjusted EBITDA as …")."""
     opening = re.compile(
         rf"{_NOTE_MARK}(?P<n>\(?\d{{1,3}}[.)]\s+)?(?P<h>(?i:{name})\s+(?=[A-Z]))?"
         rf"(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*\([^)]{{1,80}}\))?{_OF_ONE},?\s+(?:{verb})\s+\S"
     )
     defines = re.compile(rf"\b(?i:{says})\s+(?i:(?:an?|the)\s+)?(?i:{name})\s+as\s+\S")
+    termed = re.compile(  # 'The term "release", in the Debian project, indicates …'
+        rf"{_NOTE_MARK}(?i:the\s+(?:term|word|phrase|expression)\s+)(?i:{name})"
+        rf"(?:,[^,.\n]{{1,60}},)?\s+(?:{verb}|{_TERMED})\s+\S"
+    )
     for s, e in split_sentences(text):
         # a sentence, or a line within it (one after a heading the splitter ran on into)
         for at in (s, *(i + 1 for i in range(s, e) if text[i] == "\n")):
-            m = opening.match(text, at, e) or defines.search(text, at, e)
+            m = opening.match(text, at, e) or termed.match(text, at, e)
+            m = m or defines.search(text, at, e)
             if m is not None and e - m.end() >= 10 and not _heading(text[at:e]):
                 if m.re is opening and (m["h"] or m["n"]) is not None:  # past either
                     return Definition(m.end("h" if m["h"] is not None else "n"), e)

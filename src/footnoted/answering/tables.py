@@ -16,7 +16,11 @@ percentage, margin or rate, and one of amounts any other; then one of a table wh
 caption names no initials the question lacks (the company's revenue by customer
 location before its segment's: "BCA revenues by customer location"); then the row
 whose label the question names most of ("Revenue" before "Revenue from contracts with
-customers"). That row, among the passages read, leads the answer: it is quoted under
+customers"); then the row under a header whose first cell the question names ("Total"
+under "OCT | 2016 | 2017" asked of October, in a report of a month's table a page). A row
+labelled by a number is named by the question giving it ("on 20 September 2017": the
+row "20" of September's table of days). That row, among the passages read, leads the
+answer: it is quoted under
 its header with the named cell marked (``quotes``), and the answer's trust says how far
 a row like it is right (``trust``).
 A table longer than a chunk is read where retrieval finds it; a row the question names
@@ -49,7 +53,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..inference.reader import Reading
-from ..lexical import CELLS, EMPTY_CELL, GIVEN_NUMBER, bag, chunk_sentences, measures, words
+from ..lexical import (
+    CELLS,
+    EMPTY_CELL,
+    GIVEN_NUMBER,
+    abbreviated,
+    bag,
+    chunk_sentences,
+    measures,
+    words,
+)
 from ..models import Chunk, RetrievedChunk
 from .asked import YEAR, asked
 from .evidence import Read
@@ -88,12 +101,14 @@ class Named:
 
 
 _Naming = tuple[
-    int, int, int, bool, bool, int, int, bool, int
+    int, int, int, bool, bool, int, int, bool, int, bool
 ]  # how well a row is named (``_row_in``)
 WHOLE = 6  # in a ``_Naming``: less the label's words the question leaves out (0: named whole)
 CONTINUED = 3  # chunks on from the passage read that a chunk may continue its table
 CAPTION_WORDS = 4  # content words of a caption's sentence at the least ("Year Ended December 31,")
 _SYMBOL = re.compile(r"[^\w\s'’-]")
+# a number the question gives, not a year nor a part of a larger or decimal one
+_GIVEN = re.compile(r"(?<= )\d{1,3}(?= )")
 
 
 def named_row(
@@ -223,11 +238,15 @@ def _row_in(
     customers"; then a label the question (``written``, ``_spelled``) writes as printed:
     "CoT-SC → ReAct" before "ReAct → CoT-SC"; then the more of its column's words the
     question names: "sum of sepal length" names a pivot table's "Sum of Sepal Length"
-    over its data's "Sepal Length"), when exactly one row is named best and a column
+    over its data's "Sepal Length"; then a header whose first cell, over the rows'
+    labels, the question names: "Total" under "OCT | 2015 | 2016 | 2017" of a month's
+    table of days, not September's), when exactly one row is named best and a column
     too. ``above``: the words of the caption of the table a passage continues,
     printed in the chunk before it (``continuations``)."""
     text = r.hit.chunk.text
     title = bag(r.hit.document_title)
+    given = frozenset(_GIVEN.findall(written.replace(" . ", ".").replace(" , ", ",")))
+    shortened = bag(" ".join(abbreviated(written.split())))  # "October" heads "OCT | 2017"
     every = terms  # a column is named by any of them: "citation" of a paper on citations
     terms = terms - title  # "Boeing" of Boeing's report names no row
     table = table_words(text, r.hit.chunk.section) | above
@@ -244,8 +263,8 @@ def _row_in(
             _VALUE.fullmatch(c) or _MEASURED.fullmatch(c) for c in cells[1:]
         ):
             continue  # a row of values
-        in_label = bag(label_words(line))
-        label = terms & in_label
+        in_label = bag(label_words(line)) or _numbered(cells[0], given)
+        label = terms & in_label or _numbered(cells[0], given)
         if not label or (len(label) == 1 and not _one_names(label, cells)):
             continue
         row = r.hit.chunk.char_start + start
@@ -275,6 +294,7 @@ def _row_in(
                 -len(in_label - terms),
                 spelled,
                 worded,
+                bool(shortened & bag(header.split(CELLS)[0])),
             )
             scored.append((named, start, end))
     if not scored:
@@ -291,6 +311,13 @@ def _row_in(
         start += 1
     reading = Reading(r.reading.score, start, end)
     return top, Named(replace(r, reading=reading, named=True), bool(top[3]))
+
+
+def _numbered(label: str, given: frozenset[str]) -> frozenset[str]:
+    """A row labelled by a number the question gives (``given``: "on 20 September 2017"
+    names the row "20" of a month's table of days), as its label's words; else none."""
+    label = label.strip()
+    return frozenset({label}) if label in given else frozenset()
 
 
 def _grouped(r: Read, start: int, asked: frozenset[str], context: Context | None) -> bool:

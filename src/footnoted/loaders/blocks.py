@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from footnoted.lexical import CELLS, LABEL_WORDS
+from footnoted.lexical import CELLS, EMPTY_CELL, LABEL_WORDS
 from footnoted.models import ParsedDocument, Segment
 from footnoted.pages import PAGE_BREAK, separator
 
@@ -147,6 +147,9 @@ def table_headers(
     return found
 
 
+_CORNER_WORDS = 2  # a header of years' first cell, over the rows' labels ("JAN", "Fiscal year")
+
+
 class _Table:
     """The table being read, block by block."""
 
@@ -156,7 +159,7 @@ class _Table:
         self.data = False  # a row below the header was seen
         self.label = False  # a label since the last row
         # the header's cells, what each column is named (none for a header of years:
-        # "2021 | 2020 | 2019")
+        # "2021 | 2020 | 2019", nor for a row of amounts that starts a table)
         self.columns: tuple[str, ...] = ()
 
     def add(self, start: int, block: str) -> tuple[int, str] | None:
@@ -182,7 +185,13 @@ class _Table:
             return self.header  # its header's units ("€m | €m" under "2019 | 2018")
         years = [i for i, cell in enumerate(kept) if _YEAR.match(cell)]
         first = kept[0] if kept else ""
-        dated = named and len(years) >= 2 and (not first or bool(_YEAR.match(first)))
+        # a corner over the rows' labels: none, a year, or a word over three years or
+        # more alone, year after year ("JAN | 2015 | 2016 | 2017", a month's table of
+        # days; not a timeline's row "777X-8F | 2022 | 2027" nor "Year that trend
+        # reaches ultimate rate | 2028 | 2021 | 2021")
+        given = [cell for cell in kept[1:] if cell and cell != EMPTY_CELL]
+        corner = not first or bool(_YEAR.match(first)) or _years_apart(first, given)
+        dated = named and len(years) >= 2 and corner
         worded = any(cell and not _YEAR.match(cell) for cell in kept)
         goes_on = worded and not self.label and len(cells) == self.cells == len(self.columns)
         above = [self.columns[i] for i in years] if goes_on else []
@@ -190,12 +199,23 @@ class _Table:
         if self.header is None or heads or (self.label and self.data and len(cells) != self.cells):
             # a row of amounts is data: its table's header was not printed as a row
             self.header = (start, cut_row(block, HEADER_KEPT)) if named else (start, "")
-            self.columns = () if dated else tuple(cell.casefold() for cell in kept)
+            self.columns = () if dated or not named else tuple(cell.casefold() for cell in kept)
             self.data = False
         else:
             self.data = True
         self.cells, self.label = len(cells), False
         return self.header
+
+
+def _years_apart(first: str, given: Sequence[str]) -> bool:
+    """Whether a row's cells after its first, a word or two, are three years or more,
+    year after year: a header of years over its rows' labels."""
+    return (
+        len(first.split()) <= _CORNER_WORDS
+        and len(given) >= 3
+        and all(_YEAR.match(cell) for cell in given)
+        and all(abs(int(a) - int(b)) == 1 for a, b in itertools.pairwise(given))
+    )
 
 
 def units(cells: Sequence[str]) -> bool:
