@@ -655,6 +655,21 @@ def test_a_table_row_at_the_head_of_every_page_is_kept() -> None:
         assert " | ".join(map(str, rows[m][0])) in text  # day 1: "1 | 61 | 91"
 
 
+def test_a_charts_axes_are_not_text() -> None:
+    """A chart's ticks read as text: its values axis a number a line, the same step
+    apart, and its days axis one row of numbers. Neither is quoted or read; a column of
+    values a line each, not evenly apart, is the table's."""
+    page = ["Deaths by day in September, and the chart of them below."]
+    page += [str(tick) for tick in range(20, 160, 20)]  # 20 … 140
+    page += [(" " * 6).join(str(day) for day in range(1, 13))]
+    page += ["Values recorded by hand:", "107", "89", "115", "92", "121", "End of the record."]
+    text = load_bytes(_text_pdf([page]), "chart.pdf").text
+    assert "Deaths by day in September" in text
+    assert "\n40\n" not in f"\n{text}\n" and "140" not in text
+    assert "1 | 2 | 3" not in text
+    assert "107 89 115 92 121" in text
+
+
 def test_page_of_every_offset() -> None:
     path = DATA / "pdfs" / "ALCE__ALCE.pdf"
     if not path.is_file():

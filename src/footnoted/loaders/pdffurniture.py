@@ -2,7 +2,8 @@
 
 Running headers and footers (the same short line at the same place on many pages,
 whatever page number or date it carries), page numbers, line-number gutters (a court
-transcript's "1 2 3 … 25") and tables of contents (dot leaders, or a "Contents" page whose
+transcript's "1 2 3 … 25"), a chart's axes (its ticks "20 40 60 … 140" a line each,
+or "1 | 2 | 3 … | 31" as one row) and tables of contents (dot leaders, or a "Contents" page whose
 entries end in ascending page numbers) are removed before the layout, so they are never
 quoted. A guard keeps the heuristic from emptying a document whose lines merely look
 alike: repeated lines are only dropped when they are a small part of the text.
@@ -14,6 +15,8 @@ import itertools
 import re
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
+
+from footnoted.lexical import CELLS
 
 if TYPE_CHECKING:
     from .pdflayout import Line
@@ -27,6 +30,9 @@ _PAGE_REF = re.compile(r"(?:^|\s|\|\s)(\d{1,4}|[ivxlc]{1,7})\s*$", re.IGNORECASE
 _CONTENTS = frozenset({"contents", "tableofcontents"})
 MAX_RUNNING_WORDS = 16  # a running header or footer is short
 MAX_DROPPED_SHARE = 0.25  # repeated lines beyond this share of the text are content
+AXIS_TICKS = 5  # a chart's ticks, a line each, at the least
+AXIS_ROW = 10  # a chart's ticks read as one row, at the least
+_TICK = re.compile(r"-?\d{1,6}(?:\.\d{1,4})?")
 
 
 def furniture_key(text: str) -> str:
@@ -115,6 +121,7 @@ def _page_furniture(lines: list[Line], page_count: int) -> set[int]:
     drop = {i for i in (0, len(lines) - 1) if lines and _PAGE_NUMBER.match(lines[i].text)}
     drop.update(i for i, line in enumerate(lines) if _gutter(line.text))
     drop.update(_number_column(lines))
+    drop.update(_axes(lines))
     drop.update(i for i, line in enumerate(lines) if _DOT_LEADER.search(line.text))
     drop.update(_contents_lines(lines, page_count))
     return drop
@@ -142,6 +149,38 @@ def _number_column(lines: list[Line]) -> list[int]:
         if len(column) >= 5 and all(b == a + 1 for a, b in itertools.pairwise(values)):
             found.extend(column)
     return found
+
+
+def _axes(lines: list[Line]) -> list[int]:
+    """A chart's axes: :data:`AXIS_TICKS` or more lines in a row, each a number alone,
+    the same step apart ("20", "40", … "140"; "0.0", "0.2", … "1.0"), and a row of
+    :data:`AXIS_ROW` integers or more the same step apart ("1 | 2 | 3 … | 31")."""
+    found: list[int] = []
+    run: list[int] = []
+    for i, line in enumerate([*lines, None]):
+        value = None if line is None else _number(line.text)
+        if value is not None:
+            run.append(i)
+            continue
+        if len(run) >= AXIS_TICKS and _evenly([_number(lines[j].text) or 0.0 for j in run]):
+            found.extend(run)
+        run = []
+        cells = [] if line is None or not line.row else line.text.split(CELLS)
+        numbers = [float(c) for c in cells if c.strip().isdigit()]
+        if len(cells) >= AXIS_ROW and len(numbers) == len(cells) and _evenly(numbers):
+            found.append(i)
+    return found
+
+
+def _number(text: str) -> float | None:
+    """The number a line is, alone; None for any other line."""
+    return float(text) if _TICK.fullmatch(text.strip()) else None
+
+
+def _evenly(values: list[float]) -> bool:
+    """Whether ``values`` go up or down by one step, the same each time."""
+    steps = {round(b - a, 6) for a, b in itertools.pairwise(values)}
+    return len(steps) == 1 and 0.0 not in steps
 
 
 def _contents_lines(lines: list[Line], page_count: int) -> range:
