@@ -100,6 +100,14 @@ def test_a_name_led_by_digits_is_the_whole_word() -> None:
     assert asked("What is 3M's revenue?").missing(["Honeywell | Net sales | $ 34,392"]) == ["3M"]
 
 
+def test_a_month_asked_is_held_as_tables_abbreviate_it() -> None:
+    """A report's table a month a page is headed by the month's abbreviation."""
+    wanted = asked("How many deaths occurred on 20 September 2017?")
+    assert wanted.missing(["SEP | 2015 | 2016 | 2017", "20 | 69 | 79 | 106"]) == []
+    assert wanted.missing(["Sept. 20, 2017: 106 deaths"]) == []
+    assert wanted.missing(["OCT | 2015 | 2016 | 2017", "20 | 84 | 67 | 121"]) == ["September"]
+
+
 def test_a_currency_asked_by_its_code_is_held_by_its_sign_or_its_name() -> None:
     """A question "in USD millions" asked of a cash flow statement that prints "$" and
     "(Dollars in millions)": the currency is there, written as reports write it."""

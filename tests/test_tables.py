@@ -575,6 +575,31 @@ def test_a_row_in_the_rest_of_a_table_the_passage_read_ends_among() -> None:
     assert partly is None or partly.read.hit.chunk.id == "c0"
 
 
+def test_a_row_above_the_rows_a_passage_read_starts_among() -> None:
+    """A month's table of days runs over three chunks and the one read starts among its
+    rows (days 22 on). The row asked (day 20) is in the chunk before it, under the same
+    header: that is the row asked; a chunk of another table, or too far back, is not."""
+    header = "SEP | 2015 | 2016 | 2017"
+    section = "Deaths by day"
+
+    def hit(cid: str, index: int, text: str, start: int, head: str = header) -> RetrievedChunk:
+        chunk = Chunk(cid, "d1", index, text, start, start + len(text), section=section,
+                      header=head)  # fmt: skip
+        return RetrievedChunk(chunk, "Deaths by day and year", None, 0.7)
+
+    late = "22 | 68 | 97 | 110\n\n23 | 70 | 71 | 109\n\nTotal | 2258 | 2367 | 2928"
+    early = "19 | 81 | 82 | 75\n\n20 | 69 | 79 | 106\n\n21 | 70 | 67 | 124"
+    read = Read(hit("c5", 5, late, 900), Reading(3.0, 0, 10), 10.0)
+    before = hit("c4", 4, early, 800)
+    october = hit("c3", 3, early.replace("106", "121"), 700, "OCT | 2015 | 2016 | 2017")
+    far = hit("c0", 0, early.replace("106", "99"), 0)
+    further = continuations([read], [october, far, before])
+    assert [c.read.hit.chunk.id for c in further] == ["c4"]
+    row = named_row("How many deaths occurred on 20 September 2017?", [read], None, further)
+    assert row is not None and row.read.hit.chunk.id == "c4"
+    assert early[row.read.reading.start : row.read.reading.end] == "20 | 69 | 79 | 106"
+
+
 def test_amounts_and_percentages_told_apart_by_most_of_a_rows_values() -> None:
     header = "2021 | 2020 | 2019 | Change"  # "Change" spans two columns of changes
     rows = (

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from ..lexical import NUMBER_WORD, stem, stop_words, words
+from ..lexical import NUMBER_WORD, abbreviated, stem, stop_words, words
 
 ABOUT_TIMES = 3  # how often a document's opening names what it is about
 COVER_CHARS = 1000  # a document's cover: its title, its owner, what it is
@@ -448,12 +448,16 @@ def _vocabulary(text: str) -> set[str]:
 
 
 def _held(word: str, held: set[str]) -> bool:
-    """Whether ``held`` holds the name's word: as it is, stemmed, as the start of a word
-    ("Nov" of "November"), as a word and a short ending ("European" of "Europe",
-    "Canada" of "Canadian"), or with one letter wrong, missing, extra or swapped in a
-    word of :data:`TYPO_LETTERS` or more ("Hartmanis" asked as "Hatmanis")."""
+    """Whether ``held`` holds the name's word: as it is, stemmed, as tables abbreviate it
+    ("SEP" of "September"), as the start of a word ("Nov" of "November"), as a word and a
+    short ending ("European" of "Europe", "Canada" of "Canadian"), or with one letter
+    wrong, missing, extra or swapped in a word of :data:`TYPO_LETTERS` or more
+    ("Hartmanis" asked as "Hatmanis")."""
     if word in held or stem(word) in held:
         return True
+    short = set(abbreviated([word.lower()])[1:])
+    if short and short & {*held, *abbreviated(sorted(held))}:
+        return True  # "September" by "SEP" over a month's table, or by "Sept."
     if len(word) >= 3 and any(h.startswith(word) for h in held):
         return True
     if any(_derived(word, h) for h in held):

@@ -155,31 +155,40 @@ class Continued:
 def continuations(read: Sequence[Read], candidates: Sequence[RetrievedChunk]) -> list[Continued]:
     """The chunks among ``candidates`` that continue the table a passage read ends in (the
     same document and section, at most :data:`CONTINUED` chunks after it, starting among
-    the rows of a table under that table's header row): a table longer than a chunk is
-    found where the question's words are, and its other rows are cut off from it
-    ("Stock-based compensation | 724.6 | 565.8 | 1,599.3", two chunks after the
-    reconciliation of net loss to Adjusted EBITDA that heads it). Not themselves read:
+    the rows of a table under that table's header row), or hold the rows above those a
+    passage read starts among (as far before it, under the same header or printing it):
+    a table longer than a chunk is found where the question's words are, and its other
+    rows are cut off from it ("Stock-based compensation | 724.6 | 565.8 | 1,599.3", two
+    chunks after the reconciliation of net loss to Adjusted EBITDA that heads it; day 20
+    of a month's table of days, in the chunk before the one read). Not themselves read:
     ``named_row`` looks in them for the row asked."""
     seen = {r.hit.chunk.id for r in read}
     heads = [(r, _tail_table(r)) for r in read]
     out: list[Continued] = []
     for hit in candidates:
         chunk = hit.chunk
-        if chunk.id in seen or not chunk.header:
+        if chunk.id in seen:
             continue
         for r, tail in heads:
             near = r.hit.chunk
-            if (
-                tail is not None
-                and tail[0] == chunk.header
-                and near.document_id == chunk.document_id
-                and near.section == chunk.section
-                and 0 < chunk.index - near.index <= CONTINUED
-            ):
+            if near.document_id != chunk.document_id or near.section != chunk.section:
+                continue
+            after = chunk.index - near.index
+            if tail is not None and tail[0] == chunk.header and 0 < after <= CONTINUED:
                 out.append(Continued(replace(r, hit=hit), r, tail[1]))
-                seen.add(chunk.id)
-                break
+            elif near.header and _holds_table(chunk, near.header) and 0 < -after <= CONTINUED:
+                out.append(Continued(replace(r, hit=hit), r, (0, 0)))  # its rows above
+            else:
+                continue
+            seen.add(chunk.id)
+            break
     return out
+
+
+def _holds_table(chunk: Chunk, header: str) -> bool:
+    """Whether ``chunk`` holds rows of the table under ``header``: it starts among them,
+    or prints the header itself."""
+    return chunk.header == header or f"\n{header}\n" in f"\n{chunk.text}\n"
 
 
 def _tail_table(r: Read) -> tuple[str, tuple[int, int]] | None:
