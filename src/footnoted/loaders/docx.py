@@ -125,30 +125,27 @@ _PROSE_WORDS = 6
 def _run_size(run: Any, paragraph: Paragraph, default: float) -> float:
     """A run's font size in points: its own, else its paragraph style's (or a style it is
     based on), else the document's default."""
-    if run.font.size is not None:
-        return float(run.font.size.pt)
-    style = paragraph.style
-    for _ in range(10):
-        if style is None:
-            break
-        if style.font.size is not None:
-            return float(style.font.size.pt)
-        style = style.base_style
-    return default
+    size = run.font.size if run.font.size is not None else _styled(paragraph, "size")
+    return float(size.pt) if size is not None else default
 
 
 def _run_bold(run: Any, paragraph: Paragraph) -> bool:
     """Is a run bold: by its own setting, else its paragraph style's (or a base's)?"""
-    if run.bold is not None:
-        return bool(run.bold)
+    return bool(run.bold if run.bold is not None else _styled(paragraph, "bold"))
+
+
+def _styled(paragraph: Paragraph, setting: str) -> Any:
+    """A font ``setting`` of the paragraph's style, or of the first style it is based on
+    that sets it; None where none does."""
     style = paragraph.style
     for _ in range(10):
         if style is None:
-            break
-        if style.font.bold is not None:
-            return bool(style.font.bold)
+            return None
+        value = getattr(style.font, setting)
+        if value is not None:
+            return value
         style = style.base_style
-    return False
+    return None
 
 
 def _default_size(document: DocxDocument) -> float:
