@@ -438,13 +438,15 @@ _CURRENCIES = {
 
 def _vocabulary(text: str) -> set[str]:
     """The words of ``text``, their stems, two words run together ("Graph RAG" holds
-    "GraphRAG"), the initials of capitalised words and the codes of the currencies it
-    shows (``_CURRENCIES``)."""
+    "GraphRAG"), the abbreviations tables print for them ("Sept." holds "sep"), the
+    initials of capitalised words and the codes of the currencies it shows
+    (``_CURRENCIES``)."""
     found = words(text)
     held = set(found) | {a + b for a, b in pairwise(found)}
     lower = text.lower()
     shown = {code for code, signs in _CURRENCIES.items() if any(s in lower for s in signs)}
-    return held | {stem(w) for w in held} | _initials(text) | shown
+    short = abbreviated(found)[len(found) :]
+    return held | {stem(w) for w in held} | set(short) | _initials(text) | shown
 
 
 def _held(word: str, held: set[str]) -> bool:
@@ -455,8 +457,7 @@ def _held(word: str, held: set[str]) -> bool:
     ("Hartmanis" asked as "Hatmanis")."""
     if word in held or stem(word) in held:
         return True
-    short = set(abbreviated([word.lower()])[1:])
-    if short and short & {*held, *abbreviated(sorted(held))}:
+    if set(abbreviated([word.lower()])[1:]) & held:
         return True  # "September" by "SEP" over a month's table, or by "Sept."
     if len(word) >= 3 and any(h.startswith(word) for h in held):
         return True

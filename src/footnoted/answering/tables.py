@@ -72,6 +72,7 @@ from .quotes import (
     asked_terms,
     caption,
     column_named,
+    given_numbers,
     group_of,
     header_of,
     header_row,
@@ -107,8 +108,6 @@ WHOLE = 6  # in a ``_Naming``: less the label's words the question leaves out (0
 CONTINUED = 3  # chunks on from the passage read that a chunk may continue its table
 CAPTION_WORDS = 4  # content words of a caption's sentence at the least ("Year Ended December 31,")
 _SYMBOL = re.compile(r"[^\w\s'’-]")
-# a number the question gives, not a year nor a part of a larger or decimal one
-_GIVEN = re.compile(r"(?<= )\d{1,3}(?= )")
 
 
 def named_row(
@@ -128,12 +127,15 @@ def named_row(
     years = set(asked(question).years)
     percent = bool(_PERCENT.search(q))
     written = _spelled(question)
+    # the numbers it gives as words of their own, none a year: "on 20 September 2017"
+    given = frozenset(n for n in given_numbers(question) if len(n) <= 3 and f" {n} " in written)
+    shortened = bag(" ".join(abbreviated(written.split())))  # "October" heads "OCT | 2017"
     best: tuple[_Naming, Named] | None = None
     captions = [frozenset[str]()] * len(read)
     captions += [bag(c.head.hit.chunk.text[slice(*c.caption)]) for c in further]
     passages = (*read, *(c.read for c in further))
     for i, (r, above) in enumerate(zip(passages, captions, strict=True)):
-        found = _row_in(r, terms, years, percent, written, context, above)
+        found = _row_in(r, terms, years, percent, written, given, shortened, context, above)
         if found is None or (i >= len(read) and found[0][WHOLE] != 0):
             continue  # a row of the rest of a table: only one the question names whole
         if best is None or found[0] > best[0]:
@@ -234,6 +236,8 @@ def _row_in(
     years: set[str],
     percent: bool,
     written: str,
+    given: frozenset[str],
+    shortened: frozenset[str],
     context: Context | None,
     above: frozenset[str] = frozenset(),
 ) -> tuple[_Naming, Named] | None:
@@ -254,8 +258,6 @@ def _row_in(
     printed in the chunk before it (``continuations``)."""
     text = r.hit.chunk.text
     title = bag(r.hit.document_title)
-    given = frozenset(_GIVEN.findall(written.replace(" . ", ".").replace(" , ", ",")))
-    shortened = bag(" ".join(abbreviated(written.split())))  # "October" heads "OCT | 2017"
     every = terms  # a column is named by any of them: "citation" of a paper on citations
     terms = terms - title  # "Boeing" of Boeing's report names no row
     table = table_words(text, r.hit.chunk.section) | above
@@ -272,8 +274,9 @@ def _row_in(
             _VALUE.fullmatch(c) or _MEASURED.fullmatch(c) for c in cells[1:]
         ):
             continue  # a row of values
-        in_label = bag(label_words(line)) or _numbered(cells[0], given)
-        label = terms & in_label or _numbered(cells[0], given)
+        numbered = _numbered(cells[0], given)
+        in_label = bag(label_words(line)) or numbered
+        label = terms & in_label or numbered
         if not label or (len(label) == 1 and not _one_names(label, cells)):
             continue
         row = r.hit.chunk.char_start + start

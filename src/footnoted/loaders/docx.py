@@ -36,15 +36,16 @@ def load_docx(data: bytes, _text: str | None, name: str) -> ParsedDocument:
     first_title: str | None = None
     items = list(_docx_items(document.element.body, document))
     paragraphs = [item for item in items if isinstance(item, Paragraph) and clean(item.text)]
+    levels = {id(paragraph): _docx_heading_level(paragraph) for paragraph in paragraphs}
     shown: dict[int, int] = {}
-    if not any(_docx_heading_level(paragraph) for paragraph in paragraphs):
+    if not any(levels.values()):  # no heading styled: those the document shows
         shown = _shown_headings(paragraphs, _default_size(document))
     for item in items:
         if isinstance(item, Table):
             blocks.extend(Block(row, sections.path) for row in _docx_rows(item))
             continue
         text = clean(item.text)
-        level = _docx_heading_level(item) if text else 0
+        level = levels.get(id(item), 0)
         if level and first_title is None and _is_title_style(item):
             first_title = text
         level = level or shown.get(id(item), 0)
@@ -76,16 +77,25 @@ def _outline_level(p_pr: Any) -> int:
 def _docx_heading_level(paragraph: Paragraph) -> int:
     """1..9 for "Title"/"Heading N" styles (or their descendants) and outline levels."""
     level = _outline_level(paragraph._p.pPr)
-    style = paragraph.style
-    for _ in range(10):
-        if level or style is None:
+    for style in _styles(paragraph):
+        if level:
             break
         name = (style.name or "").strip()
         match = _HEADING_STYLE.match(name)
         level = 1 if name.lower() == "title" else int(match[1]) if match else 0
         level = level or _outline_level(style.element.pPr)
-        style = style.base_style
     return level
+
+
+def _styles(paragraph: Paragraph) -> Iterator[Any]:
+    """The paragraph's style and those it is based on, nearest first (ten at most: a
+    chain that loops ends)."""
+    style = paragraph.style
+    for _ in range(10):
+        if style is None:
+            return
+        yield style
+        style = style.base_style
 
 
 def _shown_headings(paragraphs: list[Paragraph], default: float) -> dict[int, int]:
@@ -137,15 +147,8 @@ def _run_bold(run: Any, paragraph: Paragraph) -> bool:
 def _styled(paragraph: Paragraph, setting: str) -> Any:
     """A font ``setting`` of the paragraph's style, or of the first style it is based on
     that sets it; None where none does."""
-    style = paragraph.style
-    for _ in range(10):
-        if style is None:
-            return None
-        value = getattr(style.font, setting)
-        if value is not None:
-            return value
-        style = style.base_style
-    return None
+    values = (getattr(style.font, setting) for style in _styles(paragraph))
+    return next((value for value in values if value is not None), None)
 
 
 def _default_size(document: DocxDocument) -> float:

@@ -156,15 +156,15 @@ def _axes(lines: list[Line]) -> list[int]:
     the same step apart ("20", "40", … "140"; "0.0", "0.2", … "1.0"), and a row of
     :data:`AXIS_ROW` integers or more the same step apart ("1 | 2 | 3 … | 31")."""
     found: list[int] = []
-    run: list[int] = []
+    run: dict[int, float] = {}  # the lines of numbers in a row so far, with their values
     for i, line in enumerate([*lines, None]):
         value = None if line is None else _number(line.text)
         if value is not None:
-            run.append(i)
+            run[i] = value
             continue
-        if len(run) >= AXIS_TICKS and _evenly([_number(lines[j].text) or 0.0 for j in run]):
+        if len(run) >= AXIS_TICKS and _evenly(list(run.values())):
             found.extend(run)
-        run = []
+        run = {}
         cells = [] if line is None or not line.row else line.text.split(CELLS)
         numbers = [float(c) for c in cells if c.strip().isdigit()]
         if len(cells) >= AXIS_ROW and len(numbers) == len(cells) and _evenly(numbers):
