@@ -52,6 +52,7 @@ def test_the_question_set_is_as_the_issue_asks() -> None:
         ("6", "real-documents-unseen-6.jsonl", 50, 14),
         ("7", "real-documents-unseen-7.jsonl", 50, 14),
         ("8", "real-documents-unseen-8.jsonl", 50, 14),
+        ("9", "real-documents-unseen-9.jsonl", 50, 14),
     ],
 )
 def test_a_never_seen_set_asks_of_the_documents_its_script_fetches(
