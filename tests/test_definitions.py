@@ -58,6 +58,8 @@ def exact(answer: Answer) -> str | None:
         ("git interpret-trailers --parse is shorthand for what?", "--parse", False),
         # a code stands for what it means, not for words it cuts short
         ("what does the %j directive stand for in strftime?", "%j", False),
+        # a name with a possessive in it, each word capitalised
+        ("In the NWTS example, what is Wilm's Tumour?", "Wilm's Tumour", False),
     ],
 )
 def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expands: bool) -> None:
@@ -218,6 +220,12 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "(an advocate). After you have contributed for a while, apply.",
             "To apply, you need an existing Debian Developer to support your application "
             "(an advocate).",
+        ),
+        (  # the name typed with a straight apostrophe, printed with a curly one
+            Term("Wilm's Tumour", False),
+            "The data are from the National Wilm’s Tumor Study. Wilm’s Tumour is a rare "
+            "cancer of the kidney in children.",
+            "Wilm’s Tumour is a rare cancer of the kidney in children.",
         ),
         (  # an abbreviation's words in brackets after it
             Term("SPDX", True, expands=True),

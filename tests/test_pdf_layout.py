@@ -637,6 +637,29 @@ def test_running_header_is_dropped() -> None:
     assert "ACME" not in doc.text and "Sales east grew by 6 percent in inland." in doc.text
 
 
+def test_a_chapters_running_head_is_dropped_and_a_statements_unit_is_kept() -> None:
+    """A manual heads each page with its chapter's title, "How to use bzip2" over that
+    chapter's pages alone (fewer than half the document's): dropped, so a sentence going
+    on over the page does not read "…in the region ofHow to use bzip2". A line repeated
+    under the first of each of a run of pages, "(in thousands)" under each statement's
+    title, is the statement's unit, and stays."""
+    chapters = ["Introduction"] * 3 + ["How to use bzip2"] * 5 + ["Programming with it"] * 5
+    titles = ["Balance sheets", "Statements of operations", "Statements of cash flows"]
+    nouns = ["archive", "block", "buffer", "file", "header", "index", "library", "memory"]
+    nouns += ["option", "stream", "table", "trailer", "window"]
+    verbs = ["adds", "drops", "keeps", "reads", "sends", "skips", "takes", "writes"]
+    pages = [
+        [chapter]
+        + ([titles[n - 9], "(in thousands)"] if 9 <= n < 12 else [])
+        + [f"The {nouns[n]} {verb} {i + n} bytes." for i, verb in enumerate(verbs)]
+        for n, chapter in enumerate(chapters)
+    ]
+    text = load_bytes(_text_pdf(pages), "manual.pdf").text
+    assert "How to use bzip2" not in text and "Programming with it" not in text
+    assert text.count("(in thousands)") == 3 and "Statements of operations" in text
+    assert "The index writes 12 bytes." in text
+
+
 def test_a_table_row_at_the_head_of_every_page_is_kept() -> None:
     """A month's table on each page, its first row at the same height on every page: the
     row's numbers change from page to page, so it is the table's, not a running header
@@ -822,3 +845,31 @@ def test_a_tex_font_without_a_unicode_map_is_read_with_its_ligatures() -> None:
     ot1 = [(10.0, 700 - 13 * n, body.replace(b"\x1c", b"\x0c")) for n in range(8)]
     doc = load_bytes(_tex_pdf([ot1]), "compete-ot1.pdf")
     assert doc.text.count("as the figure shows") == 8 and "\f" not in doc.text
+
+
+def test_a_heading_wrapped_in_its_large_type_heads_the_subsections_below() -> None:
+    """A numbered heading set large and wrapped mid-phrase ("3.7. Using the library in a
+    stdio-free" | "environment"), its first subheading close below in a smaller type: the
+    two lines are one heading, and the subsections sit under it, not under 3.6."""
+    body = [
+        "The zlib compatibility functions are provided for the convenience of those who",
+        "port code from zlib; they are neither complete nor documented here at length.",
+    ]
+    lines = _set(["3.6. zlib compatibility functions"], 740, size=19.4)
+    lines += _set(body, 700, size=9.0)
+    lines += _set(["3.7. Using the library in a stdio-free", "environment"], 640, size=19.4)
+    lines += _set(["3.7.1. Getting rid of stdio"], 588, size=16.2)
+    lines += _set(["In a deeply embedded application you might want to use just the"], 560, 9.0)
+    lines += _set(["memory-to-memory functions, compiled without the standard I/O."], 547.4, 9.0)
+    lines = [replace(line, bold=line.size > 10) for line in lines]
+    blocks, title = lay_out([lines], [], None)
+    doc = assemble(blocks, kind="pdf", title=title, page_count=1)
+    sections = {doc.text[seg.start : seg.end]: seg.section for seg in doc.segments}
+    assert sections["3.7. Using the library in a stdio-free environment"] == (
+        "3.7. Using the library in a stdio-free environment",
+    )
+    embedded = next(text for text in sections if text.startswith("In a deeply embedded"))
+    assert sections[embedded] == (
+        "3.7. Using the library in a stdio-free environment",
+        "3.7.1. Getting rid of stdio",
+    )

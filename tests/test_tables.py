@@ -978,3 +978,95 @@ def test_a_value_given_after_the_words_joining_it_to_its_column(
     assert result.answer is not None, result.refusal
     assert "| Belgium | 1952 | 68 | 8730405 | 8343.105127 |" in result.answer.text
     assert exact(result.answer) == "Belgium"
+
+
+def _sheet_read(header: str, rows: str, title: str = "MIDI Mappings VA") -> Read:
+    chunk = Chunk("c1", "d1", 0, rows, 500, 500 + len(rows), section="By Module", header=header)
+    return Read(RetrievedChunk(chunk, title, None, 0.6), Reading(3.0, 0, 10), 10.0)
+
+
+def _named_text(question: str, read: Read) -> str | None:
+    row = named_row(question, [read], None)
+    if row is None:
+        return None
+    return read.hit.chunk.text[row.read.reading.start : row.read.reading.end]
+
+
+def test_a_row_is_named_by_its_label_before_a_note_that_uses_more_of_the_words() -> None:
+    """A synthesizer's MIDI mapping: "Cutoff Frequency" labels the row asked; another
+    row's note says "control of the filter cutoff frequency", more of the question's
+    words, but its label is not named."""
+    header = "Function | MIDI CC | Module | Type | Notes"
+    rows = (
+        "Filter Modulation Enable | 19 | 4 - Filter | switch | Enable modulation control of "
+        "the filter cutoff frequency\n\n"
+        "Cutoff Frequency | 74 | 4 - Filter | knob | Filter cutoff frequency\n\n"
+        "Emphasis | 37 | 4 - Filter | knob | Filter Resonance (Q)"
+    )
+    read = _sheet_read(header, rows)
+    question = "In the synth's MIDI mapping, which MIDI CC controls the filter's Cutoff Frequency?"
+    assert _named_text(question, read) == (
+        "Cutoff Frequency | 74 | 4 - Filter | knob | Filter cutoff frequency"
+    )
+
+
+def test_a_number_given_names_its_row_where_its_column_is_named_too() -> None:
+    """Asked which function is on "MIDI CC 16", the row whose MIDI CC is 16 answers; a
+    number given of a column the question does not name ("6 carburetors" and a row whose
+    cylinders are 6) names no row, and a row whose other cell merely holds it is not
+    named by it."""
+    header = "Function | MIDI CC | Module | Type | Notes"
+    rows = (
+        "Noise Amp | 32 | 3 - Mixer | knob | Noise gain\n\n"
+        "White/pink toggle | 16 | 3 - Mixer | switch | Noise pink/white\n\n"
+        "Filter Modulation Enable | 19 | 4 - Filter | switch | Enable modulation control"
+    )
+    read = _sheet_read(header, rows)
+    assert _named_text("Which function is mapped to MIDI CC 16?", read) == (
+        "White/pink toggle | 16 | 3 - Mixer | switch | Noise pink/white"
+    )
+    cars = _sheet_read("model | cyl | qsec | carb", "Valiant | 6 | 20.2 | 1\n\nDino | 6 | 15.5 | 6")
+    assert _named_text("What's the qsec of the car with 6 in its model name?", cars) is None
+    assert _named_text("Which model has a qsec of 6 carb?", cars) == "Dino | 6 | 15.5 | 6"
+
+
+def test_a_row_named_by_its_label_and_a_value_given_leads_a_row_named_by_the_label() -> None:
+    """Asked the Module of "the Sustain function on CC 64": the row labelled "Sustain" on
+    CC 64, not "Sustain Level" on 42."""
+    header = "Function | MIDI CC | Module | Type | Notes"
+    rows = (
+        "Sustain Level | 42 | 4 - Filter | knob | VCF envelope generator sustain level\n\n"
+        "Sustain | 64 | midi sustain foot pedal | switch | Note sustain, preempts the VCF/VCA "
+        "release stage"
+    )
+    read = _sheet_read(header, rows)
+    question = "What is listed in the Module column for the Sustain function on CC 64?"
+    named = _named_text(question, read)
+    assert named is not None and named.startswith("Sustain | 64 |")
+
+
+def test_a_rows_label_with_or_without_no_and_its_units_not_words_of_the_label() -> None:
+    """An installation guide's table: "No desktop" and "With Desktop" are both named by
+    "desktop"; the question's "no" or "with a" tells them apart, and the units of the
+    cells ("256 megabytes") do not count as words the question leaves out. "Hard drive"
+    is a column, not a question of what drives something."""
+    header = "Install Type | RAM (minimum) | RAM (recommended) | Hard Drive"
+    rows = (
+        "No desktop | 256 megabytes | 512 megabytes | 4 gigabytes\n\n"
+        "With Desktop | 1 gigabytes | 2 gigabytes | 10 gigabytes"
+    )
+    read = _sheet_read(header, rows, title="Installation Guide")
+    no = "How much hard drive space is recommended for an install with no desktop?"
+    assert _named_text(no, read) == "No desktop | 256 megabytes | 512 megabytes | 4 gigabytes"
+    desktop = "What is the minimum RAM for an install with a desktop?"
+    assert _named_text(desktop, read) == "With Desktop | 1 gigabytes | 2 gigabytes | 10 gigabytes"
+
+
+def test_an_option_given_names_the_row_it_labels() -> None:
+    """A manual's table of memory by block size, its rows labelled by the flag ("-6"):
+    a question giving the flag names that row."""
+    header = "Flag | Compress usage | Decompress usage | Decompress -s usage | Corpus Size"
+    rows = "-5 | 4400k | 2100k | 1350k | 845160\n\n-6 | 5200k | 2500k | 1600k | 838626"
+    read = _sheet_read(header, rows, title="bzip2 and libbzip2")
+    question = "How much memory does decompression with -s use for a file compressed with -6?"
+    assert _named_text(question, read) == "-6 | 5200k | 2500k | 1600k | 838626"

@@ -108,6 +108,8 @@ _ABOUT_WHAT = re.compile(
     r"\s+(?:according to|as (?:used|defined) in)\s+.*$|\s+per (?:the|this|these|our)\b.*$"
     r"|\s+in\s+\S+$|\s+in (?:the|this|these|our)\b.*$"  # "Q in the voting rules"
 )
+# "Boeing's revenue" is a possession; "Wilm's Tumour", "Moore's Law" are names
+_POSSESSION = re.compile(r"\w['’]s\b(?!\s+[A-Z])")
 _OWNER = re.compile(r"(?:the\s+)?[\w&.\-]+(?:\s+[\w&.\-]+)?['’]s|(?:an?|the)")
 _ABBREVIATION = re.compile(r"^(?=(?:\w*[A-Z]){2})[\w/&.-]{2,12}$")
 _VERB = (  # "is" and "are" not before another verb ("are enabled by": no definition); "was"
@@ -185,7 +187,7 @@ def asked_term(question: str) -> Term | None:
                 return None  # "What does the company do": no one thing of a kind
             term = re.sub(r"^(?:the|an?)\s+", "", asked.strip(), flags=re.I)
             term = _IN_TABLE.sub("", term)  # "the Multiple column": its name is "Multiple"
-            if re.search(r"\w['’]s\b", term) or (what_is and not _named_thing(term)):
+            if _POSSESSION.search(term) or (what_is and not _named_thing(term)):
                 return None  # "Boeing's revenue": a possession, not a term
         words = term.split()
         if len(words) > 1 and words[-1].startswith("-"):  # a command's option: "git … --parse"
@@ -268,7 +270,7 @@ def _name(term: str, plural: bool = True) -> str:
     plural allowed (where ``plural``), quoted or not, whole or in part ('"Shareable"
     files')."""
     dashes = term[: len(term) - len(term.lstrip("-"))]  # a command's option keeps its: "--parse"
-    parts = [re.escape(w) for w in re.split(r"[\s-]+", term) if w]
+    parts = [re.sub("['’]", "['’]", re.escape(w)) for w in re.split(r"[\s-]+", term) if w]
     joined = r"[\"“‘']?" + dashes + r"[\"”’']?[\s-]+[\"“‘']?".join(parts)
     return joined + (r"(?:s|es)?" if plural else r"(?![a-z])") + r"[\"”’']?"
 

@@ -5,21 +5,29 @@ did Boeing spend on research and development in 2022?", it prefers a sentence ab
 the metric to the row that holds the value, or believes nothing in a row of numbers. A
 table answers such a question when one of its rows is named by the question and one of
 its columns is too. A row is named by its label cells ("Tesla", "Research and
-development"), less the words of the document's title and of the table's caption (the
+development"; not a value's unit: "256 megabytes"), less the words of the document's
+title and of the table's caption (the
 passage's prose above its rows and its section: "stock-based compensation expense"
 names the table, not its total row). A column is named by the year asked, in a header
 of years, else by the header's words (the title's too: "citation" of a paper on
 citations), their initials ("P/E": "Price/Earnings") or a word cut short ("Rec.":
 "recall").
-Between rows named as well, one of percentages answers a question asking for a
+A row whose first cell the question names whole leads one named by more words spread
+over its other cells ("Cutoff Frequency" before a row whose note reads "control of the
+filter cutoff frequency"). Between rows named as well, one of percentages answers a
+question asking for a
 percentage, margin or rate, and one of amounts any other; then one of a table whose
 caption names no initials the question lacks (the company's revenue by customer
 location before its segment's: "BCA revenues by customer location"); then the row
 whose label the question names most of ("Revenue" before "Revenue from contracts with
-customers"); then the row under a header whose first cell the question names ("Total"
-under "OCT | 2016 | 2017" asked of October, in a report of a month's table a page). A row
-labelled by a number is named by the question giving it ("on 20 September 2017": the
-row "20" of September's table of days). That row, among the passages read, leads the
+customers"); then the label the question writes as printed, then the fewer of its
+words, "no" and "with" among them, the question lacks ("With Desktop" asked "with a
+desktop", not "No desktop"); then the row under a header whose first cell the question
+names ("Total" under "OCT | 2016 | 2017" asked of October, in a report of a month's
+table a page). A row labelled by a number is named by the question giving it ("on 20
+September 2017": the row "20" of September's table of days; "with -6": the row "-6"), and
+a row by a number in another cell where the question names that cell's column too ("MIDI
+CC 16": the row whose MIDI CC is 16). That row, among the passages read, leads the
 answer: it is quoted under
 its header with the named cell marked (``quotes``), and the answer's trust says how far
 a row like it is right (``trust``).
@@ -86,9 +94,11 @@ _VALUE = re.compile(r"[\s$€£%().,\-–\d]*\d[\s$€£%().,\-–\d]*")
 # a cell holding a value with its unit or a range of values: "2 bytes", "-32768 to +32767"
 _MEASURED = re.compile(r"\s*[-+$€£]?\d[\d,.]*\s?(?:[^\W\d_]+|to\s+[-+]?\d[\d,.]*)\s*")
 _PERCENT = re.compile(r"%|\bpercent|\bmargin|\brate\b|\bratio\b|\bshare of\b|\bproportion")
-_NOT_A_VALUE = re.compile(  # questions that ask for a reason, a way or a meaning
+_NOT_A_VALUE = re.compile(  # questions that ask for a reason, a way or a meaning (a "hard
+    # drive" is a thing)
     r"^\s*(?:why|how (?:do|does|did|can|could|should|to)\b)|\bmean\b|\bdefin"
-    r"|\b(?:drove|drive[sn]?|caused?|led to|reasons?|explains?)\b"
+    r"|\b(?:drove|(?<!hard )(?<!disk )(?<!flash )(?<!tape )drive[sn]?|caused?|led to|reasons?"
+    r"|explains?)\b"
 )
 
 
@@ -102,9 +112,10 @@ class Named:
 
 
 _Naming = tuple[
-    int, int, int, bool, bool, int, int, bool, int, bool
+    bool, int, int, int, bool, bool, int, int, bool, int, int, bool, bool
 ]  # how well a row is named (``_row_in``)
-WHOLE = 6  # in a ``_Naming``: less the label's words the question leaves out (0: named whole)
+FILLED = 4  # in a ``_Naming``: the named cell holds a value
+WHOLE = 7  # in a ``_Naming``: less the label's words the question leaves out (0: named whole)
 CONTINUED = 3  # chunks on from the passage read that a chunk may continue its table
 CAPTION_WORDS = 4  # content words of a caption's sentence at the least ("Year Ended December 31,")
 _SYMBOL = re.compile(r"[^\w\s'’-]")
@@ -127,8 +138,10 @@ def named_row(
     years = set(asked(question).years)
     percent = bool(_PERCENT.search(q))
     written = _spelled(question)
-    # the numbers it gives as words of their own, none a year: "on 20 September 2017"
-    given = frozenset(n for n in given_numbers(question) if len(n) <= 3 and f" {n} " in written)
+    # the numbers it gives as words of their own, none a year: "on 20 September 2017",
+    # or as an option: "compressed with -6"
+    numbers = [n for n in given_numbers(question) if len(n) <= 3]
+    given = frozenset(w for n in numbers for w in (n, f"-{n}") if f" {w} " in written)
     shortened = bag(" ".join(abbreviated(written.split())))  # "October" heads "OCT | 2017"
     best: tuple[_Naming, Named] | None = None
     captions = [frozenset[str]()] * len(read)
@@ -242,20 +255,23 @@ def _row_in(
     above: frozenset[str] = frozenset(),
 ) -> tuple[_Naming, Named] | None:
     """The row of ``r``'s passage the question names best, with how well it is named
-    (label words the table's caption lacks, or all of them where the question names the
+    (its first cell named whole; label words the table's caption lacks, or all of them
+    where the question names the
     whole label: "Sales and marketing" under a section "Sales and Marketing"; label
     words, column words, a filled cell,
     amounts in the unit asked: percentages where ``percent``, else not; then the fewer
     initials its table's caption prints that the question lacks; then the fewer
     label words the question leaves out: "Revenue" before "Revenue from contracts with
     customers"; then a label the question (``written``, ``_spelled``) writes as printed:
-    "CoT-SC → ReAct" before "ReAct → CoT-SC"; then the more of its column's words the
+    "CoT-SC → ReAct" before "ReAct → CoT-SC"; then the fewer of the label's printed words,
+    stop words too, the question lacks ("No desktop" asked "with a desktop"); then the more
+    of its column's words the
     question names: "sum of sepal length" names a pivot table's "Sum of Sepal Length"
     over its data's "Sepal Length"; then a header whose first cell, over the rows'
     labels, the question names: "Total" under "OCT | 2015 | 2016 | 2017" of a month's
-    table of days, not September's), when exactly one row is named best and a column
-    too. ``above``: the words of the caption of the table a passage continues,
-    printed in the chunk before it (``continuations``)."""
+    table of days, not September's; then a label that is the number given), when exactly
+    one row is named best and a column too. ``above``: the words of the caption of the
+    table a passage continues, printed in the chunk before it (``continuations``)."""
     text = r.hit.chunk.text
     title = bag(r.hit.document_title)
     every = terms  # a column is named by any of them: "citation" of a paper on citations
@@ -274,10 +290,13 @@ def _row_in(
             _VALUE.fullmatch(c) or _MEASURED.fullmatch(c) for c in cells[1:]
         ):
             continue  # a row of values
-        numbered = _numbered(cells[0], given)
-        in_label = bag(label_words(line)) or numbered
-        label = terms & in_label or numbered
-        if not label or (len(label) == 1 and not _one_names(label, cells)):
+        numbered = _numbered(cells[:1], given)
+        # its words, not a value's unit ("256 megabytes"; its label may be "20.04 LTS")
+        named_by = CELLS.join(cells[:1] + [c for c in cells[1:] if not _MEASURED.fullmatch(c)])
+        in_label = bag(label_words(named_by)) | numbered
+        label = terms & in_label | numbered
+        valued = {i: c.strip() for i, c in enumerate(cells) if i and c.strip() in given}
+        if not label and not valued:
             continue
         row = r.hit.chunk.char_start + start
         header = header_row(r, row) if r.hit.chunk.header is not None else None
@@ -286,6 +305,15 @@ def _row_in(
             header = None if found is None else found.text
         if header is None:
             continue
+        # a number given in another cell names the row where the question names that
+        # cell's column too ("MIDI CC 16": the row whose "MIDI CC" is 16)
+        heads = header.split(CELLS)
+        if valued and len(heads) == len(cells):
+            numbered |= {v for i, v in valued.items() if column_named(every, heads[i])}
+            in_label, label = in_label | numbered, label | numbered
+        if not label or (len(label) == 1 and not numbered and not _one_names(label, cells)):
+            continue
+        first = (bag(cells[0]) - title) | _numbered(cells[:1], given)
         # the words naming the row name its column only where no other word names one
         column, index, worded = _column(header, every - label, years)
         if not column:
@@ -295,8 +323,10 @@ def _row_in(
             shown = _percent(cells, under) or in_percent(r, start, end, context)
             unit = shown == percent
             filled = _filled(cells, under)
-            spelled = _spelled(label_words(line)) in written
+            printed = _spelled(label_words(named_by))
+            spelled = printed in written
             named = (
+                bool(first) and first <= label,
                 len(label if label == in_label else label - table),
                 len(label),
                 column,
@@ -305,8 +335,10 @@ def _row_in(
                 narrowed,
                 -len(in_label - terms),
                 spelled,
+                -len(set(printed.split()) - set(written.split())),
                 worded,
                 bool(shortened & bag(header.split(CELLS)[0])),
+                bool(_numbered(cells[:1], given)),
             )
             scored.append((named, start, end))
     if not scored:
@@ -322,14 +354,14 @@ def _row_in(
     while start < end and not text[start].strip():
         start += 1
     reading = Reading(r.reading.score, start, end)
-    return top, Named(replace(r, reading=reading, named=True), bool(top[3]))
+    return top, Named(replace(r, reading=reading, named=True), bool(top[FILLED]))
 
 
-def _numbered(label: str, given: frozenset[str]) -> frozenset[str]:
-    """A row labelled by a number the question gives (``given``: "on 20 September 2017"
-    names the row "20" of a month's table of days), as its label's words; else none."""
-    label = label.strip()
-    return frozenset({label}) if label in given else frozenset()
+def _numbered(cells: Sequence[str], given: frozenset[str]) -> frozenset[str]:
+    """The cells of a row that are numbers the question gives (``given``: "on 20
+    September 2017" names the row "20" of a month's table of days, "MIDI CC 16" the row
+    whose "MIDI CC" is 16), as words naming the row; else none."""
+    return frozenset(cell.strip() for cell in cells if cell.strip() in given)
 
 
 def _grouped(r: Read, start: int, asked: frozenset[str], context: Context | None) -> bool:

@@ -37,7 +37,8 @@ _JOINED = re.compile("\ufffe(?=.)")  # a line-end hyphen inside a word: PDFium j
 _RULE = re.compile(r"[_\u2014\u2015\u2500]{5,}")  # ________ or ————————
 _NUMBER = r"\(?[-–]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?"
 _NUMBERS = re.compile(rf"{_NUMBER}(?:\s+{_NUMBER})+")  # numbers run together in one cell
-_CELL_NUMBER = re.compile(rf"{_NUMBER}|[-–—]")  # a cell of a number (or a dash for none)
+# a cell of a number, a size's unit after it ("1200k", "4GB"), or a dash for none
+_CELL_NUMBER = re.compile(rf"{_NUMBER}(?:[kKMGT]i?B?)?|[-–—]")
 Box = tuple[float, float, float, float]  # left, bottom, right, top (as displayed)
 # A TeX font without a Unicode map prints ASCII as ASCII, and its ligatures, quotes and
 # dashes as control codes, in the T1 ("Cork") encoding ("\x1cgure": "figure") or the
@@ -455,7 +456,7 @@ def _head_rows(
                 found = []
                 break
             close = lines[j + 1].top - above.top <= 2.5 * line.size
-            if not close or above.size <= 0 or above.right > line.right + line.size:
+            if not close or above.size <= 0 or above.right > line.right + 4 * line.size:
                 break
             words = heading[j] = _spaced_cells(page, above, chars_of[id(above)])
             over = {c for _, left, right in words.words for c in _under(columns, left, right)}

@@ -59,7 +59,9 @@ def drop_furniture(pages: list[list[Line]]) -> None:
 
 def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
     """Lines among a page's first and last three that repeat, digits aside, at about the
-    same height on three or more pages and on at least half of them. A table's row is not
+    same height on three or more pages and on at least half of them; or, a page's very
+    first or last line, on three or more of a run of pages (a chapter's running head). A
+    table's row is not
     one where more than one of its numbers changes from page to page: the first row of a
     table printed at the head of each page ("1 | 107 | 89 | 107" on January's page,
     "1 | 66 | 111 | 93" on February's), where a running footer changes its page number
@@ -80,12 +82,17 @@ def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
             if abs(round(pages[p][i].top / 4) - heights.most_common(1)[0][0]) <= 1
         ]
         on_pages = {p for p, _ in steady}
-        if len(on_pages) < 3 or len(on_pages) < len(pages) / 2:
+        rows = any(pages[p][i].row for p, i in steady)
+        # a chapter's running head ("How to use bzip2" over its pages alone): a page's
+        # first or last line, on at least half the pages from its first to its last
+        chapter = (
+            not rows
+            and all(i in (0, len(pages[p]) - 1) for p, i in steady)
+            and 2 * len(on_pages) >= max(on_pages) - min(on_pages) + 1
+        )
+        if len(on_pages) < 3 or (len(on_pages) < len(pages) / 2 and not chapter):
             continue
-        if (
-            any(pages[p][i].row for p, i in steady)
-            and _changing_numbers([pages[p][i].text for p, i in steady]) > 1
-        ):
+        if rows and _changing_numbers([pages[p][i].text for p, i in steady]) > 1:
             continue
         found.update(steady)
     return found

@@ -272,15 +272,22 @@ def _heading_depth(lines: list[Line], index: int, body: float, ratio: float) -> 
         return None
     if prev is not None and prev.row and any(n.row for n in lines[index + 1 : index + 3]):
         return None  # a label among a table's rows ("Liabilities", "Deferred provision")
-    if nxt is not None and _runs_on(text, nxt.text) and not _starts_new_block(line, nxt, ratio):
-        return None  # bold words that run on into the paragraph's sentence
+    display = line.size >= body * 1.15  # set in a heading's type, not the body's
     if nxt is not None and not _apart(line, nxt, ratio):
+        # a heading wrapped onto a second line of its style, a block of its own; in a
+        # heading's type even where its words run on ("3.7. Using the library in a
+        # stdio-free" | "environment") and the next heading follows closely below
         after = lines[index + 2] if index + 2 < len(lines) else None
-        if not _wraps(line, nxt) or (
-            after is not None and not _starts_new_block(nxt, after, ratio)
-        ):
+        ends = (
+            after is None
+            or _starts_new_block(nxt, after, ratio)
+            or (display and _style(nxt) != _style(after))
+        )
+        if not _wraps(line, nxt) or not ends or (_runs_on(text, nxt.text) and not display):
             return None
-    if depth or line.size >= body * 1.15 or len(text.split()) <= 8:
+    elif nxt is not None and _runs_on(text, nxt.text) and not _starts_new_block(line, nxt, ratio):
+        return None  # bold words that run on into the paragraph's sentence
+    if depth or display or len(text.split()) <= 8:
         return depth
     return None
 
@@ -562,12 +569,12 @@ def _reflow(groups: list[_Group], vocabulary: _Vocabulary) -> list[_Group]:
         rest = out[index]
         first = index - 1
         size = rest.lines[0].size
-        while first >= 0 and index - first <= _REFLOW_REACH and _interrupts(out[first], size):
+        while first >= 0 and index - first <= _REFLOW_REACH and _interrupts(out, first, size):
             first -= 1
         if (
             first < 0
             or first == index - 1
-            or _interrupts(out[first], size)
+            or _interrupts(out, first, size)
             or not _goes_on(out[first], rest, vocabulary)
         ):
             index += 1
@@ -588,10 +595,14 @@ def _reflow(groups: list[_Group], vocabulary: _Vocabulary) -> list[_Group]:
     return out
 
 
-def _interrupts(group: _Group, size: float) -> bool:
-    """Could this block sit between the lines of a paragraph set in ``size`` without
+def _interrupts(groups: list[_Group], index: int, size: float) -> bool:
+    """Could block ``index`` sit between the lines of a paragraph set in ``size`` without
     being part of it: smaller text (a footnote, a table), a table row, a caption, a
-    footnote, a figure's labels, a few words (an initials box, a footer)?"""
+    footnote (not at the head of its page: "50 bytes. Random data …" goes on with the
+    sentence the page before stopped in), a figure's labels, a few words (an initials
+    box, a footer)?"""
+    group = groups[index]
+    heads_page = index == 0 or groups[index - 1].page != group.page
     lines = group.lines
     text = " ".join(line.text.strip() for line in lines)
     words = text.split()
@@ -603,7 +614,7 @@ def _interrupts(group: _Group, size: float) -> bool:
     return (
         any(line.row for line in lines)
         or max(line.size for line in lines) < 0.9 * size
-        or bool(_CAPTION.match(text) or _FOOTNOTE.match(text))
+        or bool(_CAPTION.match(text) or (_FOOTNOTE.match(text) and not heads_page))
         or len(words) <= 3
         or numbers >= 0.4 * len(words)
     )
