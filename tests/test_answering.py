@@ -245,3 +245,35 @@ def test_a_document_deleted_while_its_question_is_read_still_answers_from_the_pa
     assert result.answer is not None, result.refusal
     assert "Element number 3 of the record." in result.answer.text
     assert not service.store.list_documents()  # it was deleted as the answer read on
+
+
+def test_a_default_asked_is_answered_by_the_sentence_saying_it_not_an_example(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A backup tool's guide gives one key a default and another only an example. Asked
+    the default of the first, the sentence saying it answers, not the one beside it the
+    reader prefers; asked the default of the second, its example is no default: refused."""
+    guide = "\n".join(
+        [
+            "# Uploads", "",
+            "## BM_UPLOAD_SSH_PORT", "",
+            "_Type: integer_", "",
+            "You may want to connect to remote hosts with a specific port. Use this "
+            "configuration key then.", "",
+            "Example:", "",
+            'export BM_UPLOAD_SSH_PORT="1352"', "",
+            "# MySQL databases", "",
+            "## BM_MYSQL_PORT", "",
+            "_Type: string, default: `3306'._", "",
+            "The port on `BM_MYSQL_HOST' where the mysql server is listening.", "",
+            "Example:", "",
+            'export BM_MYSQL_PORT="3306"', "",
+        ]
+    )  # fmt: skip
+    report = service.ingest([write(tmp_path / "docs" / "guide.md", guide)])
+    assert not report.failed, report.failed
+    mysql = service.answer("What port does the MySQL backup method use by default (BM_MYSQL_PORT)?")
+    assert mysql.answer is not None, mysql.refusal
+    assert "default: `3306'" in mysql.answer.text
+    ssh = service.answer("What is the default value of BM_UPLOAD_SSH_PORT?")
+    assert ssh.answer is None, ssh.answer.text

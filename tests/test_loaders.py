@@ -610,6 +610,40 @@ def test_plain_text_headings_as_the_text_sets_them() -> None:
     )
 
 
+def test_a_guides_unnumbered_titles_rank_with_its_numbered_chapters() -> None:
+    """A user guide dumped from texinfo underlines "Contents" and "1. About this manual"
+    alike: the two are peers, not the chapters under "Contents". A setting in capitals
+    ('BM_TARBALL_SLICESIZE="1000M"'), a list item in capitals and a line of code at the
+    margin of an indented text are no headings."""
+    text = (
+        "Contents\n--------\n\n     1.        About this manual\n     2.        Tarballs\n\n"
+        "1. About this manual\n--------------------\n\n"
+        "     Backup Manager is a system tool designed to handle backups.\n\n"
+        "2. Tarballs\n-----------\n\n"
+        "     If you want to limit your archives size to 1 giga byte, use such a\n"
+        "     statement:\n\n"
+        '          BM_TARBALL_SLICESIZE="1000M"\n\n'
+        "     Here is the list of the common sizes:\n\n"
+        "        * CDR/CDRW: 650, 700, 800\n\n"
+        "        * DVD: 4700\n\n"
+        "     Example:\n\n"
+        'export BM_UPLOAD_RSYNC_DIRECTORIES="/data/photos /data/videos"\n\n'
+        "2.1. Slices\n-----------\n\n"
+        "     Refer to the dar manpage for details about slices.\n"
+    )
+    doc = load_bytes(text.encode(), "user-guide.txt")
+    assert_well_formed(doc)
+    assert section_of(doc, "Backup Manager is a system tool designed to handle backups.") == (
+        "1. About this manual",
+    )
+    assert section_of(doc, "* DVD: 4700") == ("2. Tarballs",)
+    assert section_of(doc, 'BM_TARBALL_SLICESIZE="1000M"') == ("2. Tarballs",)
+    assert section_of(doc, "Refer to the dar manpage for details about slices.") == (
+        "2. Tarballs",
+        "2.1. Slices",
+    )
+
+
 def test_a_manual_pages_titles_underlined_with_their_text_below() -> None:
     """An AsciiDoc manual page underlines its titles and starts the text on the next
     line; an example's listing delimiter under its last line is no title."""

@@ -260,6 +260,7 @@ class Pipeline:
                     read = anchored(query, read)
                 read = worded_first(read, query, self.context, cal.threshold)
                 read = reasoned_first(read, query, self.context, cal.threshold)
+                read = defaulted(read, query)
                 if read and not evidence.believed(read, cal):  # then through what each names
                     read = self._second_hop(query, read, cal, about, (), LEADS) or read
             info["reader_ms"] = round((time.perf_counter() - began) * 1000, 1)
@@ -589,7 +590,8 @@ class Pipeline:
         one not asking where to find something, more than a web address (a guide's
         reference list: "https://www.cisa.gov/resources-tools/…" asked which elements it
         lists); for one asking an average or a median, a spreadsheet's row only where its
-        table says it gives one (``_summarised``)."""
+        table says it gives one (``_summarised``); for one asking a default, one that says
+        it is."""
         number = counts(query)
         lead = quote(read[0], self.context, query)
         if _only_headings(lead):
@@ -601,6 +603,8 @@ class Pipeline:
             return False  # asked which state, a quote naming none
         if lead.row and not _summarised(query, lead):
             return False  # asked an average, one flower's row
+        if _ASKS_DEFAULT.search(query) and not _SAYS_DEFAULT.search(text):
+            return False  # asked a default, an example: 'export BM_UPLOAD_SSH_PORT="1352"'
         return not (_WEB_ADDRESS.fullmatch(text.strip()) and not _ASKS_WHERE.search(query))
 
     def _cosines(self, about: str | None, hits: Sequence[RetrievedChunk]) -> list[float]:
@@ -776,6 +780,10 @@ _ASKS_WHERE = re.compile(
     r"\b(?:links?|url|website|site|web ?page|address|download|where)\b", re.IGNORECASE
 )
 _SCOPE = frozenset({"accord", "per"})  # "according to the slides": where, not what
+# asked a default ("the default value of X", "by default"), not a way ("how do I forbid
+# default access"): an example's value is no default
+_ASKS_DEFAULT = re.compile(r"^(?!\s*(?:how|why)\b).*\bdefault\b", re.IGNORECASE)
+_SAYS_DEFAULT = re.compile(r"\bdefault", re.IGNORECASE)
 
 
 def _posed(query: str, read: tuple[Read, ...]) -> Read | None:
@@ -852,6 +860,31 @@ def anchored(query: str, read: tuple[Read, ...]) -> tuple[Read, ...]:
         return read
     moved = replace(lead, reading=Reading(lead.reading.score, best[1], best[2]))
     return (moved, *read[1:])
+
+
+def defaulted(read: tuple[Read, ...], query: str) -> tuple[Read, ...]:
+    """``read`` with its lead's reading moved, where the question asks a default and the
+    sentence the reader's span is in says none, to the sentence of its passage that does
+    (the one naming most of the question's words): asked what port a backup method uses
+    by default, "_Type: string, default: `3306'._", not "The port on `BM_MYSQL_HOST'
+    where the mysql server is listening." beside it. A row named or a definition stays."""
+    if not read or not _ASKS_DEFAULT.search(query) or read[0].named or read[0].defines:
+        return read
+    lead = read[0]
+    text = lead.hit.chunk.text
+    start, end = _sentence_at(text, lead.reading.start)
+    if _SAYS_DEFAULT.search(text, start, end):
+        return read
+    asked_words = bag(query)
+    saying = [
+        (len(words & asked_words), s, e)
+        for s, e, words in chunk_sentences(text)
+        if _SAYS_DEFAULT.search(text, s, e)
+    ]
+    if not saying:
+        return read
+    _, start, end = max(saying, key=lambda found: found[0])  # the first of the best
+    return (replace(lead, reading=Reading(lead.reading.score, start, end)), *read[1:])
 
 
 def _sentence_at(text: str, at: int) -> tuple[int, int]:

@@ -39,6 +39,7 @@ _NUMBERED = re.compile(rf"{_NUMBER}\s+(?P<title>\S.*?)")
 # License. Subject to the terms …"
 _OPENING = re.compile(rf"\s*(?P<heading>{_NUMBER}\s+(?P<title>[A-Z][^.\n]{{2,80}}?)\.)\s+\S")
 _QUOTES = "\"“'‘"
+_CODE = re.compile(r"[=_<>{}\[\]]|^[*•-]\s")  # a setting, a name in code, a list item
 _UNDERLINE = re.compile(r"(?P<mark>[-=*~^\"+#`])(?P=mark){2,}")
 _LINK = re.compile(r"`([^`<>]+?)\s*<[^<>`\s]+>`__?")
 _LITERAL = re.compile(r"``([^`\n]+)``")
@@ -67,6 +68,7 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
                     items.add(len(parts))
                 parts.append(item)
     delimiters = _delimiters(parts)
+    ranks = _numbered_marks(parts, delimiters)
     indented = _indented(parts)
     marks: list[str] = []  # the underline marks in the order the text first uses them
     sections = Sections()
@@ -75,7 +77,7 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
         if index in items:
             blocks.append(Block(part, sections.path))
             continue
-        heading = _heading(part, delimiters, marks)
+        heading = _heading(part, delimiters, marks, ranks)
         if heading is None and index in titles:  # a list's numbers number no sections
             heading = _TERM_LEVEL, part.strip(), ""
         if heading is None and indented and _flush_title(part):  # below an underlined title
@@ -161,9 +163,15 @@ def _lone_line(part: str) -> str | None:
 def _flush_title(part: str) -> bool:
     """A paragraph of one short line at the margin that ends no sentence, in a text
     whose paragraphs are set in: '"Social Contract" with the Free Software Community';
-    not a field or an address ("Forwarded: foo@example.com": a term)."""
+    not a field or an address ("Forwarded: foo@example.com": a term), nor a setting."""
     line = _lone_line(part)
-    return line is not None and _indent(line) == 0 and _short(line) and not _FIELD.match(line)
+    return (
+        line is not None
+        and _indent(line) == 0
+        and _short(line)
+        and not _FIELD.match(line)
+        and not _CODE.search(line)  # 'export BM_UPLOAD_RSYNC_DIRECTORIES="/data/photos"'
+    )
 
 
 def _term(part: str, following: str) -> bool:
@@ -198,22 +206,43 @@ def _shown(part: str) -> str:
     return _ROLE.sub(r"\1", _LITERAL.sub(r"\1", _LINK.sub(r"\1", part)))
 
 
-def _heading(part: str, delimiters: set[str], marks: list[str]) -> tuple[int, str, str] | None:
+def _numbered_marks(parts: list[str], delimiters: set[str]) -> dict[str, int]:
+    """The marks that underline numbered titles, each with the level of the highest it
+    underlines ("1. About this manual" over "-----": 1)."""
+    found: dict[str, int] = {}
+    for part in parts:
+        lines = [line.strip() for line in part.strip("\n").split("\n")]
+        if len(lines) >= 2 and lines[1] not in delimiters and _underlined(lines[0], lines[1]):
+            numbered = _NUMBERED.fullmatch(lines[0])
+            if numbered:
+                depth = _depth(numbered["number"])
+                found[lines[1][0]] = min(depth, found.get(lines[1][0], depth))
+    return found
+
+
+def _heading(
+    part: str, delimiters: set[str], marks: list[str], ranks: dict[str, int]
+) -> tuple[int, str, str] | None:
     """The heading a paragraph is or opens: its level, its title and the paragraph's
     rest ("" where the heading is the whole paragraph; an underline is dropped); None
-    for any other paragraph. An underlined title's level is its mark's place in
-    ``marks``, the marks in the order the text first used them (a new one appended)."""
+    for any other paragraph. An underlined title's level is its number's depth; else
+    that of the numbered titles its mark underlines (``ranks``), else its mark's place
+    in ``marks``, the marks in the order the text first used them (a new one
+    appended)."""
     raw = part.strip("\n").split("\n")
     lines = [line.strip() for line in raw]
     if len(lines) >= 2 and lines[1] not in delimiters and _underlined(lines[0], lines[1]):
         numbered = _NUMBERED.fullmatch(lines[0])
         if lines[1][0] not in marks:
             marks.append(lines[1][0])
-        level = _depth(numbered["number"]) if numbered else marks.index(lines[1][0])
+        mark = lines[1][0]
+        # a title underlined as numbered ones are ranks with them ("Contents" over "-----"
+        # heads no "1. About this manual" set the same way); else by its mark's place
+        level = _depth(numbered["number"]) if numbered else ranks.get(mark, marks.index(mark))
         return level, lines[0], "\n".join(raw[2:])
     if len(lines) == 1 and _short(lines[0]):
         line = lines[0]
-        if line.isupper() and sum(map(str.isalpha, line)) > 3:
+        if line.isupper() and sum(map(str.isalpha, line)) > 3 and not _CODE.search(line):
             return 0, line, ""
         numbered = _NUMBERED.fullmatch(line)
         if numbered and numbered["title"][:1] not in _QUOTES and _titled(numbered["title"]):
