@@ -812,3 +812,15 @@ def test_a_question_asking_which_place_or_body_is_answered_only_by_one_named() -
     # a question asking no place or body asks for no name: a state of matter is none
     assert names_new("Hold it with apt-mark hold.", "How do I hold a package?")
     assert names_new("It is a liquid.", "During compression, what state is the fluid in?")
+
+
+def test_a_name_after_non_is_not_held_unless_the_question_says_non_too() -> None:
+    """An installation guide's "a non-liveCD image is used" says nothing of a liveCD:
+    asked the RAM a liveCD install needs, it holds no "liveCD"; asked of a non-liveCD
+    image, or with the name printed plainly elsewhere, it does."""
+    guide = "Debian's minimum RAM values assume a non-liveCD image is used."
+    assert asked("What RAM does a liveCD install of Debian need?").missing([guide]) == ["liveCD"]
+    assert asked("What RAM does a non-liveCD install need?").missing([guide]) == []
+    assert asked("What RAM does a liveCD install need?").missing([guide, "Boot the liveCD."]) == []
+    gaap = "Boeing's core operating loss is a non-GAAP measure."
+    assert asked("What is Boeing's non-GAAP core operating loss?").missing([gaap]) == []

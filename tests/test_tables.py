@@ -1070,3 +1070,32 @@ def test_an_option_given_names_the_row_it_labels() -> None:
     read = _sheet_read(header, rows, title="bzip2 and libbzip2")
     question = "How much memory does decompression with -s use for a file compressed with -6?"
     assert _named_text(question, read) == "-6 | 5200k | 2500k | 1600k | 838626"
+
+
+def test_a_row_of_words_answers_the_column_asked_first_after_what() -> None:
+    """An installation guide's table of architectures holds words, not numbers: its row
+    is named by its first cell whole and the question's other words ("MIPS Malta"), and
+    of the columns the question names ("Debian", "subarchitecture", "flavor") the one it
+    asks for is the first after "what". A row of words under a header of years is a
+    second header ("Net Sales | % of Total"), no answer."""
+    header = "Architecture | Debian Designation | Subarchitecture | Flavor"
+    rows = (
+        "64bit MIPS (little-endian) | mips64el | Cavium Octeon | octeon\n\n"
+        "32bit MIPS (little-endian) | mipsel | MIPS Malta | 4kc-malta\n\n"
+        "64bit MIPS (little-endian) | mips64el | MIPS Malta | 5kc-malta"
+    )
+    read = _sheet_read(header, rows, title="Supported Hardware")
+    question = (
+        "In Debian 12's supported architectures table, what is the flavor for the MIPS Malta "
+        "subarchitecture of 64bit MIPS (little-endian)?"
+    )
+    assert _named_text(question, read) == (
+        "64bit MIPS (little-endian) | mips64el | MIPS Malta | 5kc-malta"
+    )
+    sales = _sheet_read(
+        "| Fiscal Year 2018 | Fiscal Year 2017",
+        "Net Sales | % of Total | Net Sales | % of Total\n\nAPAC | $479,987 | 40.0% | $288,764",
+        title="Annual report",
+    )
+    named = _named_text("What was the net sales in APAC in 2017?", sales)
+    assert named is None or named.startswith("APAC")

@@ -60,6 +60,7 @@ _SHORT_YEAR = re.compile(
 _FORM = re.compile(r"\d{1,2}-?[KQF]", re.IGNORECASE)  # a filing's form: "10K", "8-K", "20F"
 # a name and its version run together: "GPLv3", "LGPLv2.1", "HTTPv2"
 _VERSIONED = re.compile(r"([A-Za-z]{2,})v(\d+(?:\.\d+)*)")
+_NEGATED = re.compile(r"\bnon-[\w-]+", re.IGNORECASE)  # "non-liveCD": not a liveCD
 _WHEN_IN_YEAR = re.compile(r"[a-z]+-(?:19|20)\d\d")  # "early-1970", "mid-2021", "pre-2000"
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
              "fourth": 4, "4th": 4}  # fmt: skip
@@ -246,7 +247,8 @@ class Asked:
         ("Nov" of "November"), a word and a short ending ("European"), one letter off in
         a long word (``_held``), the initials of capitalised words ("USD" of "Union
         School District") or, for initials joined by "&", the words they stand for
-        ("R&D": "research and development"; ``_spelled_out``)."""
+        ("R&D": "research and development"; ``_spelled_out``); not by "non-" before it ("a
+        non-liveCD image" holds no "liveCD") unless the question says so too."""
         near = _folded(" ".join(evidence))
         about = _folded(about)
         front = about[:COVER_CHARS]
@@ -270,6 +272,11 @@ class Asked:
         often = f"{front} {often}"
         everything = f"{text} {often}"
         held, held_near = _vocabulary(everything), _vocabulary(text)
+        # "a non-liveCD image" does not hold "liveCD", where the question asks it so
+        affirmed, affirmed_near = held, held_near
+        if _NEGATED.search(everything):
+            affirmed = _vocabulary(_NEGATED.sub(" ", everything))
+            affirmed_near = _vocabulary(_NEGATED.sub(" ", text))
         phrase = dict(self.phrases)
         written = " ".join(words(f"{text} {front}")) if phrase else ""  # only a phrase reads it
         for name in self.names + self.items:
@@ -291,7 +298,9 @@ class Asked:
                 gone.append(name)
                 continue
             parts = [p for p in words(name) if p not in _COMMON]
-            if not parts or all(_held(p, held_near) for p in parts) or _spelled_out(name, text):
+            negated = bool(_NEGATED.match(name))
+            said, said_near = (held, held_near) if negated else (affirmed, affirmed_near)
+            if not parts or all(_held(p, said_near) for p in parts) or _spelled_out(name, text):
                 continue
             if (
                 name in phrase
@@ -303,7 +312,7 @@ class Asked:
                 # opening says "financial" again and again, and names no officer by it
                 gone.append(name)
                 continue
-            if (all(_held(p, held) for p in parts) or _spelled_out(name, everything)) and not (
+            if (all(_held(p, said) for p in parts) or _spelled_out(name, everything)) and not (
                 _shaped(name) and _another(place, often, self.names)
             ):
                 continue

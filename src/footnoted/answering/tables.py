@@ -12,6 +12,11 @@ names the table, not its total row). A column is named by the year asked, in a h
 of years, else by the header's words (the title's too: "citation" of a paper on
 citations), their initials ("P/E": "Price/Earnings") or a word cut short ("Rec.":
 "recall").
+A row of words, not values (an installation guide's table of architectures), answers
+where its first cell is named whole and a column by its words, the one the question
+names first after its "what" where it names several ("what is the flavor for the MIPS
+Malta subarchitecture": "Flavor"); under a header of years, such a row is a second
+header ("Net Sales | % of Total").
 A row whose first cell the question names whole leads one named by more words spread
 over its other cells ("Cutoff Frequency" before a row whose note reads "control of the
 filter cutoff frequency"). Between rows named as well, one of percentages answers a
@@ -80,6 +85,7 @@ from .quotes import (
     asked_terms,
     caption,
     column_named,
+    column_terms,
     given_numbers,
     group_of,
     header_of,
@@ -119,6 +125,7 @@ WHOLE = 7  # in a ``_Naming``: less the label's words the question leaves out (0
 CONTINUED = 3  # chunks on from the passage read that a chunk may continue its table
 CAPTION_WORDS = 4  # content words of a caption's sentence at the least ("Year Ended December 31,")
 _SYMBOL = re.compile(r"[^\w\s'’-]")
+_ASKING = frozenset(("what", "which", "what's"))
 
 
 def named_row(
@@ -286,10 +293,10 @@ def _row_in(
         start, end = at, at + len(line)
         at = end + 1
         cells = line.split(CELLS)
-        if len(cells) < 2 or not any(
-            _VALUE.fullmatch(c) or _MEASURED.fullmatch(c) for c in cells[1:]
-        ):
-            continue  # a row of values
+        if len(cells) < 2:
+            continue
+        # a row of values, or of words named by its first cell (below)
+        worded_row = not any(_VALUE.fullmatch(c) or _MEASURED.fullmatch(c) for c in cells[1:])
         numbered = _numbered(cells[:1], given)
         # its words, not a value's unit ("256 megabytes"; its label may be "20.04 LTS")
         named_by = CELLS.join(cells[:1] + [c for c in cells[1:] if not _MEASURED.fullmatch(c)])
@@ -318,6 +325,11 @@ def _row_in(
         column, index, worded = _column(header, every - label, years)
         if not column:
             column, index, _ = _column(header, every, years)
+        if column == 1 and index is None:
+            index = _asked_first(header, every - label, written)
+        if worded_row and not (first and first <= label and index and column == 1):
+            continue  # a row of words: its label named whole and another column by its
+            # words (under years, words are a second header: "Net Sales | % of Total")
         if column:
             under = None if index is None else value_at(line, header, index)
             shown = _percent(cells, under) or in_percent(r, start, end, context)
@@ -412,6 +424,26 @@ def _column(header: str, terms: frozenset[str], years: set[str]) -> tuple[int, i
         return (2 if named else 0), (named[0] if len(named) == 1 else None), best
     index = counts.index(best) if best and counts.count(best) == 1 else None
     return (1 if best else 0), index, best
+
+
+def _asked_first(header: str, terms: frozenset[str], written: str) -> int | None:
+    """Of the columns ``terms`` name alike, the one the question (``written``) names
+    first after its "what" or "which" ("what is the flavor for the MIPS Malta
+    subarchitecture": "Flavor", not "Subarchitecture" nor the "Debian Designation" of "In
+    Debian 12's table"); None where it asks neither or names none after it."""
+    tokens = written.split()
+    asking = next((i for i, t in enumerate(tokens) if t in _ASKING), None)
+    if asking is None:
+        return None
+    names = header.split(CELLS)
+    counts = [column_named(terms, n) for n in names]
+    best = max(counts, default=0)
+    tied = [i for i, n in enumerate(counts) if n == best and best]
+    for token in tokens[asking + 1 :]:
+        named = [i for i in tied if bag(token) & column_terms(names[i])]
+        if named:
+            return named[0] if len(named) == 1 else None
+    return None
 
 
 def _filled(cells: list[str], under: int | None) -> bool:
