@@ -58,6 +58,8 @@ def exact(answer: Answer) -> str | None:
         ("git interpret-trailers --parse is shorthand for what?", "--parse", False),
         # a code stands for what it means, not for words it cuts short
         ("what does the %j directive stand for in strftime?", "%j", False),
+        # an option named by its kind, its long name in brackets, its program after it
+        ("What does the -t (--test) option of bzip2 do?", "-t", False),
         # a name with a possessive in it, each word capitalised
         ("In the NWTS example, what is Wilm's Tumour?", "Wilm's Tumour", False),
     ],
@@ -220,6 +222,13 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "(an advocate). After you have contributed for a while, apply.",
             "To apply, you need an existing Debian Developer to support your application "
             "(an advocate).",
+        ),
+        (  # a manual's options: the short name, the long one, what it does
+            Term("-t", False),
+            "-z --compress The complement to -d: forces compression.\n\n-t --test Check "
+            "integrity of the specified file(s), but don't decompress them.\n\n-f --force "
+            "Force overwrite of output files.",
+            "Check integrity of the specified file(s), but don't decompress them.",
         ),
         (  # the name typed with a straight apostrophe, printed with a curly one
             Term("Wilm's Tumour", False),

@@ -97,11 +97,12 @@ _NOT_A_TERM = re.compile(
 )
 _IN_TABLE = re.compile(r"(?<=\S)\s+(?:column|row|field|cell|heading|header|sheet|tab)$", re.I)
 # one thing named by its kind after "the": "the purge status flag", "the RTRIM collating
-# function", "the %j format specifier" (not "the collating function": a kind alone)
+# function", "the %j format specifier", "the -t (--test) option of bzip2" (not "the
+# collating function": a kind alone)
 _OF_KIND = re.compile(
-    r"the\s+(?P<n>\S+)(?:\s+[a-z]+)?\s+(?:flag|status|option|setting|function|command|"
-    r"modifier|directive|parameter|variable|keyword|attribute|mode|operator|macro|"
-    r"specifier|extension|plugin)s?",
+    r"the\s+(?P<n>\S+)(?:\s+\([^()]{1,30}\))?(?:\s+[a-z]+)?\s+(?:flag|status|option|setting|"
+    r"function|command|modifier|directive|parameter|variable|keyword|attribute|mode|"
+    r"operator|macro|specifier|extension|plugin)s?(?:\s+of\s+\S+)?",
     re.I,
 )
 _ABOUT_WHAT = re.compile(
@@ -277,7 +278,8 @@ def _name(term: str, plural: bool = True) -> str:
 
 def _glossary(name: str, text: str) -> Definition | None:
     """A line that starts with the term (bulleted or numbered) and goes on, after a dash
-    or a colon, or in a numbered list straight away in lower case, or as the next
+    or a colon, an option's long name ("-t --test Check integrity …"), or in a
+    numbered list straight away in lower case, or as the next
     cell of a row ("%j | Day of the year as a zero-padded decimal number. | 001, …"),
     to its definition; or a line of a table's legend, the term and its definition in
     brackets."""
@@ -285,6 +287,7 @@ def _glossary(name: str, text: str) -> Definition | None:
         rf"^[ \t]*(?:[•*\-–][ \t]*)?(?:(?P<n>\d+(?:\.\d+)+\.?)[ \t]+)?(?P<t>(?i:{name}))"
         r"(?:[ \t]*\([^)\n]{1,80}\))?"
         r"(?:[ \t]*(?:[–—]|::?)[ \t]*|[ \t]+-[ \t]+|(?(n)(?P<bare>[ \t]+)(?=[a-z])|(?!))|"
+        r",?[ \t]+--[\w-]+[ \t]+(?=[A-Z])|"  # an option's long name: "-t --test Check …"
         + re.escape(CELLS)
         + r")(?P<d>[^\W\d_\s][^\n]{15,})",  # words, not "$1,234 million"
         re.M,
