@@ -223,6 +223,13 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "To apply, you need an existing Debian Developer to support your application "
             "(an advocate).",
         ),
+        (  # what it names, then the term as another name for it, between dashes
+            Term("SMP", True),
+            "Multiprocessor support — also called “symmetric multiprocessing” or SMP — is "
+            "available for this architecture. It was once a feature of high-end servers.",
+            "Multiprocessor support — also called “symmetric multiprocessing” or SMP — is "
+            "available for this architecture.",
+        ),
         (  # a manual's options: the short name, the long one, what it does
             Term("-t", False),
             "-z --compress The complement to -d: forces compression.\n\n-t --test Check "

@@ -377,14 +377,19 @@ def _sentence(
 def _called(name: str, text: str) -> Definition | None:
     """A sentence that names what it describes by the term, last: 'We call each
     individual SELECT statement within a compound SELECT a "term".', "… is known as
-    a lock file."."""
+    a lock file."; or between dashes or brackets after it: "Multiprocessor support —
+    also called “symmetric multiprocessing” or SMP — is available …"."""
     calls = re.compile(
         rf"(?:\b(?i:we|they|you|people)\s+(?:call|term)\s+\S.{{8,}}?"
         rf"|\b(?:is|are)\s+(?:called|known\s+as|termed|referred\s+to\s+as))"
         rf"\s+(?i:(?:an?|the)\s+)?(?i:{name})\s*[.;]?\s*$"
     )
+    aside = re.compile(  # "— also called “symmetric multiprocessing” or SMP —", "(also known as X)"
+        rf"[—–(]\s*also\s+(?:called|known\s+as|referred\s+to\s+as)\s+"
+        rf"(?:[^—–().;]{{1,60}}?\s+or\s+)?(?i:{name})\s*[—–)]"
+    )
     for s, e in split_sentences(text):
-        if calls.search(text, s, e) is not None:
+        if calls.search(text, s, e) is not None or aside.search(text, s, e) is not None:
             return Definition(s, e)
     return None
 
