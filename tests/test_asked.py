@@ -824,3 +824,7 @@ def test_a_name_after_non_is_not_held_unless_the_question_says_non_too() -> None
     assert asked("What RAM does a liveCD install need?").missing([guide, "Boot the liveCD."]) == []
     gaap = "Boeing's core operating loss is a non-GAAP measure."
     assert asked("What is Boeing's non-GAAP core operating loss?").missing([gaap]) == []
+    assert asked("What is Boeing's GAAP core operating loss?").missing([gaap]) == ["GAAP"]
+    # a people's word is asked loosely: "Russia's right" of the rights of non-Russian nations
+    lenin = "Lenin asserted the right of the non-Russian nations to self-determination."
+    assert asked("Who asserted Russia's right to self-determination?").missing([lenin]) == []

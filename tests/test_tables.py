@@ -1099,3 +1099,36 @@ def test_a_row_of_words_answers_the_column_asked_first_after_what() -> None:
     )
     named = _named_text("What was the net sales in APAC in 2017?", sales)
     assert named is None or named.startswith("APAC")
+
+
+def test_a_rows_table_is_named_by_the_sentence_printed_above_it(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A manual's table of block sizes is introduced by the sentence that says what its
+    last column records ("the total compressed size for 14 files of the Calgary Text
+    Compression Corpus"). A row read in a later passage, one that opens with the table's
+    rows, holds the names of that sentence too: the row answers, not the sentence."""
+    rows = [f"| -{n} | {400 * n}k | {300 * n}k | {200 * n}k | {920000 - 7000 * n} |"
+            for n in range(1, 41)]  # fmt: skip
+    intro = " ".join(
+        f"Chapter {n} of the manual explains how the program reads its options, its input "
+        f"files and its environment variables, and what it prints when asked for help."
+        for n in range(1, 12)
+    )  # a cover of other words: the table's names are not on it
+    lines = [
+        "# Introduction", "", intro, "",
+        "# Memory management", "",
+        "Compression and decompression use memory in proportion to the block size. Here is "
+        "a table which summarises the maximum memory usage for different block sizes. Also "
+        "recorded is the total compressed size for 14 files of the Calgary Text Compression "
+        "Corpus totalling 3,141,622 bytes. This column gives some feel for how compression "
+        "varies with block size. These figures tend to understate the advantage of larger "
+        "block sizes for larger files, since the Corpus is dominated by smaller files.", "",
+        "| Flag | Compress usage | Decompress usage | Decompress -s usage | Corpus Size |",
+        "| --- | --- | --- | --- | --- |",
+        *rows, "",
+    ]  # fmt: skip
+    ingest_markdown(service, tmp_path / "docs" / "manual.md", lines)
+    question = "What total compressed size is recorded for the Calgary Text Compression Corpus"
+    answer = answered(service, f"{question} with -35?")
+    assert "| -35 | 14000k | 10500k | 7000k | 675000 |" in answer

@@ -248,7 +248,8 @@ class Asked:
         a long word (``_held``), the initials of capitalised words ("USD" of "Union
         School District") or, for initials joined by "&", the words they stand for
         ("R&D": "research and development"; ``_spelled_out``); not by "non-" before it ("a
-        non-liveCD image" holds no "liveCD") unless the question says so too."""
+        non-liveCD image" holds no "liveCD", "non-GAAP" no "GAAP") unless the question says
+        so too or the name is a capitalised word ("non-Russian nations" hold "Russia")."""
         near = _folded(" ".join(evidence))
         about = _folded(about)
         front = about[:COVER_CHARS]
@@ -298,8 +299,9 @@ class Asked:
                 gone.append(name)
                 continue
             parts = [p for p in words(name) if p not in _COMMON]
-            negated = bool(_NEGATED.match(name))
-            said, said_near = (held, held_near) if negated else (affirmed, affirmed_near)
+            # a people's word is loosely asked ("Russia's right" of "non-Russian nations")
+            loose = bool(_NEGATED.match(name)) or name.istitle()
+            said, said_near = (held, held_near) if loose else (affirmed, affirmed_near)
             if not parts or all(_held(p, said_near) for p in parts) or _spelled_out(name, text):
                 continue
             if (

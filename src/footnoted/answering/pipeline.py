@@ -29,7 +29,7 @@ from typing import ParamSpec, TypeVar
 from ..errors import InvalidInput, NotFound
 from ..inference.embedding import SentenceTransformerEmbedder
 from ..inference.reader import Calibration, Reader, Reading, get_reader
-from ..lexical import MARKER, NUMBER_WORD, bag, chunk_sentences
+from ..lexical import CELLS, MARKER, NUMBER_WORD, bag, chunk_sentences
 from ..models import (
     SECTION_JOIN,
     Chunk,
@@ -71,13 +71,23 @@ from .llm.answerer import LLMAnswerer
 from .llm.client import LLMUnavailable
 from .named import YES_NO, bridge_candidates, comparison_sides, named, naming_sentence
 from .question import Question, without_instructions
-from .quotes import Context, Quote, asks_why, gives_reason, heading, quote, rationale
+from .quotes import (
+    Context,
+    Quote,
+    asks_why,
+    caption,
+    gives_reason,
+    heading,
+    quote,
+    rationale,
+)
 from .tables import Named, captioned, changed_row, continuations, named_row, valued_row
 
 MAX_QUESTION_CHARS = 4000
 LEADS = 3  # the passages read first whose second hops are read after them
 DEFINED_DEPTH = 20  # retrieved passages searched for the definition of a term asked
 ABBREVIATED_DEPTH = 100  # passages holding an abbreviation searched for its first use
+CAPTION_CHARS = 8_000  # how far before a table's passage its caption sentence is looked for
 OPENING_CHARS = 20_000  # a document's opening, where a name the question asks about may be
 _DELTA = re.compile(r"\S+\s*")
 RAG_OFF_MESSAGE = (
@@ -431,7 +441,7 @@ class Pipeline:
             quote(read[0], self.context, query)
         ]
         # a year is held by the lead or another quote's words; a name by any of its passage
-        near = [*_shown(quotes[0]), *(q.text for q in quotes[1:])]
+        near = [*_shown(quotes[0]), *(q.text for q in quotes[1:]), self._captioned(quotes[0])]
         further = [text for q in quotes[1:] for text in _shown(q)]
         gone = wanted.missing(near, further)
         quarters = {f"Q{n}" for n in wanted.quarters}  # like years: not in an opening
@@ -440,6 +450,24 @@ class Pipeline:
             place = (quotes[0].read.hit.chunk.section or "").split(SECTION_JOIN)[-1]
             gone = wanted.missing(near, further, opening, place)
         return gone
+
+    def _captioned(self, lead: Quote) -> str:
+        """The sentence a table's row is read under, printed above the table before the
+        passage the row is in ("Also recorded is the total compressed size for 14 files
+        of the Calgary Text Compression Corpus" over the rows of a manual's table of block
+        sizes): the paragraph before the table's header row, within
+        :data:`CAPTION_CHARS` before a passage that opens among the table's rows (empty
+        for any other quote)."""
+        chunk = lead.read.hit.chunk
+        if not lead.row or self.context is None or caption(chunk.text).strip():
+            return ""
+        start = max(0, chunk.char_start - CAPTION_CHARS)
+        before = self.context(chunk.document_id, start, chunk.char_start)
+        header = (chunk.header or "").strip()
+        at = before.rfind(header) if header else -1
+        above = before[:at] if at >= 0 else before
+        last = above.rstrip().rsplit("\n\n", 1)[-1]
+        return "" if CELLS in last else last
 
     def _second_hop(
         self,
