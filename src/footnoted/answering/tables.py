@@ -297,7 +297,8 @@ def _row_in(
             continue
         # a row of values, or of words named by its first cell (below)
         worded_row = not any(_VALUE.fullmatch(c) or _MEASURED.fullmatch(c) for c in cells[1:])
-        numbered = _numbered(cells[:1], given)
+        labelled = _numbered(cells[:1], given)  # the row's label is a number given
+        numbered = labelled
         # its words, not a value's unit ("256 megabytes"; its label may be "20.04 LTS")
         named_by = CELLS.join(cells[:1] + [c for c in cells[1:] if not _MEASURED.fullmatch(c)])
         in_label = bag(label_words(named_by)) | numbered
@@ -320,14 +321,15 @@ def _row_in(
             in_label, label = in_label | numbered, label | numbered
         if not label or (len(label) == 1 and not numbered and not _one_names(label, cells)):
             continue
-        first = (bag(cells[0]) - title) | _numbered(cells[:1], given)
+        first = (bag(cells[0]) - title) | labelled
+        whole = bool(first) and first <= label  # its first cell named whole
         # the words naming the row name its column only where no other word names one
         column, index, worded = _column(header, every - label, years)
         if not column:
             column, index, _ = _column(header, every, years)
         if column == 1 and index is None:
             index = _asked_first(header, every - label, written)
-        if worded_row and not (first and first <= label and index and column == 1):
+        if worded_row and not (whole and index and column == 1):
             continue  # a row of words: its label named whole and another column by its
             # words (under years, words are a second header: "Net Sales | % of Total")
         if column:
@@ -338,7 +340,7 @@ def _row_in(
             printed = _spelled(label_words(named_by))
             spelled = printed in written
             named = (
-                bool(first) and first <= label,
+                whole,
                 len(label if label == in_label else label - table),
                 len(label),
                 column,
@@ -350,7 +352,7 @@ def _row_in(
                 -len(set(printed.split()) - set(written.split())),
                 worded,
                 bool(shortened & bag(header.split(CELLS)[0])),
-                bool(_numbered(cells[:1], given)),
+                bool(labelled),
             )
             scored.append((named, start, end))
     if not scored:

@@ -211,13 +211,21 @@ def _numbered_marks(parts: list[str], delimiters: set[str]) -> dict[str, int]:
     underlines ("1. About this manual" over "-----": 1)."""
     found: dict[str, int] = {}
     for part in parts:
-        lines = [line.strip() for line in part.strip("\n").split("\n")]
-        if len(lines) >= 2 and lines[1] not in delimiters and _underlined(lines[0], lines[1]):
-            numbered = _NUMBERED.fullmatch(lines[0])
-            if numbered:
-                depth = _depth(numbered["number"])
-                found[lines[1][0]] = min(depth, found.get(lines[1][0], depth))
+        titled = _title_over(part, delimiters)
+        numbered = None if titled is None else _NUMBERED.fullmatch(titled[0])
+        if titled is not None and numbered is not None:
+            depth, mark = _depth(numbered["number"]), titled[1]
+            found[mark] = min(depth, found.get(mark, depth))
     return found
+
+
+def _title_over(part: str, delimiters: set[str]) -> tuple[str, str] | None:
+    """The title a paragraph's first line is, underlined by its second (``_underlined``,
+    not a listing's delimiter), with the underline's mark; None where it is none."""
+    lines = [line.strip() for line in part.strip("\n").split("\n")]
+    if len(lines) >= 2 and lines[1] not in delimiters and _underlined(lines[0], lines[1]):
+        return lines[0], lines[1][0]
+    return None
 
 
 def _heading(
@@ -231,15 +239,16 @@ def _heading(
     appended)."""
     raw = part.strip("\n").split("\n")
     lines = [line.strip() for line in raw]
-    if len(lines) >= 2 and lines[1] not in delimiters and _underlined(lines[0], lines[1]):
-        numbered = _NUMBERED.fullmatch(lines[0])
-        if lines[1][0] not in marks:
-            marks.append(lines[1][0])
-        mark = lines[1][0]
+    titled = _title_over(part, delimiters)
+    if titled is not None:
+        title, mark = titled
+        numbered = _NUMBERED.fullmatch(title)
+        if mark not in marks:
+            marks.append(mark)
         # a title underlined as numbered ones are ranks with them ("Contents" over "-----"
         # heads no "1. About this manual" set the same way); else by its mark's place
         level = _depth(numbered["number"]) if numbered else ranks.get(mark, marks.index(mark))
-        return level, lines[0], "\n".join(raw[2:])
+        return level, title, "\n".join(raw[2:])
     if len(lines) == 1 and _short(lines[0]):
         line = lines[0]
         if line.isupper() and sum(map(str.isalpha, line)) > 3 and not _CODE.search(line):
