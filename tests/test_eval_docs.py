@@ -42,36 +42,37 @@ def test_the_question_set_is_as_the_issue_asks() -> None:
 
 
 @pytest.mark.parametrize(
-    ("number", "name", "size", "unanswerable"),
+    ("number", "name", "files", "size", "unanswerable"),
     [
-        ("1", "real-documents-unseen.jsonl", 48, 10),
-        ("2", "real-documents-unseen-2.jsonl", 50, 14),
-        ("3", "real-documents-unseen-3.jsonl", 50, 14),
-        ("4", "real-documents-unseen-4.jsonl", 50, 14),
-        ("5", "real-documents-unseen-5.jsonl", 50, 14),
-        ("6", "real-documents-unseen-6.jsonl", 50, 14),
-        ("7", "real-documents-unseen-7.jsonl", 50, 14),
-        ("8", "real-documents-unseen-8.jsonl", 50, 14),
-        ("9", "real-documents-unseen-9.jsonl", 50, 14),
+        ("1", "real-documents-unseen.jsonl", 6, 48, 10),
+        ("2", "real-documents-unseen-2.jsonl", 6, 50, 14),
+        ("3", "real-documents-unseen-3.jsonl", 6, 50, 14),
+        ("4", "real-documents-unseen-4.jsonl", 6, 50, 14),
+        ("5", "real-documents-unseen-5.jsonl", 6, 50, 14),
+        ("6", "real-documents-unseen-6.jsonl", 6, 50, 14),
+        ("7", "real-documents-unseen-7.jsonl", 6, 50, 14),
+        ("8", "real-documents-unseen-8.jsonl", 6, 50, 14),
+        ("9", "real-documents-unseen-9.jsonl", 6, 50, 14),
+        ("10", "real-documents-unseen-10.jsonl", 5, 50, 14),
     ],
 )
 def test_a_never_seen_set_asks_of_the_documents_its_script_fetches(
-    number: str, name: str, size: int, unanswerable: int
+    number: str, name: str, files: int, size: int, unanswerable: int
 ) -> None:
-    """Every question of a never-seen set is about one of the six files that
+    """Every question of a never-seen set is about one of the files that
     scripts/unseen-documents fetches for that set, frozen in the reporting split."""
     script = (ROOT / "scripts" / "unseen-documents").read_text()
     listed = re.findall(
-        r"^(\d) (\S+) \S+ usr/\S+ [0-9a-f]{64}(?:,[0-9a-f]{64})*$", script, re.MULTILINE
+        r"^(\d+) (\S+) \S+ usr/\S+ [0-9a-f]{64}(?:,[0-9a-f]{64})*$", script, re.MULTILINE
     )
     fetched = {doc for n, doc in listed if n == number}
-    assert len(fetched) == 6
+    assert len(fetched) == files
     questions = read_questions(ROOT / "tests" / "data" / name)
     assert {q.doc for q in questions} == fetched
     assert {q.split for q in questions} == {"report"} and {q.kind for q in questions} == set(KINDS)
     assert sum(not q.answerable for q in questions) == unanswerable and len(questions) == size
-    for q in questions:  # a place for each answer: a PDF's pages, another file's section
-        assert not q.answerable or bool(q.pages) == q.doc.endswith(".pdf"), q.id
+    for q in questions:  # a place for each answer: a PDF's pages or a deck's slides, else a section
+        assert not q.answerable or bool(q.pages) == q.doc.endswith((".pdf", ".pptx")), q.id
 
 
 def test_a_gold_answer_is_found_however_the_text_is_written() -> None:
