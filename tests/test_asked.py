@@ -528,6 +528,18 @@ def test_a_name_is_held_as_its_adjective_or_with_one_letter_off_when_long() -> N
     assert asked("Hayden is from Canada, but where is Buck-Tick from?").missing(canadian) == []
 
 
+def test_a_name_written_with_its_middle_left_out_is_held_by_the_names_it_stands_for() -> None:
+    """OpenNI's guide: "Wait...UpdateAll" asks of the functions WaitAnyUpdateAll,
+    WaitAndUpdateAll, …, which the guide also writes "Wait[…]UpdateAll"."""
+    question = "How long do OpenNI's Context Wait...UpdateAll functions wait?"
+    listed = ["xn::Context::WaitAndUpdateAll(): Waits for all nodes to have new data."]
+    assert asked(question).missing(listed, about="OpenNI User Guide") == []
+    elided = ["Use one of the xn::Context::Wait[…]UpdateAll() functions."]
+    assert asked(question).missing(elided, about="OpenNI User Guide") == []
+    other = ["xn::Context::WaitForUpdate(): Waits for a node."]
+    assert asked(question).missing(other, about="OpenNI User Guide") == ["Wait...UpdateAll"]
+
+
 def test_an_identifier_is_held_only_whole() -> None:
     """A name written with "_" names one function or setting: its words apart, in
     another identifier, do not hold it."""
@@ -667,12 +679,14 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
         "What is the numeric value of ASN1_MAX_ERROR_DESCRIPTION_SIZE?",
         "what's the largest year number a date or datetime object can hold?",
         "What is the maximum value of a smallint?",
+        "How long does it last?",
+        "How often are key updates processed?",
+        "How old must a member be?",
     ]
     assert all(counts(q) for q in numbers)
     others = [
         "Which directive limits how long a client may take?",
         "When does it lock?",
-        "How long does it last?",  # a length may be in words: "a decade"
         "What is TimeOut?",
         "What is the default value of strict?",  # may be "False"
         "What version control system does it use?",
@@ -688,6 +702,13 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
     assert holds_number("It costs $5 million.") and holds_number("It took twelve days.")
     assert holds_number("About half of them.") and not holds_number("Setting it low hurts.")
     assert holds_number("The company has Fifteen employees.")
+    # a length or a frequency may be in words: "a decade", "monthly"
+    assert holds_number("It lasts a decade.", "How long does it last?")
+    assert holds_number("Updates are processed monthly.", "How often are updates processed?")
+    assert holds_number("They are reviewed on an annual basis.", "How often are they reviewed?")
+    assert holds_number("The outcome is known in seconds.", "How long does the outcome take?")
+    assert not holds_number("It lasts a decade.", "How much does it cost?")
+    assert not holds_number("The policy is reviewed by the board.", "How often is it reviewed?")
     asked_2021 = "How many drivers did Lyft have in 2021?"
     assert not holds_number("Revenue in 2021 also benefited from licensing.", asked_2021)
     assert holds_number("In 2021 we had 1,200 drivers.", asked_2021)

@@ -150,6 +150,14 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "A file that marks a device as in use by one program is known as a lock file.",
             "A file that marks a device as in use by one program is known as a lock file.",
         ),
+        (  # or before a comma going on to say what the thing does
+            Term("Capabilities", False),
+            "Certain non-mandatory extensions are defined by the API. These optional "
+            "extensions to the API are called Capabilities, and reveal additional "
+            "functionality. Capabilities are listed below.",
+            "These optional extensions to the API are called Capabilities, and reveal "
+            "additional functionality.",
+        ),
         (  # or that says it defines the term
             Term("Adjusted EBITDA", True),
             "We define Adjusted EBITDA as net loss, adjusted for interest.",

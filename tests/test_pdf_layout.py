@@ -31,6 +31,7 @@ from footnoted.loaders.blocks import (
     slug_title,
     table_headers,
 )
+from footnoted.loaders.pdffurniture import drop_furniture
 from footnoted.loaders.pdflayout import Line, lay_out
 from footnoted.models import Chunk, FileBytes, ParsedDocument
 from footnoted.pages import PAGE_BREAK, page_at, page_in_text, page_range
@@ -199,6 +200,8 @@ def test_junk_metadata_titles_lose_to_the_first_heading(
         ("10811.exe", None),
         ("Microsoft Word - SPECIAL BOARD AGENDA 040616.doc", None),
         ("report_final.pdf", None),
+        ("Contents", None),  # a guide's metadata naming its first page
+        ("Table of Contents", None),
         ("", None),
         ("  Annual   Report 2021 ", "Annual Report 2021"),
     ],
@@ -658,6 +661,38 @@ def test_a_chapters_running_head_is_dropped_and_a_statements_unit_is_kept() -> N
     assert "How to use bzip2" not in text and "Programming with it" not in text
     assert text.count("(in thousands)") == 3 and "Statements of operations" in text
     assert "The index writes 12 bytes." in text
+
+
+def test_a_slide_decks_navigation_is_dropped() -> None:
+    """A deck exported to PDF prints its sections down the side of every slide ("About",
+    "Installation", "Testing"), read before the slide's own lines and past the first
+    three, where no running header sits: dropped, so the title slide reads "Dec 2016"
+    without them. Then the section over a run of slides ("Configuration . . .", in the
+    bar at their top) is their first line, a running head: dropped too. The slide's own
+    title under it, repeated on the pages that uncover its bullets, stays."""
+    sections = ["About", "Installation", "Configuration", "Testing", "Authors"]
+    titles = ["Impressive Display HowTo"] + ["Configure the display"] * 3
+    titles += [f"Testing step {n}" for n in range(4)]
+    nouns = ["size", "font", "colour", "clock", "timer", "screen", "folder", "cache", "host"]
+    nouns += ["port", "user", "delay", "font size", "background", "refresh rate"]
+    things = [nouns[n : n + 6] for n in range(len(titles))]
+    pages = []
+    for number, title in enumerate(titles):
+        body = [f"Step {number} sets the {thing} of the display." for thing in things[number]]
+        lines = [Line(name, left=10, top=700 - 20 * i, size=8) for i, name in enumerate(sections)]
+        if number:
+            bar = "Configuration . . ." if number < 4 else "Testing . . ."
+            lines += [Line(bar, left=120, top=760, size=8)]
+        lines += [Line(title, left=120, top=700, size=14)]
+        lines += [Line(text, left=120, top=650 - 30 * i, size=10) for i, text in enumerate(body)]
+        pages.append(lines)
+    pages[0].append(Line("Dec 2016", left=120, top=400, size=10))
+    drop_furniture(pages)
+    kept = [line.text for lines in pages for line in lines]
+    assert not set(sections) & set(kept)
+    assert "Configuration . . ." not in kept and "Testing . . ." not in kept
+    assert kept.count("Configure the display") == 3 and "Dec 2016" in kept
+    assert "Step 5 sets the host of the display." in kept
 
 
 def test_a_table_row_at_the_head_of_every_page_is_kept() -> None:

@@ -106,6 +106,13 @@ def test_a_sentence_opening_with_a_pronoun_brings_its_antecedent() -> None:
     assert q.text == (
         "The Falcon engine was introduced in 2019. It burns kerosene and liquid oxygen."
     )
+    # so does "The above", after what it stands for
+    text = (
+        "xn::Context::WaitAndUpdateAll(): Waits for all nodes to have new data. "
+        "The above four functions exit after a timeout of two seconds."
+    )
+    q = quote(read_at(text, "two seconds"), None, "When do the functions time out?")
+    assert q.text == text
     # a pronoun opening a sentence in brackets points back as well
     text = "Help files were regenerated as valid HTML5. (This is the impetus for this release.)"
     q = quote(read_at(text, "impetus"), None, "Why was the release put out?")

@@ -3,8 +3,11 @@ and says nothing of any, goes after the passages that say it. Real ingest, real 
 
 from __future__ import annotations
 
+import io
 import threading
+from pathlib import Path
 
+import pptx
 import pytest
 
 import footnoted.retrieval as retrieval_module
@@ -12,7 +15,7 @@ from conftest import shared
 from footnoted import Footnoted
 from footnoted.lexical import QuestionTerms, bag, chunk_sentences, contents_listing, stem
 from footnoted.models import Chunk, RetrievedChunk
-from footnoted.retrieval import RERANK_DEPTH, sentence_words, to_read
+from footnoted.retrieval import RERANK_DEPTH, once, sentence_words, to_read
 
 SBOM_CONTENTS = (
     "3.5 Method of SBOM Document delivery 14\n\n3.5.1 Verification and reference material 14"
@@ -121,6 +124,53 @@ def test_the_chunk_closest_to_the_question_is_read_where_the_rerank_passes_it_ov
         hit(SBOM_CONTENTS, "Guide", "toc").chunk, "Guide", None, 0.8, dense_rank=0
     )
     assert [h.chunk.id for h in to_read([*ranked, contents], 5)] == ["c0", "c1", "c2", "c3", "c4"]
+
+
+def test_a_passage_printed_again_word_for_word_is_read_once() -> None:
+    """A slide's bullets uncovered one page at a time print the same text page after
+    page: the first of them ranked stays, the others give their places to other passages
+    (in another document, the same words are a passage of their own)."""
+    first, again = (
+        hit("Rack:  logical set of nodes", "Talk", "p5"),
+        hit("Rack: logical set of\nnodes", "Talk", "p6"),
+    )
+    other = hit("Rack: logical set of nodes", "Notes", "n1")
+    other = RetrievedChunk(Chunk("n1", "notes", 0, other.chunk.text, 0, 26), "Notes", None, 0.6)
+    ranked = [first, hit("Data center: logical set of racks", "Talk", "p7"), again, other]
+    assert [h.chunk.id for h in once(ranked)] == ["p5", "p7", "n1"]
+
+
+def test_speaker_notes_copied_onto_slide_after_slide_leave_room_for_the_answer(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A talk whose speaker notes on consistency are pasted onto six slides: those notes
+    are among the candidates once, and the slide defining the consistency level is read."""
+    deck = pptx.Presentation()
+    notes = " ".join(  # long enough to be a passage of its own, on each slide
+        f"Success on replica {n} means that the data was written to its commit log and "
+        f"its memtable, and that replica {n} told the coordinator so within the timeout."
+        for n in range(12)
+    )
+    for number in range(6):
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = f"Consistency QUORUM write {number}"
+        slide.placeholders[1].text_frame.text = f"Coordinator and node {number}"
+        slide.notes_slide.notes_text_frame.text = notes
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Consistency"
+    slide.placeholders[1].text_frame.text = (
+        "The consistency level is the number of replicas that must acknowledge a request. "
+        "QUORUM means RF/2 + 1 of them."
+    )
+    out = io.BytesIO()
+    deck.save(out)
+    (tmp_path / "talk.pptx").write_bytes(out.getvalue())
+    assert not service.ingest([tmp_path / "talk.pptx"]).failed
+    retrieval = service.retrieve("What does a consistency level of QUORUM mean for writes?")
+    texts = [" ".join(h.chunk.text.split()) for h in retrieval.candidates]
+    assert len(texts) == len(set(texts))
+    assert sum("replica 11 told" in t for t in texts) == 1  # the notes' end, on six slides
+    assert any("RF/2 + 1" in h.chunk.text for h in retrieval.hits)
 
 
 def test_the_keyword_search_runs_beside_the_embedding_and_the_vector_search(

@@ -286,6 +286,32 @@ def test_a_deck_reads_each_slide_as_a_page_under_its_title() -> None:
     ]
 
 
+def test_a_decks_footer_is_read_once_and_its_slide_numbers_not_at_all() -> None:
+    """A talk's footer ("TANGO Meeting, 20 May 2015") and date are printed on every
+    slide, with its number: the footer and date are read on the first slide showing them
+    (a new footer on a later slide, once more), the numbers never."""
+    presentation = pptx.Presentation()
+    layout = presentation.slide_layouts[1]  # title and content, with footer placeholders
+    furniture = {kind: ph for ph in layout.placeholders if (kind := ph.placeholder_format.type)}
+    footers = ["TANGO Meeting, 20 May 2015", "TANGO Meeting, 20 May 2015", "Status, April 2015"]
+    for number, footer in enumerate(footers, 1):
+        slide = presentation.slides.add_slide(layout)
+        slide.shapes.title.text = f"Replication {number}"
+        slide.placeholders[1].text_frame.text = f"Each row is copied to {number + 2} nodes."
+        for kind, text in ((15, footer), (16, "5/20/2015"), (13, f"Page {number}")):
+            slide.shapes.clone_placeholder(furniture[kind])
+            slide.placeholders[furniture[kind].placeholder_format.idx].text_frame.text = text
+    out = io.BytesIO()
+    presentation.save(out)
+    doc = load_bytes(out.getvalue(), "talk.pptx")
+    read = [(text, page) for text, _, page in blocks(doc)]
+    assert not any(text.startswith("Page ") for text, _ in read)
+    assert [page for text, page in read if text == "TANGO Meeting, 20 May 2015"] == [1]
+    assert [page for text, page in read if text == "5/20/2015"] == [1]
+    assert [page for text, page in read if text == "Status, April 2015"] == [3]
+    assert [page for text, page in read if text.startswith("Each row")] == [1, 2, 3]
+
+
 @pytest.mark.parametrize(
     ("name", "kind", "sections", "pages"),
     [

@@ -1010,6 +1010,51 @@ def test_a_row_is_named_by_its_label_before_a_note_that_uses_more_of_the_words()
     )
 
 
+def test_rows_named_whole_are_told_apart_by_their_labels_not_their_descriptions() -> None:
+    """PostgreSQL's table of date/time types: asked the storage of "time with time
+    zone", the row labelled so answers, though its description has more words the
+    question leaves out than "time ... without time zone"'s."""
+    header = "Name | Storage Size | Description | Low Value | High Value | Resolution"
+    rows = (
+        "time [ (p) ] [ without time zone ] | 8 bytes | time of day (no date) | 00:00:00 "
+        "| 24:00:00 | 1 microsecond\n\n"
+        "time [ (p) ] with time zone | 12 bytes | time of day (no date), with time zone "
+        "| 00:00:00+1559 | 24:00:00-1559 | 1 microsecond"
+    )
+    read = _sheet_read(header, rows)
+    question = "In PostgreSQL, how much storage does a value of type time with time zone take?"
+    assert (_named_text(question, read) or "").startswith("time [ (p) ] with time zone | 12")
+    without = "How much storage does a time without time zone value take?"
+    assert (_named_text(without, read) or "").startswith("time [ (p) ] [ without time zone ]")
+
+
+def test_a_letter_given_names_a_keys_row_and_its_one_other_column_answers() -> None:
+    """OpenNI's viewer: asked what pressing capital L does, the row of the key "L"
+    answers, not "l" nor a row about recording; its action is the one other column, so
+    no column need be named. A letter not given as a key names no row."""
+    header = "Key | Description"
+    rows = (
+        "d | Start recording in 5 seconds\n\n"
+        "l | Seek one frame forward (recordings only)\n\n"
+        "L | Seek 10 frames forward (recordings only)\n\n"
+        "k | Seek one frame backwards (recordings only)"
+    )
+    read = _sheet_read(header, rows)
+    question = "While playing back a recording in the viewer, how far does pressing capital L jump?"
+    assert _named_text(question, read) == "L | Seek 10 frames forward (recordings only)"
+    assert _named_text("How far does the L train jump while recording?", read) is None
+    # a row of two cells under a header of three is no pair: its answer is not the cell
+    checklist = _sheet_read(
+        "Policies & Management | Implementation | Notes, Action Items",
+        "Describe the target's proprietary products | Complete Partial Not applicable",
+    )
+    asked = "What should the target describe for its proprietary products?"
+    assert _named_text(asked, checklist) is None
+    # under years, a row of words is a second header
+    options = _sheet_read("2019 | 2018", "Number | Number")
+    assert _named_text("In which years was the number of options counted?", options) is None
+
+
 def test_a_number_given_names_its_row_where_its_column_is_named_too() -> None:
     """Asked which function is on "MIDI CC 16", the row whose MIDI CC is 16 answers; a
     number given of a column the question does not name ("6 carburetors" and a row whose

@@ -116,7 +116,7 @@ class Retriever:
             self.store.keyword_search(collection, words, depth) if waiting else beside.result()
         )
         fused = self._fuse([cid for cid, _ in dense], keyword)
-        ranked = rerank(question, self._score(fused, vector, dense, keyword))
+        ranked = once(rerank(question, self._score(fused, vector, dense, keyword)))
         best = max((h.closest for h in ranked), default=None)
         return Retrieval(tuple(ranked[:top_k]), tuple(ranked), best, total, vector)
 
@@ -209,6 +209,20 @@ def rerank(question: str, candidates: list[RetrievedChunk]) -> list[RetrievedChu
               reverse=True)  # fmt: skip
     head.sort(key=lambda hit: contents_listing(hit.chunk.text))  # stable: order kept
     return head + tail
+
+
+def once(ranked: list[RetrievedChunk]) -> list[RetrievedChunk]:
+    """``ranked`` with each passage a document prints again, word for word, left out
+    after its first: a slide's bullets uncovered one page at a time, speaker notes copied
+    onto slide after slide. Read again, they would take the places of other passages."""
+    seen: set[tuple[str, str]] = set()
+    out: list[RetrievedChunk] = []
+    for hit in ranked:
+        printed = (hit.chunk.document_id, " ".join(hit.chunk.text.split()))
+        if printed not in seen:
+            seen.add(printed)
+            out.append(hit)
+    return out
 
 
 def to_read(ranked: Sequence[RetrievedChunk], top_k: int) -> list[RetrievedChunk]:

@@ -375,14 +375,15 @@ def _sentence(
 
 
 def _called(name: str, text: str) -> Definition | None:
-    """A sentence that names what it describes by the term, last: 'We call each
-    individual SELECT statement within a compound SELECT a "term".', "… is known as
-    a lock file."; or between dashes or brackets after it: "Multiprocessor support —
+    """A sentence that names what it describes by the term, last or before a comma: 'We
+    call each individual SELECT statement within a compound SELECT a "term".', "… is
+    known as a lock file.", "These optional extensions to the API are called
+    Capabilities, and reveal …"; or between dashes or brackets after it: "Multiprocessor support —
     also called “symmetric multiprocessing” or SMP — is available …"."""
     calls = re.compile(
         rf"(?:\b(?i:we|they|you|people)\s+(?:call|term)\s+\S.{{8,}}?"
         rf"|\b(?:is|are)\s+(?:called|known\s+as|termed|referred\s+to\s+as))"
-        rf"\s+(?i:(?:an?|the)\s+)?(?i:{name})\s*[.;]?\s*$"
+        rf"\s+(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*[.;]?\s*$|\s*,)"
     )
     aside = re.compile(  # "— also called “symmetric multiprocessing” or SMP —", "(also known as X)"
         rf"[—–(]\s*also\s+(?:called|known\s+as|referred\s+to\s+as)\s+"

@@ -15,12 +15,13 @@ The quote starts from the sentences the reader's span touches (``extractive.quot
   command, or the sentence after it, read on past the passage when the passage (or the
   list in it) ends first; a list longer than a quote takes is shown with a line "…"
   after it (:data:`MORE`), since the document lists more;
-- **a sentence that opens with a pronoun** ("This", "These", "It", …) brings the sentence
-  before it, which says what the pronoun stands for; so does one that says "also" in its
-  first words ("Revenue in 2021 also benefited from …"): it adds to what that sentence
-  says; and one that speaks of "these" or "those" things anywhere ("The update-passwd
-  tool keeps the entries in these master files in sync") that the sentence before
-  names ("The Debian base-passwd package contains the master versions …");
+- **a sentence that opens with a pronoun** ("This", "These", "It", "The above", …) brings
+  the sentence before it, which says what the pronoun stands for; so does one that says
+  "also" in its first words ("Revenue in 2021 also benefited from …"): it adds to what
+  that sentence says; and one that speaks of "these" or "those" things anywhere ("The
+  update-passwd tool keeps the entries in these master files in sync") that the
+  sentence before names ("The Debian base-passwd package contains the master versions
+  …");
 - **the side asked**: where the question names one side of a pair (the petitioner, not
   the respondent; the employer, not the employee) and the sentence names only the
   other, the passage's sentence naming the side asked is quoted instead (``sides``);
@@ -90,7 +91,8 @@ _REASON = re.compile(  # a sentence that gives a reason
     re.IGNORECASE,
 )
 _EXPLAINS = re.compile(r"(?:This|That|It) is (?:because|so|done|meant|intended|needed|a|an)\b")
-_PRONOUN = re.compile(r"\(?(?:This|These|That|Those|It|They|Such|Its|Their)\b")  # "(This …"
+# "(This …", and "The above four functions …" after the list of them
+_PRONOUN = re.compile(r"\(?(?:This|These|That|Those|It|They|Such|Its|Their|The above)\b")
 # "these" or "those" before a noun, anywhere in a sentence, points back as an opening
 # pronoun does ("The update-passwd tool keeps the entries in these master files in
 # sync") where the sentence before names the things ("… contains the master versions

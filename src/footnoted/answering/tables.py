@@ -126,6 +126,10 @@ CONTINUED = 3  # chunks on from the passage read that a chunk may continue its t
 CAPTION_WORDS = 4  # content words of a caption's sentence at the least ("Year Ended December 31,")
 _SYMBOL = re.compile(r"[^\w\s'’-]")
 _ASKING = frozenset(("what", "which", "what's"))
+# a letter the question gives as a row's label: "row C", "pressing capital L", "key q"
+_LETTER_GIVEN = re.compile(
+    r"\b(?i:row|key|letter|press|pressing|capital|option|grade|class)\s+([A-Za-z])\b"
+)
 
 
 def named_row(
@@ -149,6 +153,7 @@ def named_row(
     # or as an option: "compressed with -6"
     numbers = [n for n in given_numbers(question) if len(n) <= 3]
     given = frozenset(w for n in numbers for w in (n, f"-{n}") if f" {w} " in written)
+    given |= {m[1] for m in _LETTER_GIVEN.finditer(question)}  # "pressing capital L"
     shortened = bag(" ".join(abbreviated(written.split())))  # "October" heads "OCT | 2017"
     best: tuple[_Naming, Named] | None = None
     captions = [frozenset[str]()] * len(read)
@@ -329,15 +334,26 @@ def _row_in(
             column, index, _ = _column(header, every, years)
         if column == 1 and index is None:
             index = _asked_first(header, every - label, written)
+        # a table of two columns: "Key | Description" over "L | Seek 10 frames forward";
+        # under years, words are a second header ("2019 | 2018" over "Number | Number")
+        paired = worded_row and whole and len(cells) == len(heads) == 2
+        paired = paired and not YEAR.search(header)
+        if paired and not column:
+            column, index = 1, 1  # a key's action, a term's meaning: the one other column
         if worded_row and not (whole and index and column == 1):
             continue  # a row of words: its label named whole and another column by its
-            # words (under years, words are a second header: "Net Sales | % of Total")
+            # words (under years, words are a second header: "Net Sales | % of Total"),
+            # or the one other column there is
         if column:
             under = None if index is None else value_at(line, header, index)
             shown = _percent(cells, under) or in_percent(r, start, end, context)
             unit = shown == percent
             filled = _filled(cells, under)
-            printed = _spelled(label_words(named_by))
+            # a row named whole is told from its neighbours by its first cell, not by its
+            # description's words ("time [ (p) ] with time zone | 12 bytes | time of day
+            # (no date), with time zone" over "time [ (p) ] [ without time zone ] | 8 ...")
+            own = cells[0] if whole else named_by
+            printed = _spelled(label_words(own))
             spelled = printed in written
             named = (
                 whole,
@@ -347,7 +363,7 @@ def _row_in(
                 filled,
                 unit,
                 narrowed,
-                -len(in_label - terms),
+                -len((bag(label_words(own)) | numbered) - terms),
                 spelled,
                 -len(set(printed.split()) - set(written.split())),
                 worded,

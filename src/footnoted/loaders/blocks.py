@@ -71,7 +71,7 @@ _LIGATURES = str.maketrans(
     {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
 )
 _JUNK_TITLE = re.compile(
-    r"^(?:untitled.*|title|document\d*|no title|none|null|unknown|slide \d+"
+    r"^(?:untitled.*|title|document\d*|no title|none|null|unknown|slide \d+|(?:table of )?contents"
     r"|powerpoint presentation|microsoft (?:word|powerpoint|excel) - .*"
     r"|.*\.(?:docx?|pdf|rtf|odt|tex|dvi|ps|pptx?"
     r"|xlsx?|txt|html?|indd|qxd|pages|exe))$"

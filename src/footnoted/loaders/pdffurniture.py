@@ -1,7 +1,8 @@
 """PDF page furniture: text printed on a page that is not the document's prose.
 
 Running headers and footers (the same short line at the same place on many pages,
-whatever page number or date it carries), page numbers, line-number gutters (a court
+whatever page number or date it carries), a slide deck's navigation down its side, page
+numbers, line-number gutters (a court
 transcript's "1 2 3 … 25"), a chart's axes (its ticks "20 40 60 … 140" a line each,
 or "1 | 2 | 3 … | 31" as one row) and tables of contents (dot leaders, or a "Contents" page whose
 entries end in ascending page numbers) are removed before the layout, so they are never
@@ -46,15 +47,26 @@ def _alnum(text: str) -> str:
 def drop_furniture(pages: list[list[Line]]) -> None:
     """Remove running headers/footers, page numbers, line-number gutters and tables of
     contents from ``pages`` (in place)."""
-    running = _running_lines(pages) | _trailing_lines(pages)
     total = sum(len(line.text) for lines in pages for line in lines)
-    if sum(len(pages[p][i].text) for p, i in running) <= MAX_DROPPED_SHARE * total:
-        for number, lines in enumerate(pages):
-            pages[number] = [line for i, line in enumerate(lines) if (number, i) not in running]
+    running = _running_lines(pages) | _trailing_lines(pages)
+    side = _side_lines(pages) - running
+    if _drop(pages, running | side, total) and side:
+        # a deck's navigation gone, the running heads under it are a page's first lines
+        _drop(pages, _running_lines(pages) | _trailing_lines(pages), total)
     # then page numbers, which a running footer may have sat under
     for number, lines in enumerate(pages):
         drop = _page_furniture(lines, len(pages))
         pages[number] = [line for i, line in enumerate(lines) if i not in drop]
+
+
+def _drop(pages: list[list[Line]], found: set[tuple[int, int]], total: int) -> bool:
+    """Remove the lines ``found`` (page, index) from ``pages``, unless they are more than
+    :data:`MAX_DROPPED_SHARE` of the ``total`` text; whether they were removed."""
+    if sum(len(pages[p][i].text) for p, i in found) > MAX_DROPPED_SHARE * total:
+        return False
+    for number, lines in enumerate(pages):
+        pages[number] = [line for i, line in enumerate(lines) if (number, i) not in found]
+    return True
 
 
 def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
@@ -95,6 +107,28 @@ def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
         if rows and _changing_numbers([pages[p][i].text for p, i in steady]) > 1:
             continue
         found.update(steady)
+    return found
+
+
+def _side_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
+    """Short lines printed word for word at one place, the same left edge and height, on
+    three or more pages and on at least half of them, wherever on the page: a slide
+    deck's navigation down its side ("About", "Installation", "Testing" on every slide).
+    Not a table's row (a long table's header printed on each of its pages heads it
+    there)."""
+    places: dict[tuple[str, int, int], list[tuple[int, int]]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        for i, line in enumerate(lines):
+            text = line.text
+            if line.row or len(text.split()) > MAX_RUNNING_WORDS or len(_alnum(text)) <= 3:
+                continue
+            printed = " ".join(text.split())  # word for word: a page's own figures differ
+            places[(printed, round(line.left / 4), round(line.top / 4))].append((p, i))
+    found: set[tuple[int, int]] = set()
+    for spots in places.values():
+        on_pages = {p for p, _ in spots}
+        if len(on_pages) >= 3 and 2 * len(on_pages) >= len(pages):
+            found.update(spots)
     return found
 
 

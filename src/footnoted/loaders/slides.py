@@ -3,7 +3,9 @@
 A slide's text is read shape by shape in reading order (top to bottom, then left to
 right; groups opened), a table row by row with its cells joined by ``CELLS``. The
 speaker notes follow the slide's text, on its page, marked "Notes:". A slide without a
-title placeholder takes its first short line as its title.
+title placeholder takes its first short line as its title. A slide's number is not read,
+and a footer or date printed on slide after slide is read once, on the first slide that
+shows it: the talk's event and date stay, but are not the text of every slide.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .blocks import Block, assemble, clean, clean_title
 from .sizes import check_archive
 
 NOTES = "Notes:"
+SLIDE_NUMBER, FOOTER, DATE = 13, 15, 16  # python-pptx's PP_PLACEHOLDER members
 BAND = 228_600  # EMU (a quarter inch): shapes whose tops are this close read left to right
 
 
@@ -30,9 +33,15 @@ def load_pptx(data: bytes, _text: str | None, name: str) -> ParsedDocument:
     blocks: list[Block] = []
     first_title: str | None = None
     count = 0
+    running: set[str] = set()  # the footers and dates read so far
     for number, slide in enumerate(deck.slides, 1):
         count = number
-        texts = [t for shape in _in_reading_order(slide.shapes) for t in _texts(shape)]
+        texts = [
+            t
+            for shape in _in_reading_order(slide.shapes)
+            if _reads(shape, running)
+            for t in _texts(shape)
+        ]
         title = _title(slide, texts)
         first_title = first_title or title
         section = (title,) if title else ()
@@ -43,6 +52,22 @@ def load_pptx(data: bytes, _text: str | None, name: str) -> ParsedDocument:
                 blocks.append(Block(f"{NOTES} {notes}", section, number))
     title = clean_title(deck.core_properties.title) or clean_title(first_title)
     return assemble(blocks, kind="pptx", title=title, page_count=count)
+
+
+def _reads(shape: Any, running: set[str]) -> bool:
+    """Whether a slide's shape is read: not its number, and a footer or date only the first
+    time the deck shows it (``running`` records the ones shown)."""
+    if not shape.is_placeholder:
+        return True
+    kind = shape.placeholder_format.type
+    if kind == SLIDE_NUMBER:
+        return False
+    if kind not in (FOOTER, DATE) or not shape.has_text_frame:
+        return True
+    text = clean(shape.text_frame.text)
+    seen = text in running
+    running.add(text)
+    return not seen
 
 
 def _title(slide: Any, texts: list[str]) -> str | None:
