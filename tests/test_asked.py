@@ -679,14 +679,12 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
         "What is the numeric value of ASN1_MAX_ERROR_DESCRIPTION_SIZE?",
         "what's the largest year number a date or datetime object can hold?",
         "What is the maximum value of a smallint?",
-        "How long does it last?",
-        "How often are key updates processed?",
-        "How old must a member be?",
     ]
     assert all(counts(q) for q in numbers)
     others = [
         "Which directive limits how long a client may take?",
         "When does it lock?",
+        "How long does it last?",  # a length may be in words: "a decade"
         "What is TimeOut?",
         "What is the default value of strict?",  # may be "False"
         "What version control system does it use?",
@@ -702,13 +700,6 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
     assert holds_number("It costs $5 million.") and holds_number("It took twelve days.")
     assert holds_number("About half of them.") and not holds_number("Setting it low hurts.")
     assert holds_number("The company has Fifteen employees.")
-    # a length or a frequency may be in words: "a decade", "monthly"
-    assert holds_number("It lasts a decade.", "How long does it last?")
-    assert holds_number("Updates are processed monthly.", "How often are updates processed?")
-    assert holds_number("They are reviewed on an annual basis.", "How often are they reviewed?")
-    assert holds_number("The outcome is known in seconds.", "How long does the outcome take?")
-    assert not holds_number("It lasts a decade.", "How much does it cost?")
-    assert not holds_number("The policy is reviewed by the board.", "How often is it reviewed?")
     asked_2021 = "How many drivers did Lyft have in 2021?"
     assert not holds_number("Revenue in 2021 also benefited from licensing.", asked_2021)
     assert holds_number("In 2021 we had 1,200 drivers.", asked_2021)

@@ -281,6 +281,7 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
         (Term("ALCE", True), "3.4 ALCE is Robust to Shortcut Cases\n\nWe showcase how."),
         (Term("core operating loss", False), "Core operating loss (Non-GAAP) | ($4,690)\n"),
         (Term("shareware", False), "Shareware | 12 | 14\n"),  # a row of values
+        (Term("Fast", False), "The modes are called Fast, Balanced and Quiet."),  # a list
         (Term("ALCE", True, expands=True), "ALCE is a benchmark of citations."),  # no words
         (Term("shareware", False), "The goal of shareware is to let buyers try the program."),
         (Term("wiki", False), "Wikis are enabled by wiki software, known as wiki engines."),

@@ -113,6 +113,10 @@ def test_a_sentence_opening_with_a_pronoun_brings_its_antecedent() -> None:
     )
     q = quote(read_at(text, "two seconds"), None, "When do the functions time out?")
     assert q.text == text
+    # not "The above-ground pool …"
+    text = "Pools come in two kinds. The above-ground pool is cheaper to install."
+    q = quote(read_at(text, "cheaper"), None, "Which pool is cheaper to install?")
+    assert q.text == "The above-ground pool is cheaper to install."
     # a pronoun opening a sentence in brackets points back as well
     text = "Help files were regenerated as valid HTML5. (This is the impetus for this release.)"
     q = quote(read_at(text, "impetus"), None, "Why was the release put out?")

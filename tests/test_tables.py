@@ -1043,6 +1043,10 @@ def test_a_letter_given_names_a_keys_row_and_its_one_other_column_answers() -> N
     question = "While playing back a recording in the viewer, how far does pressing capital L jump?"
     assert _named_text(question, read) == "L | Seek 10 frames forward (recordings only)"
     assert _named_text("How far does the L train jump while recording?", read) is None
+    # the article and the pronoun are no letters given: "press a key", "the key I use"
+    keys = _sheet_read(header, "a | Append after the cursor\n\nI | Insert at the line's start")
+    assert _named_text("What happens when I press a key twice?", keys) is None
+    assert _named_text("What does the key I use to insert do?", keys) is None
     # a row of two cells under a header of three is no pair: its answer is not the cell
     checklist = _sheet_read(
         "Policies & Management | Implementation | Notes, Action Items",

@@ -97,16 +97,14 @@ _COMMON = frozenset(
 )  # fmt: skip
 
 
-# questions that ask for a number: "How many …", "How long …", "What percentage …", "In
-# what year …"
+# questions that ask for a number: "How many …", "What percentage …", "In what year …"
 # which version or release: "which officer version", "what minimum pip version"
 _WHICH_VERSION = (
     r"(?:which|what) (?:(?!(?:is|was|were|are|did|does|do|has|had)\b)[\w-]+ ){0,2}"
     r"(?:version|release)(?! control| notes)"
 )
 _COUNT = re.compile(
-    r"^\s*(?:how (?:many|much|long|often|old)|"
-    r"what (?:percentage|percent|proportion|fraction|share of)|"
+    r"^\s*(?:how (?:many|much)|what (?:percentage|percent|proportion|fraction|share of)|"
     r"(?:in |on )?what (?:year|date)|what (?:is|was) the numeric(?:al)? value|"
     # the largest or smallest of a count or a size: "what's the largest year number"
     r"what(?:'s| is| was) the (?:largest|smallest|maximum|minimum|highest|lowest) "
@@ -117,9 +115,9 @@ _ASKS_VERSION = re.compile(rf"\b{_WHICH_VERSION}\b", re.IGNORECASE)
 
 
 def counts(question: str) -> bool:
-    """Whether the question asks for a number: how many, how much, how long, how often,
-    how old, what percentage or share of, in what year or on what date, which version,
-    the largest or smallest number, value or size of something ("What is the discount rate
+    """Whether the question asks for a number: how many, how much, what percentage or
+    share of, in what year or on what date, which version, the largest or smallest
+    number, value or size of something ("What is the discount rate
     used for?" asks no number: a noun alone does not say; nor does "What is the default
     value of strict?", answered "False")."""
     return bool(_COUNT.match(question))
@@ -141,15 +139,6 @@ _AMOUNT_OR_SHARE = re.compile(
     re.IGNORECASE,
 )
 _IN_WORDS = re.compile(rf"{NUMBER_WORD.pattern}|\bnone\b")  # "twelve", "half", "none"
-# asked how long, how often or how old, a span or a frequency in words answers too
-_ASKS_SPAN = re.compile(r"\s*how (?:long|often|old)\b", re.IGNORECASE)
-_SPAN_IN_WORDS = re.compile(
-    r"\b(?:an?|each|every|per)\s+(?:second|minute|hour|day|night|week|fortnight|month"
-    r"|quarter|year|decade|century|lifetime)\b|\b(?:hourly|daily|nightly|weekly|monthly"
-    r"|quarterly|yearly|(?:semi-?|bi-?)?annual(?:ly)?|indefinitely|forever|permanently)\b"
-    r"|\b(?:in|within|for|over|after)\s+(?:(?:a few|several|many)\s+)?(?:seconds|minutes|hours"
-    r"|days|weeks|months|years|decades|centuries)\b"  # "known in seconds", "for decades"
-)
 ROUND_THE_CLOCK = re.compile(r"\b24\s?[/x×]\s?7\b", re.IGNORECASE)  # "24/7 support": no count
 
 
@@ -196,9 +185,7 @@ def holds_number(text: str, question: str = "") -> bool:
     digits, or a number in words ("twelve", "a dozen", "half", "none"); asked how many,
     a count, not an amount of money, a percentage or a version ("$942.9 million", "36%",
     "Version 1.0"); asked in what year, a year ("Section 10.3" holds none); asked which
-    version, digits ("of which survival is one" holds none); asked how long, how often
-    or how old, a span or a frequency in words too ("a decade", "on an annual basis", "in
-    seconds")."""
+    version, digits ("of which survival is one" holds none)."""
     given = set(re.findall(r"\d[\d,.]*\d|\d", question))
     if asks_how_many(question):  # a count: not money, a percentage, "24/7", a version
         text = _VERSION.sub(" ", ROUND_THE_CLOCK.sub(" ", _AMOUNT_OR_SHARE.sub(" ", text)))
@@ -209,9 +196,7 @@ def holds_number(text: str, question: str = "") -> bool:
     digits = any(ch.isdigit() for ch in text)
     if asks_version(question):  # "(of which survival is one)" names no version
         return digits
-    said = text.lower()
-    spans = _ASKS_SPAN.match(question) is not None and _SPAN_IN_WORDS.search(said) is not None
-    return digits or bool(_IN_WORDS.search(said)) or spans
+    return digits or bool(_IN_WORDS.search(text.lower()))
 
 
 @dataclass(frozen=True, slots=True)

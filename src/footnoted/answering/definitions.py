@@ -378,12 +378,13 @@ def _called(name: str, text: str) -> Definition | None:
     """A sentence that names what it describes by the term, last or before a comma: 'We
     call each individual SELECT statement within a compound SELECT a "term".', "… is
     known as a lock file.", "These optional extensions to the API are called
-    Capabilities, and reveal …"; or between dashes or brackets after it: "Multiprocessor support —
+    Capabilities, and reveal …" (not the first of a list: "called Fast, Balanced and
+    Quiet"); or between dashes or brackets after it: "Multiprocessor support —
     also called “symmetric multiprocessing” or SMP — is available …"."""
     calls = re.compile(
         rf"(?:\b(?i:we|they|you|people)\s+(?:call|term)\s+\S.{{8,}}?"
         rf"|\b(?:is|are)\s+(?:called|known\s+as|termed|referred\s+to\s+as))"
-        rf"\s+(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*[.;]?\s*$|\s*,)"
+        rf"\s+(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*[.;]?\s*$|\s*,\s*(?:and|or|which|that)\b)"
     )
     aside = re.compile(  # "— also called “symmetric multiprocessing” or SMP —", "(also known as X)"
         rf"[—–(]\s*also\s+(?:called|known\s+as|referred\s+to\s+as)\s+"

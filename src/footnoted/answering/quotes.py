@@ -92,7 +92,9 @@ _REASON = re.compile(  # a sentence that gives a reason
 )
 _EXPLAINS = re.compile(r"(?:This|That|It) is (?:because|so|done|meant|intended|needed|a|an)\b")
 # "(This …", and "The above four functions …" after the list of them
-_PRONOUN = re.compile(r"\(?(?:This|These|That|Those|It|They|Such|Its|Their|The above)\b")
+_PRONOUN = re.compile(
+    r"\(?(?:This|These|That|Those|It|They|Such|Its|Their)\b|The above(?![\w-])"
+)  # not "The above-ground pool …"
 # "these" or "those" before a noun, anywhere in a sentence, points back as an opening
 # pronoun does ("The update-passwd tool keeps the entries in these master files in
 # sync") where the sentence before names the things ("… contains the master versions

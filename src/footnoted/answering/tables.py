@@ -127,8 +127,9 @@ CAPTION_WORDS = 4  # content words of a caption's sentence at the least ("Year E
 _SYMBOL = re.compile(r"[^\w\s'’-]")
 _ASKING = frozenset(("what", "which", "what's"))
 # a letter the question gives as a row's label: "row C", "pressing capital L", "key q"
+# (not the article or the pronoun: "press a key", "the key I use")
 _LETTER_GIVEN = re.compile(
-    r"\b(?i:row|key|letter|press|pressing|capital|option|grade|class)\s+([A-Za-z])\b"
+    r"\b(?i:row|key|letter|press|pressing|capital|option|grade|class)\s+(?![aI]\b)([A-Za-z])\b"
 )
 
 

@@ -47,26 +47,31 @@ def _alnum(text: str) -> str:
 def drop_furniture(pages: list[list[Line]]) -> None:
     """Remove running headers/footers, page numbers, line-number gutters and tables of
     contents from ``pages`` (in place)."""
-    total = sum(len(line.text) for lines in pages for line in lines)
+    budget = MAX_DROPPED_SHARE * sum(len(line.text) for lines in pages for line in lines)
     running = _running_lines(pages) | _trailing_lines(pages)
     side = _side_lines(pages) - running
-    if _drop(pages, running | side, total) and side:
-        # a deck's navigation gone, the running heads under it are a page's first lines
-        _drop(pages, _running_lines(pages) | _trailing_lines(pages), total)
+    found: set[tuple[int, int]] = set()
+    for lines_alike in (running, side):  # each within what is left of the budget
+        size = _size(pages, lines_alike)
+        if size <= budget:
+            found |= lines_alike
+            budget -= size
+    _drop(pages, found)
     # then page numbers, which a running footer may have sat under
     for number, lines in enumerate(pages):
         drop = _page_furniture(lines, len(pages))
         pages[number] = [line for i, line in enumerate(lines) if i not in drop]
 
 
-def _drop(pages: list[list[Line]], found: set[tuple[int, int]], total: int) -> bool:
-    """Remove the lines ``found`` (page, index) from ``pages``, unless they are more than
-    :data:`MAX_DROPPED_SHARE` of the ``total`` text; whether they were removed."""
-    if sum(len(pages[p][i].text) for p, i in found) > MAX_DROPPED_SHARE * total:
-        return False
-    for number, lines in enumerate(pages):
-        pages[number] = [line for i, line in enumerate(lines) if (number, i) not in found]
-    return True
+def _size(pages: list[list[Line]], lines: set[tuple[int, int]]) -> int:
+    """How much text the ``lines`` (page, index) of ``pages`` hold."""
+    return sum(len(pages[p][i].text) for p, i in lines)
+
+
+def _drop(pages: list[list[Line]], lines: set[tuple[int, int]]) -> None:
+    """Remove the ``lines`` (page, index) from ``pages``."""
+    for number, kept in enumerate(pages):
+        pages[number] = [line for i, line in enumerate(kept) if (number, i) not in lines]
 
 
 def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
@@ -112,10 +117,11 @@ def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
 
 def _side_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
     """Short lines printed word for word at one place, the same left edge and height, on
-    three or more pages and on at least half of them, wherever on the page: a slide
-    deck's navigation down its side ("About", "Installation", "Testing" on every slide).
-    Not a table's row (a long table's header printed on each of its pages heads it
-    there)."""
+    four or more pages and on at least three quarters of them, wherever on the page: a
+    slide deck's navigation down its side ("About", "Installation", "Testing" on every
+    slide). Not a slide's bullets printed again on the pages that uncover the next ones
+    (a few pages of the deck), nor a table's row (a long table's header printed on each
+    of its pages heads it there)."""
     places: dict[tuple[str, int, int], list[tuple[int, int]]] = defaultdict(list)
     for p, lines in enumerate(pages):
         for i, line in enumerate(lines):
@@ -127,7 +133,7 @@ def _side_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
     found: set[tuple[int, int]] = set()
     for spots in places.values():
         on_pages = {p for p, _ in spots}
-        if len(on_pages) >= 3 and 2 * len(on_pages) >= len(pages):
+        if len(on_pages) >= 4 and 4 * len(on_pages) >= 3 * len(pages):
             found.update(spots)
     return found
 
