@@ -353,8 +353,8 @@ def _row_in(
             # a row named whole is told from its neighbours by its first cell, not by its
             # description's words ("time [ (p) ] with time zone | 12 bytes | time of day
             # (no date), with time zone" over "time [ (p) ] [ without time zone ] | 8 ...")
-            own = cells[0] if whole else named_by
-            printed = _spelled(label_words(own))
+            own = label_words(cells[0] if whole else named_by)
+            printed = _spelled(own)
             spelled = printed in written
             named = (
                 whole,
@@ -364,7 +364,7 @@ def _row_in(
                 filled,
                 unit,
                 narrowed,
-                -len((bag(label_words(own)) | numbered) - terms),
+                -len((bag(own) | numbered) - terms),
                 spelled,
                 -len(set(printed.split()) - set(written.split())),
                 worded,

@@ -2,12 +2,12 @@
 
 Running headers and footers (the same short line at the same place on many pages,
 whatever page number or date it carries), a slide deck's navigation down its side, page
-numbers, line-number gutters (a court
-transcript's "1 2 3 … 25"), a chart's axes (its ticks "20 40 60 … 140" a line each,
-or "1 | 2 | 3 … | 31" as one row) and tables of contents (dot leaders, or a "Contents" page whose
-entries end in ascending page numbers) are removed before the layout, so they are never
-quoted. A guard keeps the heuristic from emptying a document whose lines merely look
-alike: repeated lines are only dropped when they are a small part of the text.
+numbers, line-number gutters (a court transcript's "1 2 3 … 25"), a chart's axes (its
+ticks "20 40 60 … 140" a line each, or "1 | 2 | 3 … | 31" as one row) and tables of
+contents (dot leaders, or a "Contents" page whose entries end in ascending page numbers)
+are removed before the layout, so they are never quoted. A guard keeps the heuristic from
+emptying a document whose lines merely look alike: repeated lines are only dropped when
+they are a small part of the text.
 """
 
 from __future__ import annotations
@@ -40,6 +40,11 @@ def furniture_key(text: str) -> str:
     return re.sub(r"\d+", "#", " ".join(text.lower().split()))
 
 
+def _short(text: str) -> bool:
+    """Whether a line is short enough to be furniture, and more than a mark or a number."""
+    return len(text.split()) <= MAX_RUNNING_WORDS and len(_alnum(text)) > 3
+
+
 def _alnum(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
 
@@ -58,9 +63,8 @@ def drop_furniture(pages: list[list[Line]]) -> None:
             budget -= size
     _drop(pages, found)
     # then page numbers, which a running footer may have sat under
-    for number, lines in enumerate(pages):
-        drop = _page_furniture(lines, len(pages))
-        pages[number] = [line for i, line in enumerate(lines) if i not in drop]
+    count = len(pages)
+    _drop(pages, {(p, i) for p, lines in enumerate(pages) for i in _page_furniture(lines, count)})
 
 
 def _size(pages: list[list[Line]], lines: set[tuple[int, int]]) -> int:
@@ -88,7 +92,7 @@ def _running_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
         edges = {i for i in (0, 1, 2, len(lines) - 3, len(lines) - 2, len(lines) - 1)}
         for i in sorted(i for i in edges if 0 <= i < len(lines)):
             text = lines[i].text
-            if len(text.split()) <= MAX_RUNNING_WORDS and len(_alnum(text)) > 3:
+            if _short(text):
                 places[furniture_key(text)].append((p, i))
     found: set[tuple[int, int]] = set()
     for spots in places.values():
@@ -126,7 +130,7 @@ def _side_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
     for p, lines in enumerate(pages):
         for i, line in enumerate(lines):
             text = line.text
-            if line.row or len(text.split()) > MAX_RUNNING_WORDS or len(_alnum(text)) <= 3:
+            if line.row or not _short(text):
                 continue
             printed = " ".join(text.split())  # word for word: a page's own figures differ
             places[(printed, round(line.left / 4), round(line.top / 4))].append((p, i))
@@ -154,7 +158,7 @@ def _trailing_lines(pages: list[list[Line]]) -> set[tuple[int, int]]:
     for p, lines in enumerate(pages):
         if lines and not lines[-1].row:
             text = " ".join(lines[-1].text.split())
-            if len(text.split()) <= MAX_RUNNING_WORDS and len(_alnum(text)) > 3:
+            if _short(text):
                 places[text].append((p, len(lines) - 1))
     found: set[tuple[int, int]] = set()
     for spots in places.values():
