@@ -524,8 +524,29 @@ def test_a_name_is_held_as_its_adjective_or_with_one_letter_off_when_long() -> N
     assert asked("What did Hatmanis and Stearn write?").missing(text) == []  # typos
     assert asked("What did Uber write?").missing(["The User wrote it."]) == ["Uber"]  # short
     assert asked("What did Hortmanns write?").missing(text) == ["Hortmanns"]  # two letters off
+    # a digit is no typo: a workbook of "clock2" and "clock3" runs holds no "clock1"
+    runs = ["clock2 | ElnfX", "clock3 | ElnfX", "Version 11 was faster"]
+    assert asked("What is the clock1 model's ElnfX?").missing(runs) == ["clock1"]
+    assert asked("What is the clock3 model's ElnfX?").missing(runs) == []
+    assert asked("When was Version11b out?").missing(["Version11 was out"]) == ["Version11b"]
+    # a name's words run together, at the start of a word: a sheet named "GaussLegendreK16"
+    sheet = ["GaussLegendreK16 | beta | weight"]
+    assert asked("What weight has the Gauss-Legendre point 0.5?").missing(sheet) == []
+    assert asked("What weight has the Gauss-Hermite point 0.5?").missing(sheet) == ["Gauss-Hermite"]
     canadian = ["Hayden is a Canadian singer-songwriter; Buck-Tick is a Japanese band."]
     assert asked("Hayden is from Canada, but where is Buck-Tick from?").missing(canadian) == []
+
+
+def test_a_name_given_in_brackets_is_held_by_the_words_it_stands_for() -> None:
+    """ "the panel data covariances (PL and PC)": a passage saying "the panel data
+    covariances" holds "PL" and "PC"; one saying neither lacks them. A name in brackets
+    after a name ("Apple (AAPL)") stands for no words of its own."""
+    question = "Why do the panel data covariances (PL and PC) perform poorly in Experiment I?"
+    said = ["Experiment I: the panel data covariances perform poorly with 5 observations."]
+    assert asked(question).missing(said) == []
+    other = ["Experiment I: the clustered covariances perform well."]
+    assert asked(question).missing(other) == ["PL", "PC"]
+    assert asked("What did Apple (AAPL) earn?").missing(["Apple earned $5."]) == ["AAPL"]
 
 
 def test_a_name_written_with_its_middle_left_out_is_held_by_the_names_it_stands_for() -> None:

@@ -266,6 +266,12 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "We propose ALCE, the first benchmark for Automatic LLMs’ Citation Evaluation.",
             "Automatic LLMs’ Citation Evaluation",
         ),
+        (  # glossed in brackets after it, on a slide's line run together
+            Term("rush hours", False),
+            "based on the display system’s hostname Rush hours (phases of frequent PDF "
+            "content changes), sleep hours (phases of no PDF content changes)",
+            "phases of frequent PDF content changes",
+        ),
     ],
 )
 def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> None:
@@ -293,6 +299,11 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
         (Term("Revenue", False), "Revenue was $5.2 billion in 2021, up from 2020."),
         (Term("advocate", False), "Ask an advocate (Alice) to confirm it."),  # a name in brackets
         (Term("release", False), "The release indicates that the freeze is over."),  # no term
+        # a bracket that names, refers or qualifies, not glosses
+        (Term("Lyft", False), "Lyft, Inc. (the Company and its subsidiaries) reported."),
+        (Term("operating income", False), "Operating income (excluding stock-based pay) rose."),
+        (Term("target", False), "Ask the target (see Section 4.2 of this checklist)."),
+        (Term("rush hours", False), "Rush hours (7 to 9 in the morning) are busy."),
     ],
 )
 def test_what_is_no_definition(term: Term, text: str) -> None:
@@ -329,6 +340,17 @@ def test_how_a_term_is_calculated_comes_before_what_it_represents() -> None:
     margin = "Adjusted EBITDA Margin is calculated by dividing Adjusted EBITDA by revenue."
     lead_in = "We calculate Adjusted EBITDA as net loss, adjusted for:"
     assert defining(ebitda, [margin, lead_in]) == (1, Definition(0, len(lead_in)))
+
+
+def test_a_gloss_in_brackets_gives_way_to_a_defining_sentence() -> None:
+    term = asked_term('What does the deck mean by "rush hours"?')
+    assert term is not None
+    glossed = "Set the rush hours (phases of frequent PDF content changes) per display."
+    defined = "Rush hours are the phases in which the PDF changes often."
+    assert defining(term, [glossed, defined]) == (1, Definition(0, len(defined)))
+    start = glossed.index("phases")
+    end = glossed.index(")")
+    assert defining(term, [glossed]) == (0, Definition(start, end))
 
 
 def test_a_heading_naming_the_term_is_the_weakest_sign() -> None:

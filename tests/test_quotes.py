@@ -295,6 +295,55 @@ def test_asked_for_a_number_a_heading_above_holding_it_labels_the_quote() -> Non
     assert q.render()[0] == "Run the installer as root."
 
 
+def test_asked_which_section_says_it_the_heading_above_labels_the_quote() -> None:
+    """A menu policy lists its sections as headings, each over what belongs there: asked
+    which section is for HAM radio, the quote is shown under its section's heading; asked
+    what belongs there, it is not."""
+    text = "Applications/Amateur Radio\n\nAnything relating to HAM radio.\n\nExamples: twlog"
+    section = "2. Menu Structure > 2.1. Preferred menu structure > Applications/Amateur Radio"
+    read = read_at(text, "Anything", section)
+    q = quote(read, None, "In the menu structure, which section is for anything about HAM radio?")
+    assert q.render()[0] == "Applications/Amateur Radio: Anything relating to HAM radio."
+    q = quote(read, None, "What goes in the Applications/Amateur Radio menu?")
+    assert q.render()[0] == "Anything relating to HAM radio."
+
+
+def test_a_lead_in_over_a_list_of_terms_brings_its_first_term_and_what_it_means() -> None:
+    """A policy's definitions: "The following terms are used:" over a term on a line of
+    its own and its meaning below; the quote is the lead-in, the term and its meaning,
+    not the term alone."""
+    text = (
+        "1.5 Definitions\n\nThe following terms are used in this Policy Manual:\n\nASCII\n\n"
+        "The character encoding specified by ANSI X3.4-1986 and its predecessor standards.\n\n"
+        "UTF-8\n\nThe transformation format of ISO 10646 defined in RFC 3629."
+    )
+    q = quote(read_at(text, "The following"), None, "How does the manual define ASCII?")
+    assert q.text == (
+        "The following terms are used in this Policy Manual:\n\nASCII\n\n"
+        "The character encoding specified by ANSI X3.4-1986 and its predecessor standards."
+    )
+    # a passage that ends with the first term's meaning reads on to see the next term
+    passage = text[: text.index("UTF-8")].rstrip()
+
+    def context(document_id: str, start: int, end: int) -> str:
+        return text[start - 100 : end - 100]  # the passage starts at offset 100
+
+    read = read_at(passage, "The following")
+    assert quote(read, context, "How does the manual define ASCII?").text == q.text
+    assert quote(read, None, "How does the manual define ASCII?").text.endswith("Manual:\n\nASCII")
+    # fields and their values are no terms, nor a lead-in a term's meaning
+    fields = (
+        "This is a simple field:\n\nLicense: GPL-2+\n\nThis is a dual-licensed work:\n\n"
+        "License: GPL-1+ or Artistic"
+    )
+    q = quote(read_at(fields, "This is a simple"), None, "How do I write GPL 2 or later?")
+    assert q.text == "This is a simple field:\n\nLicense: GPL-2+"
+    # a command over a paragraph is no list of terms: the lead-in brings the command
+    command = "Install it with:\n\npip install footnoted\n\nThen ingest a folder. It reads PDF."
+    q = quote(read_at(command, "Install it"), None, "How do I install it?")
+    assert q.text == "Install it with:\n\npip install footnoted"
+
+
 def test_asked_for_a_number_the_next_sentence_holding_it_comes_too() -> None:
     """Asked for a number, a quote that holds none goes on to the next sentence of its
     paragraph that does and goes on about what the quote opens with; not to the next

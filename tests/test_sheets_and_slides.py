@@ -170,6 +170,46 @@ def test_tables_side_by_side_are_read_as_tables_of_their_own() -> None:
     assert costs == ["Item | - | 2021 | 2022", "Rent | - | 5 | 6", "Staff | - | 7 | 8"]
 
 
+def test_blocks_side_by_side_on_the_same_rows_are_read_by_their_labels_and_titles() -> None:
+    """Two models' results in blocks on the same rows ("clock2" in A:C, "clock3" in E:F,
+    and their difference in H): each block's values are read by the row's label in
+    column A and by their block's title, so a question about clock3 at beta 0.9947 finds
+    its row. A row the first block has no label on (a result under the second) is as it
+    is."""
+    betas = [0.0053, 0.0277, 0.0672, 0.1223, 0.8777, 0.9328, 0.9723, 0.9947]
+    data = workbook(
+        {
+            "Runs": [
+                ["clock2", None, None, None, "clock3"],
+                ["beta", "weight", "ElnfX", None, "ElnfX", "w*Efx", None, "Diff"],
+                *(
+                    [b, 0.1, -35000 - n, None, -34000 - n, -900 - n, None, n]
+                    for n, b in enumerate(betas)
+                ),
+                ["SUM", None, -35037.1, None, None, -35036.2],
+                [None, None, None, None, "Bayes factor is:", -0.98],
+            ]
+        }
+    )
+    doc = load_bytes(data, "runs.xlsx")
+    assert [text for text, _, _ in blocks(doc)] == [
+        "clock2",
+        "beta | clock2 weight | clock2 ElnfX",
+        *(f"{b} | 0.1 | {-35000 - n}" for n, b in enumerate(betas)),
+        "SUM | - | -35037.1",
+        "clock3",
+        "beta | clock3 ElnfX | clock3 w*Efx",
+        *(f"{b} | {-34000 - n} | {-900 - n}" for n, b in enumerate(betas)),
+        "SUM | - | -35036.2",
+        "Bayes factor is: | -0.98",
+        "beta | Diff",
+        *(f"{b} | {n}" for n, b in enumerate(betas)),
+    ]
+    row = doc.text.index("0.9947 | -34007")
+    starts = sheet_tables(doc.segments)
+    assert table_headers(doc.text, [row], starts) == ["beta | clock3 ElnfX | clock3 w*Efx"]
+
+
 def test_a_formula_is_read_as_its_last_calculated_value(tmp_path: Path) -> None:
     book = openpyxl.Workbook()
     sheet = book.active

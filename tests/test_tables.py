@@ -479,6 +479,34 @@ def test_a_value_many_rows_hold_picks_none(cars: Footnoted) -> None:
     assert valued_row(many, chunks, cars.store.document_chunks) is None
 
 
+def test_a_value_given_picks_its_row_of_the_block_asked(service: Footnoted, tmp_path: Path) -> None:
+    """A sheet of two models' runs in blocks on the same rows ("clock2" in A:D, "clock3" in
+    F:G, their difference in I), forty rows long: the value given picks its row in the
+    block whose columns the question names most, the row printed under its block's header
+    in the passage that prints the header too; a column the question names by its last
+    word alone ("weight" of "clock2 weight") is still named."""
+    betas = [round(0.0053 + n * 0.0247, 4) for n in range(40)]
+    rows = [["clock2", None, None, None, None, "clock3"]]
+    rows += [["beta", "weight", "ElnfX", "w*Efx", None, "ElnfX", "w*Efx", None, "Diff ElnfX"]]
+    rows += [
+        [b, 0.01 + n / 1000, -36000 + n, -900 + n, None, -35000 - n, -800 - n, None, n / 10]
+        for n, b in enumerate(betas)
+    ]
+    book = tmp_path / "docs" / "bayes-factors.xlsx"
+    book.parent.mkdir(parents=True)
+    book.write_bytes(workbook({"GaussLegendreK16": rows}))
+    assert not service.ingest([book]).failed
+    for question, row in (
+        ("What is the clock3 ElnfX at beta = 0.0547?", "| 0.0547 | -35002 | -802 |"),
+        ("What is the clock2 ElnfX at beta = 0.0547?", "| 0.0547 | 0.012 | -35998 | -898 |"),
+        ("What weight does the point with beta = 0.0547 have?", "| 0.0547 | 0.012 |"),
+        ("What is the Diff ElnfX at beta = 0.0547?", "| 0.0547 | 0.2 |"),
+    ):
+        result = service.answer(question)
+        assert result.answer is not None, (question, result.refusal)
+        assert row in result.answer.text, (question, result.answer.text)
+
+
 def test_each_sheet_is_a_table_of_its_own(cars: Footnoted) -> None:
     [doc] = cars.store.list_documents()
     headers = {(c.section, c.header) for c in cars.store.document_chunks(doc.id)}
@@ -1057,6 +1085,30 @@ def test_a_letter_given_names_a_keys_row_and_its_one_other_column_answers() -> N
     # under years, a row of words is a second header
     options = _sheet_read("2019 | 2018", "Number | Number")
     assert _named_text("In which years was the number of options counted?", options) is None
+
+
+def test_a_key_named_whole_in_a_table_of_keys_and_values_answers_with_its_row() -> None:
+    """A Word guide's "Document information": rows of a key and its value under no header
+    of words (its first row holds a date). Asked who the receiver is, the "Receiver" row
+    answers, not the row holding more of the question's words; the first row, which
+    could be a header, answers nothing, and neither does a row of a table of three."""
+    rows = (
+        "Document information\n\n"
+        "Created on | 22.01.2013\n\n"
+        "Reference | CDigiDoc Programmer’s Guide\n\n"
+        "Receiver | Sertifitseerimiskeskus AS\n\n"
+        "Author | Veiko Sinivee, Kersti Üts\n\n"
+        "Version | 3.10"
+    )
+    read = _sheet_read("", rows, title="CDigiDoc Programmer’s Guide")
+    asked = "Who is listed as the receiver of the CDigiDoc Programmer's Guide?"
+    assert _named_text(asked, read) == "Receiver | Sertifitseerimiskeskus AS"
+    assert _named_text("Who is the author of the guide?", read) == (
+        "Author | Veiko Sinivee, Kersti Üts"
+    )
+    assert _named_text("When was the guide created on?", read) is None
+    three = _sheet_read("", "Created | 2013 | draft\n\nReceiver | SK | final")
+    assert _named_text("Who is the receiver?", three) is None
 
 
 def test_a_number_given_names_its_row_where_its_column_is_named_too() -> None:

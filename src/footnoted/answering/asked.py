@@ -82,6 +82,11 @@ _HALF_SHOWN = re.compile(r"\b(first|second)[\s-]+half\b|\bH([12])\b", re.IGNOREC
 _HALF_ENDED = re.compile(r"\bsix months ended\b", re.IGNORECASE)
 # a name written with its middle left out, as the question writes it: "Wait...UpdateAll"
 _ELIDED = re.compile(r"\.\.\.|…|\[…\]|\[\.\.\.\]")
+_DIGIT = re.compile(r"\d")
+# words in lower case and the names in brackets after them that stand for them
+_ALIASED = re.compile(
+    r"(?P<words>(?:\b[a-z][a-z-]+\s+){0,2}\b[a-z][a-z-]+)\s+\((?P<inner>[^()]{1,40})\)"
+)
 _TOKEN = re.compile(r"[A-Za-z][\w'’&.-]*[\w]|[A-Za-z]")
 # capitalised words that name nothing in particular
 _COMMON = frozenset(
@@ -216,6 +221,9 @@ class Asked:
     # lower-case names given by their kind ("the nobody user": "nobody"): one item among
     # the many a document lists, held only as written by the passages quoted
     items: tuple[str, ...] = ()
+    # names the question gives in brackets after the words they stand for ("the panel
+    # data covariances (PL and PC)": "PL" and "PC" by "panel data covariances")
+    aliases: tuple[tuple[str, str], ...] = ()
 
     @property
     def asks(self) -> bool:
@@ -249,9 +257,12 @@ class Asked:
         ("Nov" of "November"), a word and a short ending ("European"), one letter off in
         a long word (``_held``), the initials of capitalised words ("USD" of "Union
         School District") or, for initials joined by "&", the words they stand for
-        ("R&D": "research and development"; ``_spelled_out``), a name written with its
+        ("R&D": "research and development"; ``_spelled_out``), a name of words run
+        together as the start of a word ("Gauss-Legendre" of a sheet "GaussLegendreK16"),
+        a name written with its
         middle left out by the word it stands for ("Wait...UpdateAll": "WaitAnyUpdateAll"
-        or "Wait[…]UpdateAll"); not by "non-" before it ("a
+        or "Wait[…]UpdateAll"), a name given in brackets after the words it stands for
+        by those words ("the panel data covariances (PL and PC)"); not by "non-" before it ("a
         non-liveCD image" holds no "liveCD", "non-GAAP" no "GAAP") unless the question says
         so too or the name is a capitalised word ("non-Russian nations" hold "Russia")."""
         near = _folded(" ".join(evidence))
@@ -284,7 +295,10 @@ class Asked:
             affirmed_near = _vocabulary(_NEGATED.sub(" ", text))
         phrase = dict(self.phrases)
         written = " ".join(words(f"{text} {front}")) if phrase else ""  # only a phrase reads it
+        aliased = dict(self.aliases)
         for name in self.names + self.items:
+            if name in aliased and all(_held(w, held_near) for w in words(aliased[name])):
+                continue  # "PL" asked as "the panel data covariances (PL and PC)"
             if "_" in name or name in self.items:  # held whole ("asn1_der_decoding2"), or not
                 whole = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
                 # an identifier the opening names again and again is what the document is
@@ -311,7 +325,11 @@ class Asked:
             # a people's word is loosely asked ("Russia's right" of "non-Russian nations")
             loose = bool(_NEGATED.match(name)) or name.istitle()
             said, said_near = (held, held_near) if loose else (affirmed, affirmed_near)
+            # "Gauss-Legendre" run together: "GaussLegendreK16" (words, not initials: "S&P")
+            joined = "".join(parts) if len(parts) > 1 and min(map(len, parts)) >= 3 else ""
             if not parts or all(_held(p, said_near) for p in parts) or _spelled_out(name, text):
+                continue
+            if joined and any(h.startswith(joined) for h in said_near):
                 continue
             if (
                 name in phrase
@@ -323,9 +341,11 @@ class Asked:
                 # opening says "financial" again and again, and names no officer by it
                 gone.append(name)
                 continue
-            if (all(_held(p, said) for p in parts) or _spelled_out(name, everything)) and not (
-                _shaped(name) and _another(place, often, self.names)
-            ):
+            if (
+                all(_held(p, said) for p in parts)
+                or (joined and any(h.startswith(joined) for h in said))
+                or _spelled_out(name, everything)
+            ) and not (_shaped(name) and _another(place, often, self.names)):
                 continue
             gone.append(name)
         return gone
@@ -474,7 +494,7 @@ def _held(word: str, held: set[str]) -> bool:
     ("SEP" of "September"), as the start of a word ("Nov" of "November"), as a word and a
     short ending ("European" of "Europe", "Canada" of "Canadian"), or with one letter
     wrong, missing, extra or swapped in a word of :data:`TYPO_LETTERS` or more
-    ("Hartmanis" asked as "Hatmanis")."""
+    ("Hartmanis" asked as "Hatmanis"), not a digit: "clock1" is not "clock2"."""
     if word in held or stem(word) in held:
         return True
     if set(abbreviated([word.lower()])[1:]) & held:
@@ -483,7 +503,9 @@ def _held(word: str, held: set[str]) -> bool:
         return True
     if any(_derived(word, h) for h in held):
         return True
-    return len(word) >= TYPO_LETTERS and any(_one_edit(word, h) for h in held)
+    if len(word) < TYPO_LETTERS or _DIGIT.search(word):
+        return False
+    return any(_one_edit(word, h) for h in held if not _DIGIT.search(h))
 
 
 def _derived(a: str, b: str) -> bool:
@@ -616,6 +638,12 @@ def asked(question: str) -> Asked:
     )
     versions = frozenset(m[1] or m[2] or m[3] for m in _VERSION.finditer(question))
     items = tuple(dict.fromkeys(n for n in _kind_named(question) if n not in names))
+    aliases = tuple(
+        (name, m["words"])
+        for m in _ALIASED.finditer(question)
+        for name in names
+        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", m["inner"])
+    )
     return Asked(
         years,
         tuple(dict.fromkeys(names)),
@@ -625,6 +653,7 @@ def asked(question: str) -> Asked:
         phrases,
         versions,
         items,
+        aliases,
     )
 
 

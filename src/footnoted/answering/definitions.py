@@ -99,12 +99,17 @@ _IN_TABLE = re.compile(r"(?<=\S)\s+(?:column|row|field|cell|heading|header|sheet
 # one thing named by its kind after "the": "the purge status flag", "the RTRIM collating
 # function", "the %j format specifier", "the -t (--test) option of bzip2" (not "the
 # collating function": a kind alone)
+_KIND = (
+    r"(?:flag|status|option|setting|function|command|modifier|directive|parameter|variable|"
+    r"keyword|attribute|mode|operator|macro|specifier|extension|plugin|priority|level)s?"
+)
 _OF_KIND = re.compile(
-    r"the\s+(?P<n>\S+)(?:\s+\([^()]{1,30}\))?(?:\s+[a-z]+)?\s+(?:flag|status|option|setting|"
-    r"function|command|modifier|directive|parameter|variable|keyword|attribute|mode|"
-    r"operator|macro|specifier|extension|plugin)s?(?:\s+of\s+\S+)?",
+    rf"the\s+(?P<n>\S+)(?:\s+\([^()]{{1,30}}\))?(?:\s+[a-z]+)?\s+{_KIND}(?:\s+of\s+\S+)?",
     re.I,
 )
+# a quoted term's kind after it, and what it is of or for: "the 'critical' priority for
+# INPUT" asks what "critical" means
+_KIND_AFTER = re.compile(rf"\s+{_KIND}(?:\s+(?:of|for|in)\s+\S+)?", re.I)
 _ABOUT_WHAT = re.compile(
     r"\s+(?:according to|as (?:used|defined) in)\s+.*$|\s+per (?:the|this|these|our)\b.*$"
     r"|\s+in\s+\S+$|\s+in (?:the|this|these|our)\b.*$"  # "Q in the voting rules"
@@ -174,7 +179,9 @@ def asked_term(question: str) -> Term | None:
             after = _OF_WHAT.sub("", _ABOUT.sub("", asked[quoted.end() :]))
             term = quoted.group(1).strip()
             noun = re.fullmatch(r" ([a-z]+)", after)
-            if noun is not None and noun[1] not in stop_words():  # 'the "Source" form'
+            if _KIND_AFTER.fullmatch(after):  # "the 'critical' priority": its name
+                after = ""
+            elif noun is not None and noun[1] not in stop_words():  # 'the "Source" form'
                 term, after = f"{term} {noun[1]}", ""
             rest = asked[: quoted.start()] + after
             if rest.strip() and not _OWNER.fullmatch(rest.strip()):
@@ -242,14 +249,16 @@ def defining(term: Term, passages: Sequence[str]) -> tuple[int, Definition] | No
     calculated first where that is asked, then an abbreviation spelled out beside it,
     then by a written form (the term as asked before its plural: "A Foundation Document
     is …" before "The Foundation Documents are the works entitled …"), then by an
-    abbreviation's words in a sentence (the weaker sign), then under a heading naming it
-    (``headed``, the weakest), in any of them; None when none does."""
+    abbreviation's words in a sentence (the weaker sign), then glossed in brackets after
+    it (``glossed``), then under a heading naming it (``headed``, the weakest), in any of
+    them; None when none does."""
     forms: list[Callable[[Term, str], Definition | None]] = [
         *([calculation] if term.calculated else []),
         *([spelled] if term.abbreviation else []),
         partial(definition, loose=False, plural=False),
         partial(definition, loose=False),
         partial(definition, loose=True),
+        glossed,
         headed,
     ]
     for form in forms:
@@ -309,6 +318,31 @@ def _glossary(name: str, text: str) -> Definition | None:
     )
     for m in legend.finditer(text):
         if not _UNIT.match(m["d"]) and not _DIGIT.search(m["d"]):
+            return Definition(m.start("d"), m.end("d"))
+    return None
+
+
+# what a bracket after a term says of it without defining it: "(see Section 3)",
+# "(excluding interest)", "(e.g. …)"
+_ASIDE = re.compile(
+    r"(?:see|cf|e\.\s?g|i\.\s?e|excluding|including|less|plus|net|formerly|previously|now"
+    r"|hereinafter|collectively|together|each|both|also|only|optional|default|required)\b",
+    re.I,
+)
+
+
+def glossed(term: Term, text: str) -> Definition | None:
+    """What a term means, in brackets after it: "Rush hours (phases of frequent PDF
+    content changes), sleep hours (…)": the words in brackets, three or more, neither
+    a number nor a function word or aside first ("(the Company)", "(see Note 3)",
+    "(excluding interest)"). A weak sign, taken where no sentence defines the term."""
+    if term.expands:
+        return None
+    gloss = re.compile(rf"(?<![\w-])(?i:{_name(term.text)})[ \t]*\((?P<d>[^()\n\d]{{10,160}})\)")
+    for m in gloss.finditer(text):
+        words = m["d"].split()
+        first = words[0].lower()
+        if len(words) >= 3 and first not in stop_words() and not _ASIDE.match(first):
             return Definition(m.start("d"), m.end("d"))
     return None
 

@@ -72,6 +72,7 @@ FOLLOW_CHARS = 700  # the most a lead-in brings
 FOLLOW_ITEMS = 8
 MORE = "…"  # a line after a list the quote cuts short: the document lists more
 ITEM_CHARS = 200  # the longest unmarked list item
+TERM_WORDS = 4  # the most words of a term on a line of its own, over what it means
 WIDE_ROW = 6  # a row of more columns is shown as its label and the cell asked for
 MAX_NAMED_CELLS = 2  # and at most this many more cells the question names
 HEADING_WORDS = 14  # a line without an end stop and no longer than this may be a heading
@@ -427,15 +428,21 @@ def _release(
     rtf_add()."), a number asked ("What pip version is needed to install pipx?": "On
     Linux, install via pip (requires pip 19.0 or later)" over "python3 -m pip install
     --user pipx"), its numbering aside; one of the passage's own section headings,
-    printed in it above the quote; else None."""
+    printed in it above the quote; or, asked which section (category, chapter) says
+    it, the heading right above the quote ("In the menu structure, which section is for
+    anything relating to HAM radio?": "Applications/Amateur Radio" over "Anything
+    relating to HAM radio."); else None."""
     version = asks_version(question)
-    if not version and not counts(question):
+    placed = _ASKS_HEADING.search(question) is not None
+    if not version and not counts(question) and not placed:
         return None
 
     def holds(shown: str) -> bool:
+        if placed:
+            return True
         return bool(_VERSION_NUMBER.search(shown)) if version else holds_number(shown, question)
 
-    if holds(text[start:end]):
+    if not placed and holds(text[start:end]):
         return None
     parts = {_plain(part) for part in (section or "").split(SECTION_JOIN)}
     for a, b in reversed(_lines_of(text, 0, start)):
@@ -445,6 +452,11 @@ def _release(
     return None
 
 
+# a question answered by a heading: "which section is for …", "in what category …"
+_ASKS_HEADING = re.compile(
+    r"\b(?:which|what)\s+(?:[\w-]+\s+)?(?:section|subsection|category|subcategory|chapter)\b",
+    re.I,
+)
 _VERSION_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.]|\.\d)")
 
 
@@ -628,7 +640,10 @@ def _introduced(read: Read, body: Piece, context: Context | None) -> tuple[Piece
     after = chunk.text[body.end - chunk.char_start :]
     leads_in = body.text.rstrip().endswith(":")
     listed, more = _items(after) if leads_in else (0, False)
-    if context is not None and (not after.strip() or (listed and not after[listed:].strip())):
+    # read on where the passage ends first: past its list, or past a term and its meaning
+    # (whether more terms follow says whether it is a list of them)
+    ends = not after.strip() or (listed and not after[listed:].strip())
+    if context is not None and (ends or (leads_in and len(_lines_of(after, 0, len(after))) < 3)):
         further = context(chunk.document_id, body.end, body.end + FOLLOW_WINDOW)
         reread, further_more = _items(further) if leads_in else (0, False)
         if reread >= listed:  # the document's text reads on (it holds the passage's)
@@ -647,7 +662,7 @@ def _items(after: str) -> tuple[int, bool]:
     :data:`FOLLOW_ITEMS` items or :data:`FOLLOW_CHARS` characters)."""
     blocks = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", after)]
     taken, items, shape, marked = 0, 0, "", False
-    for a, b in blocks:
+    for n, (a, b) in enumerate(blocks):
         block = after[a:b].strip(PAGE_BREAK + " ")
         if not block:
             continue
@@ -663,10 +678,40 @@ def _items(after: str) -> tuple[int, bool]:
             break
         if items == 0:
             shape = _shape(block)
-            if not shape:
-                return b, False  # one block: a command, a paragraph
+            if not shape:  # one block: a command, a paragraph; or a term and what it
+                # means, its first entry ("The following terms are used: / ASCII / The
+                # character encoding specified by ANSI X3.4-1986 …")
+                return _defined(after, blocks[n:]) or b, False
         taken, items = b, items + 1
     return taken, False
+
+
+def _defined(after: str, blocks: Sequence[tuple[int, int]]) -> int:
+    """Where the first entry of a list of terms ends, where ``blocks`` start with one: a
+    term of a few words on a line of its own, then a paragraph of sentences saying what
+    it means, then the next term (a command over the paragraph after it is no list);
+    else 0."""
+    if len(blocks) < 3:
+        return 0
+    (a, b), (c, d), (e, f) = blocks[:3]
+    meaning = after[c:d].strip()
+    if not (_term(after[a:b]) and _term(after[e:f])) or CELLS in meaning:
+        return 0
+    if not meaning.endswith((".", "!", "?", ")")) or d > FOLLOW_CHARS or heading(meaning, None):
+        return 0
+    return d
+
+
+def _term(line: str) -> bool:
+    """A term on a line of its own, over what it means: a few words, not a sentence nor
+    a field and its value ("License: GPL-2+")."""
+    term = line.strip(PAGE_BREAK + " ")
+    return (
+        bool(term)
+        and len(term.split()) <= TERM_WORDS
+        and term[-1] not in ".!?;:,"
+        and not any(mark in term for mark in (CELLS, ": "))
+    )
 
 
 def _shape(block: str) -> str:

@@ -61,6 +61,7 @@ such a row by the question's words, so all the table's rows are read.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -76,6 +77,7 @@ from ..lexical import (
     measures,
     words,
 )
+from ..loaders.blocks import table_headers
 from ..models import Chunk, RetrievedChunk
 from .asked import YEAR, asked
 from .evidence import Read
@@ -295,10 +297,12 @@ def _row_in(
     narrowed = -len(bag(" ".join(initials)) - terms - title)
     scored: list[tuple[_Naming, int, int]] = []
     at = 0
+    before = 0  # the cells of the line above, blank lines aside
     for line in text.split("\n"):
         start, end = at, at + len(line)
         at = end + 1
         cells = line.split(CELLS)
+        above_cells, before = before, len(cells) if line.strip() else before
         if len(cells) < 2:
             continue
         # a row of values, or of words named by its first cell (below)
@@ -317,6 +321,8 @@ def _row_in(
         if header is None:
             found = header_of(r, row, context)  # a passage stored before headers were kept
             header = None if found is None else found.text
+        if header is None and len(cells) == above_cells == 2:
+            header = ""  # a table of keys and values under no header of words
         if header is None:
             continue
         # a number given in another cell names the row where the question names that
@@ -336,9 +342,11 @@ def _row_in(
         if column == 1 and index is None:
             index = _asked_first(header, every - label, written)
         # a table of two columns: "Key | Description" over "L | Seek 10 frames forward";
-        # under years, words are a second header ("2019 | 2018" over "Number | Number")
+        # under years, words are a second header ("2019 | 2018" over "Number | Number");
+        # or of keys and values under no header ("Receiver | Sertifitseerimiskeskus AS")
+        keyed = whole and len(cells) == 2 and not header.strip()
         paired = worded_row and whole and len(cells) == len(heads) == 2
-        paired = paired and not YEAR.search(header)
+        paired = (paired and not YEAR.search(header)) or keyed
         if paired and not column:
             column, index = 1, 1  # a key's action, a term's meaning: the one other column
         if worded_row and not (whole and index and column == 1):
@@ -346,7 +354,7 @@ def _row_in(
             # words (under years, words are a second header: "Net Sales | % of Total"),
             # or the one other column there is
         if column:
-            under = None if index is None else value_at(line, header, index)
+            under = 1 if keyed else None if index is None else value_at(line, header, index)
             shown = _percent(cells, under) or in_percent(r, start, end, context)
             unit = shown == percent
             filled = _filled(cells, under)
@@ -638,6 +646,7 @@ def valued_row(
     asked += measures(asked)
     seen: set[tuple[str, str | None, str]] = set()
     documents: dict[str, Sequence[Chunk]] = {}
+    best: tuple[int, Valued] | None = None
     for chunk in tables:
         header = chunk.header or _first_row(chunk.text)
         key = (chunk.document_id, chunk.section, header or "")
@@ -649,8 +658,10 @@ def valued_row(
         if given is None:
             continue
         column, value = given
-        others = [i for i, n in enumerate(names) if i != column and _names(n, asked)]
-        if len(others) != 1:
+        named = {i: _named_by(n, asked) for i, n in enumerate(names) if i != column}
+        most = max(named.values(), default=0)
+        others = [i for i, n in named.items() if n == most and most]
+        if len(others) != 1 or (best is not None and most <= best[0]):
             continue
         if chunk.document_id not in documents:
             documents[chunk.document_id] = chunks(chunk.document_id)
@@ -659,8 +670,8 @@ def valued_row(
             row_chunk, start, end = found
             cells = row_chunk.text[start:end].split(CELLS)
             cell = cells[others[0]].strip() if others[0] < len(cells) else ""
-            return Valued(row_chunk, start, end, cell not in ("", EMPTY_CELL))
-    return None
+            best = most, Valued(row_chunk, start, end, cell not in ("", EMPTY_CELL))
+    return None if best is None else best[1]
 
 
 def _first_row(text: str) -> str | None:
@@ -674,6 +685,17 @@ def _names(name: str, asked: Sequence[str]) -> bool:
     short."""
     own = words(name)
     return bool(own) and (all(w in asked for w in own) or any(abbreviates(name, w) for w in asked))
+
+
+def _named_by(name: str, asked: Sequence[str]) -> int:
+    """How well the question's words name a column (0: not at all): by its whole name or
+    a word it cuts short (``_names``), or by its last word, its other words counting
+    for more (a block's column "clock3 ElnfX" over "clock2 ElnfX" asked of clock3; its
+    "clock2 weight" asked of the weight alone)."""
+    own = words(name)
+    if not own or not (_names(name, asked) or own[-1] in asked):
+        return 0
+    return 1 + sum(w in asked for w in own)
 
 
 _JOINING = frozenset(("of", "is", "was", "were", "at", "equal", "equals", "to", "a", "an"))
@@ -704,15 +726,23 @@ def _row_of(
     chunks: Sequence[Chunk], section: str | None, header: str, column: int, value: float
 ) -> tuple[Chunk, int, int] | None:
     """The one row under ``header`` (in ``section``) whose cell ``column`` is ``value``:
-    its chunk and offsets; None when none is, or several are."""
+    its chunk and offsets; None when none is, or several are. A chunk that prints the
+    header among its lines holds the rows under it (``table_headers``), not those of the
+    tables before and after it."""
     width = len(header.split(CELLS))
     found: list[tuple[Chunk, int, int]] = []
     for chunk in chunks:
-        if chunk.section != section or (chunk.header or _first_row(chunk.text)) != header:
+        under = (chunk.header or _first_row(chunk.text)) == header
+        if chunk.section != section or not (under or _holds_table(chunk, header)):
             continue
+        lines = chunk.text.split("\n")
+        starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+        heads = [header] * len(lines) if under else table_headers(chunk.text, starts)
         at = 0
-        for line in chunk.text.split("\n"):
+        for line, head in zip(lines, heads, strict=True):
             start, at = at, at + len(line) + 1
+            if head != header:
+                continue
             cells = line.split(CELLS)
             # a row may hold fewer cells than its header (a PDF row printed without its
             # empty cells, a sheet's row no wider than the rows above it)

@@ -34,6 +34,9 @@ from .blocks import AMOUNT, Block, assemble, clean, clean_title, units
 from .sizes import check_archive
 
 Cell = object
+SHARED_ROWS = (
+    0.75  # of the rows of two tables side by side, shared: one's read by the other's labels
+)
 
 
 def load_xlsx(data: bytes, _text: str | None, name: str) -> ParsedDocument:
@@ -115,7 +118,9 @@ def _side_by_side(rows: Rows) -> list[Rows]:
     (data in A:E and its pivot table in G:K, from row 2 to 6): columns empty in every
     row part them, where the rows on the two sides begin or end apart. A spacer column
     inside one table (a label, an empty column, its figures) has its rows on both sides
-    and parts nothing."""
+    and parts nothing, unless its blocks print their titles above their headers ("clock2"
+    over A:D, "clock3" over F:G). Blocks on the same rows are read by the first's labels
+    and their titles (``_titled``)."""
     width = max((len(cells) for _, cells in rows), default=0)
     empty = {
         c
@@ -132,8 +137,54 @@ def _side_by_side(rows: Rows) -> list[Rows]:
         for lo, hi in spans
     ]
     parts = [part for part in parts if part]
-    extents = {(part[0][0], part[-1][0]) for part in parts}
-    return parts if len(parts) > 1 and len(extents) == len(parts) else [rows]
+    if len(parts) < 2:
+        return [rows]
+    first, others = parts[0], parts[1:]
+    shared = [_shares(first, part) for part in others]
+    apart = len({(part[0][0], part[-1][0]) for part in parts}) == len(parts)
+    if not apart and not (any(shared) and _titled(first) != first):
+        return [rows]  # one table, a spacer column inside it (not blocks with titles)
+    if not any(shared):
+        return parts  # a pivot table beside its data: a table of its own
+    keys = {n: cells[0] for n, cells in first if _filled(cells) >= 2}
+    keyed = [
+        _titled([(n, [keys[n], *cells]) if n in keys else (n, cells) for n, cells in part])
+        if ours
+        else part
+        for part, ours in zip(others, shared, strict=True)
+    ]
+    return [_titled(first), *keyed]
+
+
+def _shares(first: Rows, part: Rows) -> bool:
+    """Whether a table set beside the sheet's first is a block of its columns for another
+    model, year or run ("clock2" in A:D, "clock3" in F:G, rows 2 to 18 both): on the same
+    rows, its rows led by values, not labels of their own (a pivot table beside its data
+    has its own rows and labels)."""
+    ours, theirs = {n for n, _ in part}, {n for n, _ in first}
+    if len(ours & theirs) < SHARED_ROWS * len(ours | theirs):
+        return False
+    leads = [cells[0] for _, cells in part if _filled(cells) and cells[0] != EMPTY_CELL]
+    return 2 * sum(map(_value, leads)) > len(leads)
+
+
+def _titled(part: Rows) -> Rows:
+    """A table of blocks side by side on the same rows, read as one: each of a block's
+    rows led by the first block's label cell of that row (the caller: "beta | ElnfX"
+    over "0.9947 | -34998.8522"), and its columns named with the title it prints in one
+    cell right above its header ("clock3" over "ElnfX | w*Efx": "clock3 ElnfX"), as a
+    header over two rows is read, so each value is read by its row and its block."""
+    at = next((i for i, (_, cells) in enumerate(part) if _filled(cells) >= 2), None)
+    if not at or _filled(part[at - 1][1]) != 1:
+        return part
+    title = next(c for c in part[at - 1][1] if c != EMPTY_CELL)
+    n, cells = part[at]
+    named = [cells[0], *(c if c == EMPTY_CELL else f"{title} {c}" for c in cells[1:])]
+    return [*part[:at], (n, named), *part[at + 1 :]]
+
+
+def _filled(cells: Sequence[str]) -> int:
+    return sum(c != EMPTY_CELL for c in cells)
 
 
 def _pivot_header(rows: Rows) -> Rows:
