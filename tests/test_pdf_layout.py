@@ -930,3 +930,24 @@ def test_a_heading_wrapped_in_its_large_type_heads_the_subsections_below() -> No
         "3.7. Using the library in a stdio-free environment",
         "3.7.1. Getting rid of stdio",
     )
+
+
+def test_a_heading_naming_a_work_by_its_year_is_a_heading() -> None:
+    """A paper's "5.2. Petersen (2009)", the data set it illustrates named by its
+    author's work: a heading, the text below under it; a line of years is none."""
+    body = [
+        "Petersen (2009) provides simulated benchmark data for assessing clustered standard",
+        "error estimates in the linear regression model, for 500 firms over 10 years.",
+    ]
+    lines = _set(["5. Illustrations"], 740, size=14.0)
+    lines += _set(body, 712, size=10.0)
+    lines += _set(["5.2. Petersen (2009)"], 670, size=12.0)
+    lines += _set(body, 645, size=10.0)
+    lines += _set(["2019 2018 2017"], 600, size=12.0)
+    lines += _set(body, 575, size=10.0)
+    lines = [replace(line, bold=line.size > 10) for line in lines]
+    blocks, title = lay_out([lines], [], None)
+    doc = assemble(blocks, kind="pdf", title=title, page_count=1)
+    sections = [seg.section for seg in doc.segments]
+    assert sections[-1] == ("5. Illustrations", "5.2. Petersen (2009)")
+    assert not any("2019" in part for section in sections for part in section)

@@ -393,6 +393,18 @@ def test_a_tables_caption_is_never_the_quote() -> None:
     assert quote(read_at(said, "ReAct"), None, "Which is better?").text == said
 
 
+def test_a_heading_after_the_quote_is_left_off() -> None:
+    """A paper's printed output runs on into the next section's heading, and the
+    reader's span with it: the heading is no part of the quote."""
+    text = (
+        "0.050540\n\nTwo-way clustered standard errors\n\nIt would also be feasible to "
+        "cluster the covariances with respect to both dimensions, firm and year."
+    )
+    section = "5. Illustrations > 5.2. Petersen (2009) > Two-way clustered standard errors"
+    read = read_at(text, "0.050540\n\nTwo-way", section=section)  # a span run on into it
+    assert quote(read, None, "What is the error of x?").text == "0.050540"
+
+
 def test_a_lead_quoting_only_a_caption_gives_way_or_is_no_answer() -> None:
     """A passage that ends a table (its last row and caption) with the reader's span in
     the caption quotes nothing: a believed passage that says something leads instead;

@@ -25,14 +25,16 @@ one of them leads the answer (``definition``):
   "Software Package Data Exchange (SPDX)") or in the same sentence ("ALCE, the first
   benchmark for Automatic LLMs’ Citation Evaluation"), matched letter by letter as
   Schwartz and Hearst match an abbreviation to its long form (PSB 2003);
-- the weakest sign, taken only where no passage read defines the term otherwise: the
-  first sentence under a heading that is the term alone, or a slide's first bullet
-  under its title (``headed``).
+- weaker signs, taken only where no passage read defines the term otherwise: what it
+  means in brackets after it ("Rush hours (phases of frequent PDF content changes)",
+  ``glossed``), then the first sentence under a heading that is the term alone, or a
+  slide's first bullet under its title (``headed``).
 
 A thing the question names by its kind ("What does the purge status flag mean?", "what
 does the RTRIM collating function do") is asked by its name, as a glossary lists it;
 one asked what it is for ("What is the Disclaimer field for?") by what it is, which is
-where documents say what a thing is for.
+where documents say what a thing is for; a quoted name before its kind ("the 'critical'
+priority for INPUT") by the name.
 
 The quote is the definition's sentence or line; what an abbreviation stands for is
 marked as the exact answer (a name), a definition is not (``quotes``).
@@ -334,15 +336,17 @@ _ASIDE = re.compile(
 def glossed(term: Term, text: str) -> Definition | None:
     """What a term means, in brackets after it: "Rush hours (phases of frequent PDF
     content changes), sleep hours (…)": the words in brackets, three or more, neither
-    a number nor a function word or aside first ("(the Company)", "(see Note 3)",
-    "(excluding interest)"). A weak sign, taken where no sentence defines the term."""
+    a number nor a function word, an aside or a label first ("(the Company)", "(see
+    Note 3)", "(excluding interest)", "(English: The Capital City of Warsaw)", a
+    translation). A weak sign, taken where no sentence defines the term."""
     if term.expands:
         return None
     gloss = re.compile(rf"(?<![\w-])(?i:{_name(term.text)})[ \t]*\((?P<d>[^()\n\d]{{10,160}})\)")
     for m in gloss.finditer(text):
         words = m["d"].split()
         first = words[0].lower()
-        if len(words) >= 3 and first not in stop_words() and not _ASIDE.match(first):
+        labelled = first.endswith(":")  # a translation: "(English: The Capital City of …)"
+        if len(words) >= 3 and first not in stop_words() and not (_ASIDE.match(first) or labelled):
             return Definition(m.start("d"), m.end("d"))
     return None
 

@@ -12,9 +12,13 @@ The quote starts from the sentences the reader's span touches (``extractive.quot
   the question names it, is shown over the row and is evidence of what the row is about
   (``group_of``);
 - **a lead-in** (a sentence ending in a colon) brings what it introduces: its list, its
-  command, or the sentence after it, read on past the passage when the passage (or the
-  list in it) ends first; a list longer than a quote takes is shown with a line "…"
-  after it (:data:`MORE`), since the document lists more;
+  command, the first term of a list of terms with what it means, or the sentence after
+  it, read on past the passage when the passage (or the list in it) ends first; a list
+  longer than a quote takes is shown with a line "…" after it (:data:`MORE`), since the
+  document lists more;
+- **the heading above** a quote is shown before it where it holds what the question asks
+  and the quote does not: the release asked which version, a number asked, the section
+  asked which section ("Applications/Amateur Radio: Anything relating to HAM radio.");
 - **a sentence that opens with a pronoun** ("This", "These", "It", "The above", …) brings
   the sentence before it, which says what the pronoun stands for; so does one that says
   "also" in its first words ("Revenue in 2021 also benefited from …"): it adds to what
@@ -151,7 +155,8 @@ class Quote:
     columns: tuple[int, ...] = ()  # the columns shown of a wide row (``shown_columns``): all
     more: bool = False  # a list the quote introduces goes on past its last item quoted
     # the label a table row is printed under (``group_of``), where the question names it;
-    # of a passage, the heading naming the release asked for (``_release``)
+    # of a passage, the heading above it that holds what is asked: the release asked for,
+    # a number, the section asked for (``_heading_above``)
     group: Piece | None = None
 
     @property
@@ -378,8 +383,8 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     counted = words(text[span.end : span.end + 40])[:1]
     if _is_value(text[span.start : span.end], question, counted) and start <= span.start < end:
         exact = (base + span.start, base + min(span.end, end))
-    release = _release(text, base, start, end, question, chunk.section)
-    return Quote(read, body, exact=exact, more=more, group=release)
+    above = _heading_above(text, base, start, end, question, chunk.section)
+    return Quote(read, body, exact=exact, more=more, group=above)
 
 
 def _sentences(text: str, start: int, end: int) -> tuple[int, int]:
@@ -419,7 +424,7 @@ def _plain(text: str) -> str:
     return re.sub(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", "", text).casefold().strip(" .:")
 
 
-def _release(
+def _heading_above(
     text: str, base: int, start: int, end: int, question: str, section: str | None
 ) -> Piece | None:
     """The heading above the quote ``text[start:end]`` that holds what the question asks
@@ -462,11 +467,13 @@ _VERSION_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.]|\.\d)")
 
 def _past_headings(text: str, start: int, end: int, section: str | None) -> tuple[int, int]:
     """A quote made only of heading lines gives way to the first sentence after them
-    (in the same passage); otherwise its heading lines at the start go."""
+    (in the same passage); otherwise its heading lines at the start and at the end go
+    (a line of output run on into the next section's heading: "0.050540" over "Two-way
+    clustered standard errors")."""
     lines = _lines_of(text, start, end)
     body = [(a, b) for a, b in lines if not heading(text[a:b], section)]
     if body:
-        return max(start, body[0][0]), end
+        return max(start, body[0][0]), min(end, body[-1][1])
     for s, e, _ in chunk_sentences(text):
         rest = [(a, b) for a, b in _lines_of(text, s, e) if not heading(text[a:b], section)]
         if s >= end and rest:

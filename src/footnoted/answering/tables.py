@@ -17,6 +17,10 @@ where its first cell is named whole and a column by its words, the one the quest
 names first after its "what" where it names several ("what is the flavor for the MIPS
 Malta subarchitecture": "Flavor"); under a header of years, such a row is a second
 header ("Net Sales | % of Total").
+A table of two columns answers by the one other column where the row's first cell is
+named whole ("Key | Description" over "L | Seek 10 frames forward"), and so does a table
+of keys and values under no header of words ("Receiver | Sertifitseerimiskeskus AS"
+below "Created on | 22.01.2013"), from its second row on.
 A row whose first cell the question names whole leads one named by more words spread
 over its other cells ("Cutoff Frequency" before a row whose note reads "control of the
 filter cutoff frequency"). Between rows named as well, one of percentages answers a

@@ -302,12 +302,15 @@ def _wraps(line: Line, nxt: Line) -> bool:
     return _style(line) == _style(nxt) and _heading_text(nxt.text.strip(), wrapped=True)
 
 
+_CITED_YEAR = re.compile(r"\((?:19|20)\d\d[a-z]?\)")  # a work cited by its year: "(2009)"
+
+
 def _heading_text(text: str, *, wrapped: bool = False) -> bool:
     """Text a reader would take for a heading (``wrapped``: its second line)."""
     words = text.split()
     letters = [ch for ch in text if ch.isalpha()]
     body = _ANY_NUMBER_PREFIX.sub("", text, count=1)
-    digits = sum(ch.isdigit() for ch in body)
+    digits = sum(ch.isdigit() for ch in _CITED_YEAR.sub("", body))  # "5.2. Petersen (2009)"
     return (
         0 < len(words) <= 12
         and len(text) <= 100

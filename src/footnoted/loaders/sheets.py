@@ -5,7 +5,10 @@ Each sheet is a section named after it; each row is a block of its cells joined 
 table's header row first, so a row's column names are the table header every reader
 of tables already finds (``blocks.table_headers``): chunks are embedded with it and
 quotes of a row are shown under it. Notes written around the table, above its header
-or below its last row, are read as lines of text, not as rows (``_notes``). Empty
+or below its last row, are read as lines of text, not as rows (``_notes``). Tables set
+side by side are read apart; blocks of one table's columns for another model, year or
+run, on the same rows, are read by the first block's labels and named by their titles
+("beta | clock3 ElnfX": ``_side_by_side``). Empty
 rows and trailing empty cells are dropped; a workbook's cells are read as last
 calculated (a formula's value, not its text), and a number as the sheet shows it: a
 percentage as one ("0.00%": 23.53%), a format of fixed decimals or a thousands separator as
