@@ -305,6 +305,8 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
         (Term("target", False), "Ask the target (see Section 4.2 of this checklist)."),
         (Term("rush hours", False), "Rush hours (7 to 9 in the morning) are busy."),
         (Term("Warszawa", False), 'It is miasto Warszawa (English: "The Capital City").'),
+        (Term("earnings per share", False), "Diluted earnings per share (cents per share) (1,2)"),
+        (Term("rush hours", False), "Rush hours (phases of frequent changes) | 3 | 4"),
     ],
 )
 def test_what_is_no_definition(term: Term, text: str) -> None:

@@ -324,6 +324,9 @@ def _glossary(name: str, text: str) -> Definition | None:
     return None
 
 
+_PER_UNIT = re.compile(
+    r"\bper\b|\b(?:cents|dollars|euros|pounds|thousands|millions|billions)\b", re.I
+)
 # what a bracket after a term says of it without defining it: "(see Section 3)",
 # "(excluding interest)", "(e.g. …)"
 _ASIDE = re.compile(
@@ -338,7 +341,8 @@ def glossed(term: Term, text: str) -> Definition | None:
     content changes), sleep hours (…)": the words in brackets, three or more, neither
     a number nor a function word, an aside or a label first ("(the Company)", "(see
     Note 3)", "(excluding interest)", "(English: The Capital City of Warsaw)", a
-    translation). A weak sign, taken where no sentence defines the term."""
+    translation), nor a unit ("(cents per share)") or a table's label. A weak sign,
+    taken where no sentence defines the term."""
     if term.expands:
         return None
     gloss = re.compile(rf"(?<![\w-])(?i:{_name(term.text)})[ \t]*\((?P<d>[^()\n\d]{{10,160}})\)")
@@ -346,8 +350,12 @@ def glossed(term: Term, text: str) -> Definition | None:
         words = m["d"].split()
         first = words[0].lower()
         labelled = first.endswith(":")  # a translation: "(English: The Capital City of …)"
-        if len(words) >= 3 and first not in stop_words() and not (_ASIDE.match(first) or labelled):
-            return Definition(m.start("d"), m.end("d"))
+        if len(words) < 3 or first in stop_words() or _ASIDE.match(first) or labelled:
+            continue
+        line = text[text.rfind("\n", 0, m.start()) + 1 : line_end(text, m.end())]
+        if CELLS in line or _PER_UNIT.search(m["d"]):
+            continue  # a table's label and its unit: "earnings per share (cents per share)"
+        return Definition(m.start("d"), m.end("d"))
     return None
 
 
