@@ -529,6 +529,7 @@ def test_a_name_is_held_as_its_adjective_or_with_one_letter_off_when_long() -> N
     assert asked("What is the clock1 model's ElnfX?").missing(runs) == ["clock1"]
     assert asked("What is the clock3 model's ElnfX?").missing(runs) == []
     assert asked("When was Version11b out?").missing(["Version11 was out"]) == ["Version11b"]
+    assert asked("What is the clock1 model's ElnfX?").missing(["clock10 | ElnfX"]) == ["clock1"]
     # a name's words run together, at the start of a word: a sheet named "GaussLegendreK16"
     sheet = ["GaussLegendreK16 | beta | weight"]
     assert asked("What weight has the Gauss-Legendre point 0.5?").missing(sheet) == []
@@ -547,6 +548,9 @@ def test_a_name_given_in_brackets_is_held_by_the_words_it_stands_for() -> None:
     other = ["Experiment I: the clustered covariances perform well."]
     assert asked(question).missing(other) == ["PL", "PC"]
     assert asked("What did Apple (AAPL) earn?").missing(["Apple earned $5."]) == ["AAPL"]
+    # a name standing for none of the words before it is asked for itself
+    apache = ["The Apache HTTP server listens on port 80. The web server can be configured."]
+    assert asked("What is the port of the web server (Nginx)?").missing(apache) == ["Nginx"]
 
 
 def test_a_name_written_with_its_middle_left_out_is_held_by_the_names_it_stands_for() -> None:

@@ -28,6 +28,8 @@ def exact(answer: Answer) -> str | None:
         ("How does the manual describe TIFF as an image format?", "TIFF", False),
         ('What counts as a "work that uses the Library"?', "work that uses the Library", False),
         ('What does the License mean by the "Source" form of a work?', "Source form", False),
+        ("In the protocol, what does the 'critical' priority for INPUT mean?", "critical", False),
+        ("What does the significance level mean?", "significance level", False),
         # one thing named by its kind: its name, as a glossary lists it
         ("What does the purge status flag mean?", "purge", False),
         ("what does the RTRIM collating function do", "RTRIM", False),
@@ -307,6 +309,9 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
         (Term("Warszawa", False), 'It is miasto Warszawa (English: "The Capital City").'),
         (Term("earnings per share", False), "Diluted earnings per share (cents per share) (1,2)"),
         (Term("rush hours", False), "Rush hours (phases of frequent changes) | 3 | 4"),
+        (Term("Flask", False), "Use Flask (Django, FastAPI or Pyramid work too) for it."),
+        (Term("BERT", True), "We fine-tune BERT (Devlin and others, 2019) on it."),
+        (Term("BERT", True), "We fine-tune BERT (as Devlin et al. did) on it."),
     ],
 )
 def test_what_is_no_definition(term: Term, text: str) -> None:

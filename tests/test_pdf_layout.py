@@ -32,7 +32,7 @@ from footnoted.loaders.blocks import (
     table_headers,
 )
 from footnoted.loaders.pdffurniture import drop_furniture
-from footnoted.loaders.pdflayout import Line, lay_out
+from footnoted.loaders.pdflayout import Line, _heading_text, lay_out
 from footnoted.models import Chunk, FileBytes, ParsedDocument
 from footnoted.pages import PAGE_BREAK, page_at, page_in_text, page_range
 from rawpdf import pdf_file
@@ -951,3 +951,5 @@ def test_a_heading_naming_a_work_by_its_year_is_a_heading() -> None:
     sections = [seg.section for seg in doc.segments]
     assert sections[-1] == ("5. Illustrations", "5.2. Petersen (2009)")
     assert not any("2019" in part for section in sections for part in section)
+    # a reference line is no heading for its year: its comma and digits say so
+    assert _heading_text("5.2. Petersen (2009)") and not _heading_text("Smith, J. (2009)")

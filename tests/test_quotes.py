@@ -403,6 +403,10 @@ def test_a_heading_after_the_quote_is_left_off() -> None:
     section = "5. Illustrations > 5.2. Petersen (2009) > Two-way clustered standard errors"
     read = read_at(text, "0.050540\n\nTwo-way", section=section)  # a span run on into it
     assert quote(read, None, "What is the error of x?").text == "0.050540"
+    # a line of the sentence itself that looks like a numbered heading stays
+    dated = "The new policy takes effect on\n1 January 2024 for all staff"
+    q = quote(read_at(dated, "takes effect"), None, "When does the policy take effect?")
+    assert q.text.endswith("1 January 2024 for all staff")
 
 
 def test_a_lead_quoting_only_a_caption_gives_way_or_is_no_answer() -> None:

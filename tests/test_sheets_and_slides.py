@@ -208,6 +208,32 @@ def test_blocks_side_by_side_on_the_same_rows_are_read_by_their_labels_and_title
     row = doc.text.index("0.9947 | -34007")
     starts = sheet_tables(doc.segments)
     assert table_headers(doc.text, [row], starts) == ["beta | clock3 ElnfX | clock3 w*Efx"]
+    # a row the first block leaves without values keeps the other's under their columns
+    gap = workbook(
+        {
+            "Runs": [
+                ["clock2", None, None, None, "clock3"],
+                ["beta", "weight", "ElnfX", None, "ElnfX", "w*Efx"],
+                *([b, 0.1, -35000 - n, None, -34000 - n, -900 - n] for n, b in enumerate(betas)),
+                [0.5, None, None, None, -1, -2],
+            ]
+        }
+    )
+    assert "0.5 | -1 | -2" in [text for text, _, _ in blocks(load_bytes(gap, "gap.xlsx"))]
+    # a small pivot table beside its data, untitled, its rows led by years: its own table
+    sales = workbook(
+        {
+            "Sales": [
+                ["Name", "Year", "Sales", None, "Row Labels", "Sum of Sales"],
+                ["Ann", 2019, 250, None, 2019, 250],
+                ["Bob", 2020, 300, None, 2020, 300],
+                ["Cy", 2021, 100, None, 2021, 100],
+                ["Di", 2021, 50],
+            ]
+        }
+    )
+    texts = [text for text, _, _ in blocks(load_bytes(sales, "sales.xlsx"))]
+    assert texts[-4:] == ["Row Labels | Sum of Sales", "2019 | 250", "2020 | 300", "2021 | 100"]
 
 
 def test_a_formula_is_read_as_its_last_calculated_value(tmp_path: Path) -> None:

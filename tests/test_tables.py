@@ -1109,6 +1109,9 @@ def test_a_key_named_whole_in_a_table_of_keys_and_values_answers_with_its_row() 
     assert _named_text("When was the guide created on?", read) is None
     three = _sheet_read("", "Created | 2013 | draft\n\nReceiver | SK | final")
     assert _named_text("Who is the receiver?", three) is None
+    # a list of contents, its pages rising, is no table of keys and values
+    contents = _sheet_read("", "Introduction | 3\n\nScope | 5\n\nDefinitions | 7")
+    assert _named_text("What is the scope of the policy?", contents) is None
 
 
 def test_a_number_given_names_its_row_where_its_column_is_named_too() -> None:

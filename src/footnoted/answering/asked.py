@@ -297,8 +297,6 @@ class Asked:
         written = " ".join(words(f"{text} {front}")) if phrase else ""  # only a phrase reads it
         aliased = dict(self.aliases)
         for name in self.names + self.items:
-            if name in aliased and all(_held(w, held_near) for w in words(aliased[name])):
-                continue  # "PL" asked as "the panel data covariances (PL and PC)"
             if "_" in name or name in self.items:  # held whole ("asn1_der_decoding2"), or not
                 whole = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
                 # an identifier the opening names again and again is what the document is
@@ -316,6 +314,9 @@ class Asked:
                     continue
                 gone.append(name)
                 continue
+            stands_for = [w for w in words(aliased.get(name, "")) if w not in stop_words()]
+            if stands_for and all(_held(w, held_near) for w in stands_for):
+                continue  # "PL" asked as "the panel data covariances (PL and PC)"
             elided = _ELIDED.split(name)
             if len(elided) == 2 and all(elided):  # "Wait...UpdateAll": its middle left out
                 first, last = map(re.escape, elided)
@@ -499,13 +500,19 @@ def _held(word: str, held: set[str]) -> bool:
         return True
     if set(abbreviated([word.lower()])[1:]) & held:
         return True  # "September" by "SEP" over a month's table, or by "Sept."
-    if len(word) >= 3 and any(h.startswith(word) for h in held):
+    if len(word) >= 3 and any(h.startswith(word) and not _counted_on(word, h) for h in held):
         return True
     if any(_derived(word, h) for h in held):
         return True
     if len(word) < TYPO_LETTERS or _DIGIT.search(word):
         return False
     return any(_one_edit(word, h) for h in held if not _DIGIT.search(h))
+
+
+def _counted_on(word: str, longer: str) -> bool:
+    """Whether ``longer`` goes on from ``word``'s last digit with another: "clock10" is
+    not "clock1"."""
+    return word[-1:].isdigit() and longer[len(word) : len(word) + 1].isdigit()
 
 
 def _derived(a: str, b: str) -> bool:
@@ -643,6 +650,7 @@ def asked(question: str) -> Asked:
         for m in _ALIASED.finditer(question)
         for name in names
         if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", m["inner"])
+        and _initial_of(name, m["words"])
     )
     return Asked(
         years,
@@ -655,6 +663,13 @@ def asked(question: str) -> Asked:
         items,
         aliases,
     )
+
+
+def _initial_of(name: str, said: str) -> bool:
+    """Whether a name in brackets may stand for the words before it: its first letter
+    starts one of them ("PL" of "panel data covariances"; "Nginx" of "the web server"
+    does not)."""
+    return any(w[:1] == name[:1].lower() for w in words(said) if w not in stop_words())
 
 
 def _full_year(digits: str) -> str:

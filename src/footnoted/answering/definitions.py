@@ -103,15 +103,15 @@ _IN_TABLE = re.compile(r"(?<=\S)\s+(?:column|row|field|cell|heading|header|sheet
 # collating function": a kind alone)
 _KIND = (
     r"(?:flag|status|option|setting|function|command|modifier|directive|parameter|variable|"
-    r"keyword|attribute|mode|operator|macro|specifier|extension|plugin|priority|level)s?"
+    r"keyword|attribute|mode|operator|macro|specifier|extension|plugin)s?"
 )
 _OF_KIND = re.compile(
     rf"the\s+(?P<n>\S+)(?:\s+\([^()]{{1,30}}\))?(?:\s+[a-z]+)?\s+{_KIND}(?:\s+of\s+\S+)?",
     re.I,
 )
 # a quoted term's kind after it, and what it is of or for: "the 'critical' priority for
-# INPUT" asks what "critical" means
-_KIND_AFTER = re.compile(rf"\s+{_KIND}(?:\s+(?:of|for|in)\s+\S+)?", re.I)
+# INPUT" asks what "critical" means (unquoted, "the significance level" is a term)
+_KIND_AFTER = re.compile(rf"\s+(?:{_KIND}|priority|level)(?:\s+(?:of|for|in)\s+\S+)?", re.I)
 _ABOUT_WHAT = re.compile(
     r"\s+(?:according to|as (?:used|defined) in)\s+.*$|\s+per (?:the|this|these|our)\b.*$"
     r"|\s+in\s+\S+$|\s+in (?:the|this|these|our)\b.*$"  # "Q in the voting rules"
@@ -341,8 +341,9 @@ def glossed(term: Term, text: str) -> Definition | None:
     content changes), sleep hours (…)": the words in brackets, three or more, neither
     a number nor a function word, an aside or a label first ("(the Company)", "(see
     Note 3)", "(excluding interest)", "(English: The Capital City of Warsaw)", a
-    translation), nor a unit ("(cents per share)") or a table's label. A weak sign,
-    taken where no sentence defines the term."""
+    translation), nor a unit ("(cents per share)") or a table's label, nor names, a list
+    or a citation ("(Django, FastAPI or Pyramid work too)", "(Devlin et al.)"). A weak
+    sign, taken where no sentence defines the term."""
     if term.expands:
         return None
     gloss = re.compile(rf"(?<![\w-])(?i:{_name(term.text)})[ \t]*\((?P<d>[^()\n\d]{{10,160}})\)")
@@ -350,8 +351,11 @@ def glossed(term: Term, text: str) -> Definition | None:
         words = m["d"].split()
         first = words[0].lower()
         labelled = first.endswith(":")  # a translation: "(English: The Capital City of …)"
+        named = sum(w[:1].isupper() for w in words)  # "(Django, FastAPI or Pyramid …)"
         if len(words) < 3 or first in stop_words() or _ASIDE.match(first) or labelled:
             continue
+        if 2 * named > len(words) or "et al" in m["d"] or "," in m["d"]:
+            continue  # names, a citation or a list: "(Devlin et al.)"
         line = text[text.rfind("\n", 0, m.start()) + 1 : line_end(text, m.end())]
         if CELLS in line or _PER_UNIT.search(m["d"]):
             continue  # a table's label and its unit: "earnings per share (cents per share)"

@@ -77,6 +77,7 @@ FOLLOW_ITEMS = 8
 MORE = "…"  # a line after a list the quote cuts short: the document lists more
 ITEM_CHARS = 200  # the longest unmarked list item
 TERM_WORDS = 4  # the most words of a term on a line of its own, over what it means
+MEANING_WORDS = 5  # the fewest words of what a term on a line of its own means
 WIDE_ROW = 6  # a row of more columns is shown as its label and the cell asked for
 MAX_NAMED_CELLS = 2  # and at most this many more cells the question names
 HEADING_WORDS = 14  # a line without an end stop and no longer than this may be a heading
@@ -467,13 +468,17 @@ _VERSION_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.]|\.\d)")
 
 def _past_headings(text: str, start: int, end: int, section: str | None) -> tuple[int, int]:
     """A quote made only of heading lines gives way to the first sentence after them
-    (in the same passage); otherwise its heading lines at the start and at the end go
-    (a line of output run on into the next section's heading: "0.050540" over "Two-way
-    clustered standard errors")."""
+    (in the same passage); otherwise its heading lines at the start go, and those at the
+    end set apart as a paragraph of their own (a line of output run on into the next
+    section's heading: "0.050540" over "Two-way clustered standard errors"; not "1
+    January 2024" ending "… takes effect on")."""
     lines = _lines_of(text, start, end)
     body = [(a, b) for a, b in lines if not heading(text[a:b], section)]
     if body:
-        return max(start, body[0][0]), min(end, body[-1][1])
+        last = body[-1][1]
+        after = [a for a, _ in lines if a > last]  # heading lines after the last of the body
+        apart = bool(after) and "\n\n" in text[last : after[0]]  # a paragraph of its own
+        return max(start, body[0][0]), last if apart else end
     for s, e, _ in chunk_sentences(text):
         rest = [(a, b) for a, b in _lines_of(text, s, e) if not heading(text[a:b], section)]
         if s >= end and rest:
@@ -698,13 +703,15 @@ def _defined(after: str, blocks: Sequence[tuple[int, int]]) -> int:
     term of a few words on a line of its own, then a paragraph of sentences saying what
     it means, then the next term (a command over the paragraph after it is no list);
     else 0."""
-    if len(blocks) < 3:
+    filled = [(a, b) for a, b in blocks if after[a:b].strip(PAGE_BREAK + " ")]
+    if len(filled) < 3:
         return 0
-    (a, b), (c, d), (e, f) = blocks[:3]
+    (a, b), (c, d), (e, f) = filled[:3]
     meaning = after[c:d].strip()
     if not (_term(after[a:b]) and _term(after[e:f])) or CELLS in meaning:
         return 0
-    if not meaning.endswith((".", "!", "?", ")")) or d > FOLLOW_CHARS or heading(meaning, None):
+    said = meaning.endswith((".", "!", "?")) and len(meaning.split()) >= MEANING_WORDS
+    if not said or d > FOLLOW_CHARS or heading(meaning, None):
         return 0
     return d
 

@@ -301,12 +301,12 @@ def _row_in(
     narrowed = -len(bag(" ".join(initials)) - terms - title)
     scored: list[tuple[_Naming, int, int]] = []
     at = 0
-    before = 0  # the cells of the line above, blank lines aside
+    before: list[str] = []  # the cells of the line above, blank lines aside
     for line in text.split("\n"):
         start, end = at, at + len(line)
         at = end + 1
         cells = line.split(CELLS)
-        above_cells, before = before, len(cells) if line.strip() else before
+        upper, before = before, cells if line.strip() else before
         if len(cells) < 2:
             continue
         # a row of values, or of words named by its first cell (below)
@@ -325,7 +325,7 @@ def _row_in(
         if header is None:
             found = header_of(r, row, context)  # a passage stored before headers were kept
             header = None if found is None else found.text
-        if header is None and len(cells) == above_cells == 2:
+        if header is None and len(cells) == len(upper) == 2 and not _paged(upper, cells):
             header = ""  # a table of keys and values under no header of words
         if header is None:
             continue
@@ -398,6 +398,13 @@ def _row_in(
         start += 1
     reading = Reading(r.reading.score, start, end)
     return top, Named(replace(r, reading=reading, named=True), bool(top[FILLED]))
+
+
+def _paged(above: Sequence[str], cells: Sequence[str]) -> bool:
+    """Whether two rows of two cells are a list of contents: page numbers rising
+    ("Scope | 5" under "Introduction | 3"), not keys and their values."""
+    pages = [c.strip() for c in (above[-1], cells[-1])]
+    return all(p.isdigit() for p in pages) and int(pages[0]) < int(pages[1])
 
 
 def _numbered(cells: Sequence[str], given: frozenset[str]) -> frozenset[str]:
@@ -697,9 +704,9 @@ def _named_by(name: str, asked: Sequence[str]) -> int:
     for more (a block's column "clock3 ElnfX" over "clock2 ElnfX" asked of clock3; its
     "clock2 weight" asked of the weight alone)."""
     own = words(name)
-    if not own or not (_names(name, asked) or own[-1] in asked):
-        return 0
-    return 1 + sum(w in asked for w in own)
+    if _names(name, asked):
+        return 1 + len(own)  # whole, or a word it cuts short: "hp" of "horsepower"
+    return 1 + sum(w in asked for w in own) if own and own[-1] in asked else 0
 
 
 _JOINING = frozenset(("of", "is", "was", "were", "at", "equal", "equals", "to", "a", "an"))

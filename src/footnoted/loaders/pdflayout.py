@@ -310,12 +310,13 @@ def _heading_text(text: str, *, wrapped: bool = False) -> bool:
     words = text.split()
     letters = [ch for ch in text if ch.isalpha()]
     body = _ANY_NUMBER_PREFIX.sub("", text, count=1)
-    digits = sum(ch.isdigit() for ch in _CITED_YEAR.sub("", body))  # "5.2. Petersen (2009)"
+    digits = sum(ch.isdigit() for ch in body)
+    uncited = sum(ch.isdigit() for ch in _CITED_YEAR.sub("", body))  # "5.2. Petersen (2009)"
     return (
         0 < len(words) <= 12
         and len(text) <= 100
         and len(letters) >= (1 if wrapped else 3)
-        and digits <= len(letters) / 3
+        and uncited <= len(letters) / 3
         and (text[-1] not in ".,;:-–—" or (text[-1] == "." and bool(_LABELLED.match(text))))
         and not ("," in body and digits)
         and (wrapped or not text[0].islower())

@@ -113,7 +113,8 @@ def _sheet(title: str, rows: Iterable[Sequence[Cell]], budget: _Budget) -> list[
     return blocks
 
 
-Rows = list[tuple[int, list[str]]]
+Row = tuple[int, list[str]]
+Rows = list[Row]
 
 
 def _side_by_side(rows: Rows) -> list[Rows]:
@@ -122,8 +123,8 @@ def _side_by_side(rows: Rows) -> list[Rows]:
     row part them, where the rows on the two sides begin or end apart. A spacer column
     inside one table (a label, an empty column, its figures) has its rows on both sides
     and parts nothing, unless its blocks print their titles above their headers ("clock2"
-    over A:D, "clock3" over F:G). Blocks on the same rows are read by the first's labels
-    and their titles (``_titled``)."""
+    over A:D, "clock3" over F:G). Titled blocks on the same rows are read by the first's
+    labels and their titles (``_titled``)."""
     width = max((len(cells) for _, cells in rows), default=0)
     empty = {
         c
@@ -143,27 +144,37 @@ def _side_by_side(rows: Rows) -> list[Rows]:
     if len(parts) < 2:
         return [rows]
     first, others = parts[0], parts[1:]
-    shared = [_shares(first, part) for part in others]
+    titled = _titled(first) != first  # blocks of one table: each titled above its header
+    shared = [titled and _shares(first, part) for part in others]
     apart = len({(part[0][0], part[-1][0]) for part in parts}) == len(parts)
-    if not apart and not (any(shared) and _titled(first) != first):
-        return [rows]  # one table, a spacer column inside it (not blocks with titles)
+    if not apart and not any(shared):
+        return [rows]  # one table, a spacer column inside it
     if not any(shared):
         return parts  # a pivot table beside its data: a table of its own
-    keys = {n: cells[0] for n, cells in first if _filled(cells) >= 2}
+    header = next(n for n, cells in first if _filled(cells) >= 2)  # titled: it has one
+    keys = {n: cells[0] for n, cells in first if n >= header}
     keyed = [
-        _titled([(n, [keys[n], *cells]) if n in keys else (n, cells) for n, cells in part])
-        if ours
-        else part
+        _titled([_led(n, cells, keys, header, first[-1][0]) for n, cells in part]) if ours else part
         for part, ours in zip(others, shared, strict=True)
     ]
     return [_titled(first), *keyed]
 
 
+def _led(n: int, cells: list[str], keys: dict[int, str], header: int, last: int) -> Row:
+    """A row of a block beside the first, led by the first block's label cell on its
+    row, an empty one where the first prints none (so its values stay under their
+    columns), from the first's header to its last row; a row above or below them (a
+    title, a result under the block) as it is."""
+    if not header <= n <= last:
+        return n, cells
+    return n, [keys.get(n, EMPTY_CELL), *cells]
+
+
 def _shares(first: Rows, part: Rows) -> bool:
-    """Whether a table set beside the sheet's first is a block of its columns for another
-    model, year or run ("clock2" in A:D, "clock3" in F:G, rows 2 to 18 both): on the same
-    rows, its rows led by values, not labels of their own (a pivot table beside its data
-    has its own rows and labels)."""
+    """Whether a table set beside the sheet's first (titled above its header) is a block
+    of its columns for another model, year or run ("clock2" in A:D, "clock3" in F:G, rows
+    2 to 18 both): on the same rows, its rows led by values, not labels of their own (a
+    pivot table beside its data has its own rows and labels)."""
     ours, theirs = {n for n, _ in part}, {n for n, _ in first}
     if len(ours & theirs) < SHARED_ROWS * len(ours | theirs):
         return False
