@@ -444,8 +444,6 @@ def _heading_above(
         return None
 
     def holds(shown: str) -> bool:
-        if placed:
-            return True
         return bool(_VERSION_NUMBER.search(shown)) if version else holds_number(shown, question)
 
     if not placed and holds(text[start:end]):
@@ -453,7 +451,7 @@ def _heading_above(
     parts = {_plain(part) for part in (section or "").split(SECTION_JOIN)}
     for a, b in reversed(_lines_of(text, 0, start)):
         line = text[a:b].strip()
-        if _plain(line) in parts and holds(_plain(line)):  # "3.5 Delivery" holds none
+        if _plain(line) in parts and (placed or holds(_plain(line))):  # "3.5 Delivery" holds none
             return Piece(base + a, base + b, text[a:b])
     return None
 

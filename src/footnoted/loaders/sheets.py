@@ -144,7 +144,8 @@ def _side_by_side(rows: Rows) -> list[Rows]:
     if len(parts) < 2:
         return [rows]
     first, others = parts[0], parts[1:]
-    titled = _titled(first) != first  # blocks of one table: each titled above its header
+    named = _titled(first)
+    titled = named != first  # blocks of one table: each titled above its header
     shared = [titled and _shares(first, part) for part in others]
     apart = len({(part[0][0], part[-1][0]) for part in parts}) == len(parts)
     if not apart and not any(shared):
@@ -157,7 +158,7 @@ def _side_by_side(rows: Rows) -> list[Rows]:
         _titled([_led(n, cells, keys, header, first[-1][0]) for n, cells in part]) if ours else part
         for part, ours in zip(others, shared, strict=True)
     ]
-    return [_titled(first), *keyed]
+    return [named, *keyed]
 
 
 def _led(n: int, cells: list[str], keys: dict[int, str], header: int, last: int) -> Row:
