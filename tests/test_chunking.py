@@ -197,3 +197,18 @@ def test_content_words_come_from_the_shipped_stop_list_without_scikit_learn() ->
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     ).stdout.splitlines()
     assert out == ["['handbook', 'plans', 'refund']", "[]"]
+
+
+def test_a_period_with_no_space_after_it_ends_no_sentence() -> None:
+    """A file's name after "and" (".YYYYMMDDHHMMSS.gnucash") starts with a period the
+    splitter may cut at: with no space after it, the sentence goes on, so the quote
+    holds its "30 days"."""
+    text = (
+        "By default GnuCash will automatically delete any .log and .YYYYMMDDHHMMSS.gnucash "
+        "backup files that are older than 30 days. You can change this behavior."
+    )
+    assert [text[s:e] for s, e in split_sentences(text)] == [
+        "By default GnuCash will automatically delete any .log and .YYYYMMDDHHMMSS.gnucash "
+        "backup files that are older than 30 days.",
+        "You can change this behavior.",
+    ]

@@ -29,6 +29,7 @@ def exact(answer: Answer) -> str | None:
         ('What counts as a "work that uses the Library"?', "work that uses the Library", False),
         ('What does the License mean by the "Source" form of a work?', "Source form", False),
         ("In the protocol, what does the 'critical' priority for INPUT mean?", "critical", False),
+        ("How does the team describe a 'Low' severity security problem?", "Low", False),
         ("What does the significance level mean?", "significance level", False),
         # one thing named by its kind: its name, as a glossary lists it
         ("What does the purge status flag mean?", "purge", False),
@@ -159,6 +160,22 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "functionality. Capabilities are listed below.",
             "These optional extensions to the API are called Capabilities, and reveal "
             "additional functionality.",
+        ),
+        (  # or before a comma going on to say why it is so called
+            Term("simple transaction", False),
+            "Every transaction has at least two splits. A transaction with only two splits is "
+            "called a simple transaction, since it only involves the current account and a "
+            "single remote account. A transaction with three or more accounts is called a "
+            "split transaction.",
+            "A transaction with only two splits is called a simple transaction, since it only "
+            "involves the current account and a single remote account.",
+        ),
+        (  # or that names the term first, what it names after it
+            Term("module", False),
+            "To avoid definition clashes with Debian terminology, we will call modules any "
+            "Tcl/Tk packages which consist uniquely of Tcl/Tk sources. Modules are packaged.",
+            "To avoid definition clashes with Debian terminology, we will call modules any "
+            "Tcl/Tk packages which consist uniquely of Tcl/Tk sources.",
         ),
         (  # or that says it defines the term
             Term("Adjusted EBITDA", True),

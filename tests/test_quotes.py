@@ -878,3 +878,27 @@ def test_a_why_question_is_answered_from_a_rationale_where_the_lead_gives_no_rea
     assert reasoned_first((lead, why), asked, None, 25.0)[0] is lead  # not believed
     reasoned = read_at("They must be in /bin because restoring needs them.", "restoring")
     assert reasoned_first((reasoned, why), asked, None, 15.0)[0] is reasoned
+
+
+def test_a_why_the_document_asks_itself_is_answered_by_what_follows_it() -> None:
+    """A guide asks "Why?" after saying what is asked, and answers next: asked why, the
+    quote runs through its answer, and the lead stays though its span only repeats what
+    the question says (no other passage takes its place)."""
+    text = (
+        "You may think of your credit card bill as an expense - but it really is not an "
+        "expense. Why? A credit card account is a short-term loan - you pay it back. The "
+        "purchases you make with that credit card are your expenses."
+    )
+    why = "Why is paying your credit card bill not really an expense?"
+    lead = read_at(text, "it really is not an expense")
+    q = quote(lead, None, why)
+    assert q.text.endswith("A credit card account is a short-term loan - you pay it back.")
+    other = read_at("An expense budget plans for buying groceries with a card.", "groceries")
+    assert worded_first((lead, other), why, None, 15.0) == (lead, other)
+    # not asked why: the sentence alone; a question of its own that is not "why" brings nothing
+    what = "What may you think of your credit card bill as?"
+    assert quote(lead, None, what).text.endswith("it really is not an expense.")
+    asked = text.replace("Why?", "How so?")
+    assert quote(read_at(asked, "it really is not an expense"), None, why).text.endswith(
+        "it really is not an expense."
+    )

@@ -1236,3 +1236,26 @@ def test_a_rows_table_is_named_by_the_sentence_printed_above_it(
     question = "What total compressed size is recorded for the Calgary Text Compression Corpus"
     answer = answered(service, f"{question} with -35?")
     assert "| -35 | 14000k | 10500k | 7000k | 675000 |" in answer
+
+
+def test_a_date_given_names_the_row_it_labels() -> None:
+    """A brokerage statement's rows are told apart by their dates: asked the HOOL
+    dividend paid on 2015-07-26, the row dated so answers, not the HOOL dividend of
+    2015-07-02; asked which ticker paid on 2015-08-31, a column the table does not
+    print, the row dated so answers whole. A date no row holds names none."""
+    header = "DATE | TYPE | REF # | DESCRIPTION | FEES | AMOUNT | BALANCE"
+    rows = (
+        "2015-07-02 | DIV | 27217440 | ORDINARY DIVIDEND~HOOL | 0 | 26.19 | 3976.66\n\n"
+        "2015-07-26 | DIV | 75756901 | ORDINARY DIVIDEND~HOOL | 0 | 14.45 | 983.48\n\n"
+        "2015-08-31 | DIV | 97130478 | ORDINARY DIVIDEND~BAPL | 0 | 11.21 | 1002.84"
+    )
+    read = _sheet_read(header, rows)
+    asked = "How much was the HOOL ordinary dividend paid on 2015-07-26?"
+    assert _named_text(asked, read) == (
+        "2015-07-26 | DIV | 75756901 | ORDINARY DIVIDEND~HOOL | 0 | 14.45 | 983.48"
+    )
+    ticker = "Which ticker paid the ordinary dividend credited on 2015-08-31?"
+    assert _named_text(ticker, read) == (
+        "2015-08-31 | DIV | 97130478 | ORDINARY DIVIDEND~BAPL | 0 | 11.21 | 1002.84"
+    )
+    assert _named_text("Which ticker paid the dividend credited on 2015-10-15?", read) is None

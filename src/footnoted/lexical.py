@@ -150,7 +150,9 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
     (a paragraph going on over a page break) does not. A piece that starts with a
     lower-case letter on the same line goes on with the sentence before: the splitter
     cut after an abbreviation or a title ("Lyon and Paris between 1621 and 1629.
-    revolted…" is rare; "… question answering. arXiv preprint …" is not). A number
+    revolted…" is rare; "… question answering. arXiv preprint …" is not), and so does one
+    right after a period with no space between ("any .log and .YYYYMMDD.gnucash files": a
+    file's name, not a sentence's end). A number
     alone ("1.6.", "(b)") is no sentence: it goes on with what follows it on its line
     ("1.1. Version", '1.6. "Executable Form" means …')."""
     end = len(text) if end is None else end
@@ -175,6 +177,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
             and "\n" not in view[spans[-1][1] - start : s]
             and (
                 view[s].islower()
+                or s == spans[-1][1] - start  # no space after the period: ".YYYYMMDD.gnucash"
                 or _ENUMERATOR.fullmatch(view[spans[-1][0] - start : spans[-1][1] - start])
             )
         ):

@@ -255,7 +255,8 @@ class Asked:
         nobody user"), which the document's opening lists beside the others. Any other
         name is held as a word, its stem, two words run together, the start of a word
         ("Nov" of "November"), a word and a short ending ("European"), one letter off in
-        a long word (``_held``), the initials of capitalised words ("USD" of "Union
+        a long word where the passages hold it (``_held``; the opening's "German" holds no
+        "Germany"), the initials of capitalised words ("USD" of "Union
         School District") or, for initials joined by "&", the words they stand for
         ("R&D": "research and development"; ``_spelled_out``), a name of words run
         together as the start of a word ("Gauss-Legendre" of a sheet "GaussLegendreK16"),
@@ -343,7 +344,8 @@ class Asked:
                 gone.append(name)
                 continue
             if (
-                all(_held(p, said) for p in parts)
+                all(_held(p, said, typo=False) for p in parts)  # the opening's "German" is
+                # no typo of "Germany": a name one letter off is held only near
                 or (joined and any(h.startswith(joined) for h in said))
                 or _spelled_out(name, everything)
             ) and not (_shaped(name) and _another(place, often, self.names)):
@@ -490,12 +492,12 @@ def _vocabulary(text: str) -> set[str]:
     return held | {stem(w) for w in held} | set(short) | _initials(text) | shown
 
 
-def _held(word: str, held: set[str]) -> bool:
+def _held(word: str, held: set[str], typo: bool = True) -> bool:
     """Whether ``held`` holds the name's word: as it is, stemmed, as tables abbreviate it
     ("SEP" of "September"), as the start of a word ("Nov" of "November"), as a word and a
-    short ending ("European" of "Europe", "Canada" of "Canadian"), or with one letter
-    wrong, missing, extra or swapped in a word of :data:`TYPO_LETTERS` or more
-    ("Hartmanis" asked as "Hatmanis"), not a digit: "clock1" is not "clock2"."""
+    short ending ("European" of "Europe", "Canada" of "Canadian"), or, where ``typo``,
+    with one letter wrong, missing, extra or swapped in a word of :data:`TYPO_LETTERS` or
+    more ("Hartmanis" asked as "Hatmanis"), not a digit: "clock1" is not "clock2"."""
     if word in held or stem(word) in held:
         return True
     if set(abbreviated([word.lower()])[1:]) & held:
@@ -504,7 +506,7 @@ def _held(word: str, held: set[str]) -> bool:
         return True
     if any(_derived(word, h) for h in held):
         return True
-    if len(word) < TYPO_LETTERS or _DIGIT.search(word):
+    if not typo or len(word) < TYPO_LETTERS or _DIGIT.search(word):
         return False
     return any(_one_edit(word, h) for h in held if not _DIGIT.search(h))
 

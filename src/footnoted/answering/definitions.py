@@ -110,8 +110,12 @@ _OF_KIND = re.compile(
     re.I,
 )
 # a quoted term's kind after it, and what it is of or for: "the 'critical' priority for
-# INPUT" asks what "critical" means (unquoted, "the significance level" is a term)
-_KIND_AFTER = re.compile(rf"\s+(?:{_KIND}|priority|level)(?:\s+(?:of|for|in)\s+\S+)?", re.I)
+# INPUT", "a 'Low' severity security problem" ask what "critical" and "Low" mean
+# (unquoted, "the significance level" is a term)
+_KIND_AFTER = re.compile(
+    rf"\s+(?:{_KIND}|priority|level|severity)(?:\s+[a-z]+){{0,2}}?(?:\s+(?:of|for|in)\s+\S+)?",
+    re.I,
+)
 _ABOUT_WHAT = re.compile(
     r"\s+(?:according to|as (?:used|defined) in)\s+.*$|\s+per (?:the|this|these|our)\b.*$"
     r"|\s+in\s+\S+$|\s+in (?:the|this|these|our)\b.*$"  # "Q in the voting rules"
@@ -428,20 +432,27 @@ def _called(name: str, text: str) -> Definition | None:
     """A sentence that names what it describes by the term, last or before a comma: 'We
     call each individual SELECT statement within a compound SELECT a "term".', "… is
     known as a lock file.", "These optional extensions to the API are called
-    Capabilities, and reveal …" (not the first of a list: "called Fast, Balanced and
-    Quiet"); or between dashes or brackets after it: "Multiprocessor support —
-    also called “symmetric multiprocessing” or SMP — is available …"."""
+    Capabilities, and reveal …", "A transaction with only two splits is called a simple
+    transaction, since it …" (not the first of a list: "called Fast, Balanced and
+    Quiet"); or first, what it names after it ("we will call modules any Tcl/Tk packages
+    which consist uniquely of Tcl/Tk sources"); or between dashes or brackets after it:
+    "Multiprocessor support — also called “symmetric multiprocessing” or SMP — is
+    available …"."""
     calls = re.compile(
         rf"(?:\b(?i:we|they|you|people)\s+(?:call|term)\s+\S.{{8,}}?"
         rf"|\b(?:is|are)\s+(?:called|known\s+as|termed|referred\s+to\s+as))"
-        rf"\s+(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*[.;]?\s*$|\s*,\s*(?:and|or|which|that)\b)"
+        rf"\s+(?i:(?:an?|the)\s+)?(?i:{name})(?:\s*[.;]?\s*$|\s*,\s*(?:and|or|which|that|since|because)\b)"
+    )
+    first = re.compile(  # the term first, what it names after it: "we will call modules any …"
+        rf"\b(?i:we|they)\s+(?:will\s+|shall\s+)?(?:call|term)\s+(?i:{name})"
+        rf"\s+(?:any|all|every|each|those|the)\b"
     )
     aside = re.compile(  # "— also called “symmetric multiprocessing” or SMP —", "(also known as X)"
         rf"[—–(]\s*also\s+(?:called|known\s+as|referred\s+to\s+as)\s+"
         rf"(?:[^—–().;]{{1,60}}?\s+or\s+)?(?i:{name})\s*[—–)]"
     )
     for s, e in split_sentences(text):
-        if calls.search(text, s, e) is not None or aside.search(text, s, e) is not None:
+        if any(p.search(text, s, e) is not None for p in (calls, first, aside)):
             return Definition(s, e)
     return None
 

@@ -555,6 +555,10 @@ def _with_reason(
     bytes. The default value of this limit is 50000.")."""
     if not _WHY.search(question):
         return start, end
+    posed = posed_reason(text, end)
+    if posed is not None:
+        return start, posed  # "… it really is not an expense. Why? A credit card account
+        # is a short-term loan …": the document asks why itself, and answers
     after = _next_in_paragraph(text, end)
     if after is not None and _EXPLAINS.match(text, after[0]) and _REASON.search(text, *after):
         return start, after[1]  # "… reply in order to finish subscribing. This is a
@@ -603,6 +607,22 @@ def _with_replacement(text: str, start: int, end: int) -> int:
         return end
     after = _next_in_paragraph(text, end)
     return end if after is None or not _REPLACED.match(text, *after) else after[1]
+
+
+_POSED_WHY = re.compile(  # "Why?", "Why is that?", "And why is that?"
+    r"(?:and |but )?why(?: (?:is|was|does|do|not) (?:that|this|it|so))?\?", re.I
+)
+
+
+def posed_reason(text: str, end: int) -> int | None:
+    """Where the answer ends that the passage gives its own "Why?" asked right after
+    ``end``: the end of the sentence after that question, in the same paragraph; None
+    where the passage asks no such question there."""
+    asked = _next_in_paragraph(text, end)
+    if asked is None or not _POSED_WHY.fullmatch(text[asked[0] : asked[1]]):
+        return None
+    answer = _next_in_paragraph(text, asked[1])
+    return None if answer is None else answer[1]
 
 
 def _next_in_paragraph(text: str, end: int) -> tuple[int, int] | None:

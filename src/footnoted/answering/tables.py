@@ -137,6 +137,8 @@ _ASKING = frozenset(("what", "which", "what's"))
 _LETTER_GIVEN = re.compile(
     r"\b(?i:row|key|letter|press|pressing|capital|option|grade|class)\s+(?![aI]\b)([A-Za-z])\b"
 )
+# a date or a reference the question gives whole: "2015-08-31", "12/31/2021", "73-4290"
+_IDENTIFIER = re.compile(r"(?<![\w./-])\d+(?:[-/]\w+)+(?![\w/-])")
 
 
 def named_row(
@@ -161,6 +163,7 @@ def named_row(
     numbers = [n for n in given_numbers(question) if len(n) <= 3]
     given = frozenset(w for n in numbers for w in (n, f"-{n}") if f" {w} " in written)
     given |= {m[1] for m in _LETTER_GIVEN.finditer(question)}  # "pressing capital L"
+    given |= set(_IDENTIFIER.findall(question))  # "on 2015-08-31": the row dated so
     shortened = bag(" ".join(abbreviated(written.split())))  # "October" heads "OCT | 2017"
     best: tuple[_Naming, Named] | None = None
     captions = [frozenset[str]()] * len(read)
@@ -357,7 +360,11 @@ def _row_in(
             continue  # a row of words: its label named whole and another column by its
             # words (under years, words are a second header: "Net Sales | % of Total"),
             # or the one other column there is
-        if column:
+        # a row whose label is a date or a reference the question gives is told from
+        # every other by it: where no column is named it answers whole ("Which ticker
+        # paid the dividend credited on 2015-08-31?")
+        identified = any(_IDENTIFIER.fullmatch(cell) for cell in labelled)
+        if column or identified:
             under = 1 if keyed else None if index is None else value_at(line, header, index)
             shown = _percent(cells, under) or in_percent(r, start, end, context)
             unit = shown == percent
