@@ -212,3 +212,11 @@ def test_a_period_with_no_space_after_it_ends_no_sentence() -> None:
         "backup files that are older than 30 days.",
         "You can change this behavior.",
     ]
+    # a sentence's end with no space after it is still its end
+    glued = "Is it done?Yes it is. First sentence here.Second sentence here."
+    assert [glued[s:e] for s, e in split_sentences(glued)] == [
+        "Is it done?",
+        "Yes it is.",
+        "First sentence here.",
+        "Second sentence here.",
+    ]

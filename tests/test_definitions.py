@@ -73,6 +73,12 @@ def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expan
     assert (found.text, found.expands) == (term, expands)
 
 
+def test_a_quoted_name_before_what_is_asked_of_it_is_no_term() -> None:
+    """Words after a quoted name's kind ask something of it, not what it means."""
+    assert asked_term("What is the 'Low' severity response time?") is None
+    assert asked_term("What is the 'verbose' option default value?") is None
+
+
 @pytest.mark.parametrize(
     "question",
     [
@@ -329,6 +335,9 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
         (Term("Flask", False), "Use Flask (Django, FastAPI or Pyramid work too) for it."),
         (Term("BERT", True), "We fine-tune BERT (Devlin and others, 2019) on it."),
         (Term("BERT", True), "We fine-tune BERT (as Devlin et al. did) on it."),
+        # "call" as in calling them, not naming them
+        (Term("handlers", False), "We call handlers each time an event fires."),
+        (Term("callbacks", False), "They call callbacks the moment the request completes."),
     ],
 )
 def test_what_is_no_definition(term: Term, text: str) -> None:

@@ -902,3 +902,16 @@ def test_a_why_the_document_asks_itself_is_answered_by_what_follows_it() -> None
     assert quote(read_at(asked, "it really is not an expense"), None, why).text.endswith(
         "it really is not an expense."
     )
+    # no answer after the question ("Why? Read on."), or a lead that says something else
+    # than the question (another year) is no lead kept
+    unanswered = "It really is not an expense. Why? Read on. Cards are loans."
+    assert quote(read_at(unanswered, "not an expense"), None, why).text == (
+        "It really is not an expense."
+    )
+    year = read_at(
+        "Revenue fell sharply in 2010. Why? Two large customers left for a rival.", "2010"
+    )
+    later = read_at(
+        "In 2013 revenue fell because the plant closed for repairs.", "the plant closed"
+    )
+    assert worded_first((year, later), "Why did revenue fall in 2013?", None, 15.0)[0] is later

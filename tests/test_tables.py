@@ -1242,7 +1242,8 @@ def test_a_date_given_names_the_row_it_labels() -> None:
     """A brokerage statement's rows are told apart by their dates: asked the HOOL
     dividend paid on 2015-07-26, the row dated so answers, not the HOOL dividend of
     2015-07-02; asked which ticker paid on 2015-08-31, a column the table does not
-    print, the row dated so answers whole. A date no row holds names none."""
+    print, the row dated so answers whole, where the question names another of its cells
+    too. A date no row holds names none, and a range is no date."""
     header = "DATE | TYPE | REF # | DESCRIPTION | FEES | AMOUNT | BALANCE"
     rows = (
         "2015-07-02 | DIV | 27217440 | ORDINARY DIVIDEND~HOOL | 0 | 26.19 | 3976.66\n\n"
@@ -1259,3 +1260,8 @@ def test_a_date_given_names_the_row_it_labels() -> None:
         "2015-08-31 | DIV | 97130478 | ORDINARY DIVIDEND~BAPL | 0 | 11.21 | 1002.84"
     )
     assert _named_text("Which ticker paid the dividend credited on 2015-10-15?", read) is None
+    # the date alone names no row whole: the question names nothing else of it
+    assert _named_text("What commission was charged on 2015-08-31?", read) is None
+    # a range is no date: "10-15 years" names no row labelled so
+    leave = _sheet_read("Years | Days", "0-5 | 10\n\n10-15 | 20")
+    assert _named_text("Who approves leave for staff with 10-15 years?", leave) is None

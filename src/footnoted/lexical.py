@@ -151,7 +151,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
     lower-case letter on the same line goes on with the sentence before: the splitter
     cut after an abbreviation or a title ("Lyon and Paris between 1621 and 1629.
     revolted…" is rare; "… question answering. arXiv preprint …" is not), and so does one
-    right after a period with no space between ("any .log and .YYYYMMDD.gnucash files": a
+    right after a period that starts a word ("any .log and .YYYYMMDD.gnucash files": a
     file's name, not a sentence's end). A number
     alone ("1.6.", "(b)") is no sentence: it goes on with what follows it on its line
     ("1.1. Version", '1.6. "Executable Form" means …')."""
@@ -177,7 +177,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
             and "\n" not in view[spans[-1][1] - start : s]
             and (
                 view[s].islower()
-                or s == spans[-1][1] - start  # no space after the period: ".YYYYMMDD.gnucash"
+                or (s == spans[-1][1] - start and _dot_started(view, s))
                 or _ENUMERATOR.fullmatch(view[spans[-1][0] - start : spans[-1][1] - start])
             )
         ):
@@ -185,6 +185,12 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
         else:
             spans.append((start + s, start + e))
     return spans
+
+
+def _dot_started(view: str, at: int) -> bool:
+    """Whether ``view`` was cut at ``at`` right after a period that starts a word (".log
+    and .YYYYMMDD.gnucash": a file's name, not a sentence's end)."""
+    return at >= 1 and view[at - 1] == "." and (at == 1 or view[at - 2].isspace())
 
 
 Bag = frozenset[str]

@@ -111,9 +111,12 @@ _OF_KIND = re.compile(
 )
 # a quoted term's kind after it, and what it is of or for: "the 'critical' priority for
 # INPUT", "a 'Low' severity security problem" ask what "critical" and "Low" mean
-# (unquoted, "the significance level" is a term)
+# (unquoted, "the significance level" is a term; "the 'Low' severity response time" asks
+# a time)
 _KIND_AFTER = re.compile(
-    rf"\s+(?:{_KIND}|priority|level|severity)(?:\s+[a-z]+){{0,2}}?(?:\s+(?:of|for|in)\s+\S+)?",
+    rf"\s+(?:{_KIND}|priority|level"
+    r"|severity(?:\s+(?:level|rating))?(?:\s+(?:security\s+)?(?:problem|issue|bug|flaw|vulnerability)s?)?)"
+    r"(?:\s+(?:of|for|in)\s+\S+)?",
     re.I,
 )
 _ABOUT_WHAT = re.compile(
@@ -445,8 +448,8 @@ def _called(name: str, text: str) -> Definition | None:
     )
     first = re.compile(  # the term first, what it names after it: "we will call modules any …"
         rf"\b(?i:we|they)\s+(?:will\s+|shall\s+)?(?:call|term)\s+(?i:{name})"
-        rf"\s+(?:any|all|every|each|those|the)\b"
-    )
+        r"\s+(?:any|all|those)\s+\w[^.;]*\b(?:which|that|who)\b"
+    )  # not "we call handlers each time an event fires": "call" as in calling them
     aside = re.compile(  # "— also called “symmetric multiprocessing” or SMP —", "(also known as X)"
         rf"[—–(]\s*also\s+(?:called|known\s+as|referred\s+to\s+as)\s+"
         rf"(?:[^—–().;]{{1,60}}?\s+or\s+)?(?i:{name})\s*[—–)]"

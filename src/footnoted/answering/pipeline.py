@@ -945,16 +945,19 @@ def worded_first(
     table's caption, with nothing after it in the passage: "Table 1: PaLM-540B
     prompting results on HotpotQA and Fever."), or when the lead's span is no answer
     to the question (``_misses``; a table row the question names is no span of the
-    reader's: a follow-up's query holds the previous row's figures) and another's is.
+    reader's: a follow-up's query holds the previous row's figures; a span that only
+    says again what a why-question says is one where the passage asks "Why?" next and
+    answers, ``quotes.posed_reason``) and another's is.
     Where no other passage is believed, the lead stays; with only headings it is no
     answer (``Pipeline._answers``)."""
     if not read:
         return read
     lead = read[0]
     missed = not lead.named and _misses(lead, question)  # a row named is read whole
-    if missed and asks_why(question):  # "… not an expense. Why? A credit card account is
-        # a short-term loan": a span restating what is asked, answered by the text next
-        text, span = lead.hit.chunk.text, lead.reading
+    text, span = lead.hit.chunk.text, lead.reading
+    if missed and asks_why(question) and not bag(text[span.start : span.end]) - bag(question):
+        # "… it really is not an expense. Why? A credit card account is a short-term loan":
+        # a span restating what is asked, answered by the text next
         ends = [e for s, e, _ in chunk_sentences(text) if s <= span.start < e]
         missed = not ends or posed_reason(text, ends[0]) is None
     if not _only_headings(quote(lead, context, question)) and not missed:

@@ -545,7 +545,8 @@ def _with_reason(
     text: str, start: int, end: int, question: str, section: str | None
 ) -> tuple[int, int]:
     """Where the quote of ``text[start:end]`` starts and ends: for a question asking why,
-    to the end of the next sentence of its paragraph where that one opens by explaining
+    through the answer to the passage's own "Why?" right after it (``posed_reason``); to
+    the end of the next sentence of its paragraph where that one opens by explaining
     it ("This is a security measure to keep …"); where the quote gives no reason, to
     the end of one of the next two sentences of the
     passage that gives one ("We divide the corpus into 100-word passages following
@@ -609,9 +610,10 @@ def _with_replacement(text: str, start: int, end: int) -> int:
     return end if after is None or not _REPLACED.match(text, *after) else after[1]
 
 
-_POSED_WHY = re.compile(  # "Why?", "Why is that?", "And why is that?"
-    r"(?:and |but )?why(?: (?:is|was|does|do|not) (?:that|this|it|so))?\?", re.I
+_POSED_WHY = re.compile(  # "Why?", "Why so?", "Why is that?", "And why is that?"
+    r"(?:and |but )?why(?: so| (?:is|was|does|do) (?:that|this|it|so))?\?", re.I
 )
+_ANSWER_WORDS = 4  # the fewest words of the answer to the passage's own "Why?" ("Read on." is none)
 
 
 def posed_reason(text: str, end: int) -> int | None:
@@ -622,7 +624,9 @@ def posed_reason(text: str, end: int) -> int | None:
     if asked is None or not _POSED_WHY.fullmatch(text[asked[0] : asked[1]]):
         return None
     answer = _next_in_paragraph(text, asked[1])
-    return None if answer is None else answer[1]
+    if answer is None or len(text[answer[0] : answer[1]].split()) < _ANSWER_WORDS:
+        return None
+    return answer[1]
 
 
 def _next_in_paragraph(text: str, end: int) -> tuple[int, int] | None:

@@ -137,8 +137,11 @@ _ASKING = frozenset(("what", "which", "what's"))
 _LETTER_GIVEN = re.compile(
     r"\b(?i:row|key|letter|press|pressing|capital|option|grade|class)\s+(?![aI]\b)([A-Za-z])\b"
 )
-# a date or a reference the question gives whole: "2015-08-31", "12/31/2021", "73-4290"
-_IDENTIFIER = re.compile(r"(?<![\w./-])\d+(?:[-/]\w+)+(?![\w/-])")
+# a date the question gives whole: "2015-08-31", "12/31/2021", "22.01.2013" (not a range,
+# "2019-2021", "10-15", nor "64-bit")
+_DATE = re.compile(
+    r"(?<![\w./-])(?:\d{4}-\d\d-\d\d|\d{1,2}/\d{1,2}/(?:\d\d){1,2}|\d{1,2}\.\d{1,2}\.\d{4})(?![\w/-])"
+)
 
 
 def named_row(
@@ -150,7 +153,7 @@ def named_row(
     """The row of the passages read, or of the rest of a table one of them ends in
     (``further``: ``continuations``, named as under that table's caption), that the
     question names (see the module); None when no row is named with one of its
-    columns."""
+    columns, or by the date it gives and a word of another of its cells."""
     q = question.lower()
     if _NOT_A_VALUE.search(q):
         return None
@@ -163,7 +166,7 @@ def named_row(
     numbers = [n for n in given_numbers(question) if len(n) <= 3]
     given = frozenset(w for n in numbers for w in (n, f"-{n}") if f" {w} " in written)
     given |= {m[1] for m in _LETTER_GIVEN.finditer(question)}  # "pressing capital L"
-    given |= set(_IDENTIFIER.findall(question))  # "on 2015-08-31": the row dated so
+    given |= set(_DATE.findall(question))  # "on 2015-08-31": the row dated so
     shortened = bag(" ".join(abbreviated(written.split())))  # "October" heads "OCT | 2017"
     best: tuple[_Naming, Named] | None = None
     captions = [frozenset[str]()] * len(read)
@@ -292,7 +295,8 @@ def _row_in(
     over its data's "Sepal Length"; then a header whose first cell, over the rows'
     labels, the question names: "Total" under "OCT | 2015 | 2016 | 2017" of a month's
     table of days, not September's; then a label that is the number given), when exactly
-    one row is named best and a column too. ``above``: the words of the caption of the
+    one row is named best and a column too (or, dated as the question dates it, a word of
+    another of its cells: the row whole). ``above``: the words of the caption of the
     table a passage continues, printed in the chunk before it (``continuations``)."""
     text = r.hit.chunk.text
     title = bag(r.hit.document_title)
@@ -360,11 +364,12 @@ def _row_in(
             continue  # a row of words: its label named whole and another column by its
             # words (under years, words are a second header: "Net Sales | % of Total"),
             # or the one other column there is
-        # a row whose label is a date or a reference the question gives is told from
-        # every other by it: where no column is named it answers whole ("Which ticker
-        # paid the dividend credited on 2015-08-31?")
-        identified = any(_IDENTIFIER.fullmatch(cell) for cell in labelled)
-        if column or identified:
+        # a row dated as the question dates it is told from every other by it: where no
+        # column is named it answers whole, if the question names another of its cells
+        # too ("Which ticker paid the dividend credited on 2015-08-31?"; not "What
+        # commission was charged on 2015-08-31?")
+        dated = any(_DATE.fullmatch(cell) for cell in labelled) and bool(label - labelled)
+        if column or dated:
             under = 1 if keyed else None if index is None else value_at(line, header, index)
             shown = _percent(cells, under) or in_percent(r, start, end, context)
             unit = shown == percent
