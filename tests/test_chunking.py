@@ -212,6 +212,13 @@ def test_a_period_with_no_space_after_it_ends_no_sentence() -> None:
         "backup files that are older than 30 days.",
         "You can change this behavior.",
     ]
+    # a mark that starts a word, or a period after an initial, ends no sentence
+    named = "The ?LAST name is the last element. It is with non-U.S. airlines. Done."
+    assert [named[s:e] for s, e in split_sentences(named)] == [
+        "The ?LAST name is the last element.",
+        "It is with non-U.S. airlines.",
+        "Done.",
+    ]
     # a sentence's end with no space after it is still its end
     glued = "Is it done?Yes it is. First sentence here.Second sentence here."
     assert [glued[s:e] for s, e in split_sentences(glued)] == [

@@ -1265,3 +1265,39 @@ def test_a_date_given_names_the_row_it_labels() -> None:
     # a range is no date: "10-15 years" names no row labelled so
     leave = _sheet_read("Years | Days", "0-5 | 10\n\n10-15 | 20")
     assert _named_text("Who approves leave for staff with 10-15 years?", leave) is None
+
+
+def test_a_row_of_a_sheet_printing_no_header_is_named_by_its_words_and_answers_whole() -> None:
+    """An invoice's lines as a CSV file print no header: asked the unit price of one
+    item, the row naming it answers whole (no column can be named); asked the bill's
+    vendor, which no row names, none does. A PDF's table whose header was lost to the
+    layout (no sheet's rows) is left to the reader."""
+    rows = (
+        "MEC-0072 | - | 000013 | 34-0655 > PROTOBLOC 2 BREADBOARD | ea | Expenses:Materials "
+        "General | 1 | 4.39\n\n"
+        "MEC-0072 | - | 000013 | 73-4290 > ATMEGA8-16PU 8-BIT MICRO 8K DIL-28 (RC) | ea | "
+        "Expenses:Materials General | 3 | 1.99\n\n"
+        "MEC-0072 | - | 000013 | DELIVERY | ea | Expenses:Postage | 1 | 4.95"
+    )
+    lines = [i for i, ch in enumerate(rows) if i == 0 or rows[i - 2 : i] == "\n\n"]
+    sheet = Chunk(
+        "c1",
+        "d1",
+        0,
+        rows,
+        0,
+        len(rows),
+        header="",
+        rows=tuple((at, n) for n, at in enumerate(lines, start=1)),
+    )
+    read = Read(RetrievedChunk(sheet, "invoice", None, 0.6), Reading(3.0, 0, 10), 10.0)
+    price = "What is the unit price of the ATMEGA8-16PU 8-bit microcontroller on bill MEC-0072?"
+    named = _named_text(price, read)
+    assert named is not None and named.endswith("| 3 | 1.99")
+    delivery = "Which expense account is the delivery charge on bill MEC-0072 booked to?"
+    assert (_named_text(delivery, read) or "").endswith("Expenses:Postage | 1 | 4.95")
+    assert _named_text("What is the name of the vendor that issued bill MEC-0072?", read) is None
+    pdf = Read(
+        RetrievedChunk(replace(sheet, rows=()), "invoice", None, 0.6), Reading(3.0, 0, 10), 10.0
+    )
+    assert _named_text(price, pdf) is None

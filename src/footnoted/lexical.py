@@ -151,8 +151,9 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
     lower-case letter on the same line goes on with the sentence before: the splitter
     cut after an abbreviation or a title ("Lyon and Paris between 1621 and 1629.
     revolted…" is rare; "… question answering. arXiv preprint …" is not), and so does one
-    right after a period that starts a word ("any .log and .YYYYMMDD.gnucash files": a
-    file's name, not a sentence's end). A number
+    right after a mark that starts a word ("any .log and .YYYYMMDD.gnucash files": a
+    file's name, not a sentence's end; "?LAST") or a period after an initial ("non-U.S.
+    airlines"). A number
     alone ("1.6.", "(b)") is no sentence: it goes on with what follows it on its line
     ("1.1. Version", '1.6. "Executable Form" means …')."""
     end = len(text) if end is None else end
@@ -188,9 +189,16 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
 
 
 def _dot_started(view: str, at: int) -> bool:
-    """Whether ``view`` was cut at ``at`` right after a period that starts a word (".log
-    and .YYYYMMDD.gnucash": a file's name, not a sentence's end)."""
-    return at >= 1 and view[at - 1] == "." and (at == 1 or view[at - 2].isspace())
+    """Whether ``view`` was cut at ``at`` right after a mark that starts a word (".log
+    and .YYYYMMDD.gnucash": a file's name, not a sentence's end; "the special name
+    ?LAST") or a period after an initial ("non-U.S. airlines": an abbreviation's
+    letters)."""
+    if at < 1 or view[at - 1] not in ".?!":
+        return False
+    before = view[max(at - 3, 0) : at - 1]
+    if not before or before[-1].isspace():
+        return True  # ".log", "?LAST": the mark starts a word
+    return view[at - 1] == "." and re.fullmatch(r"(?:^|[\W\d_])[^\W\d_]", before) is not None
 
 
 Bag = frozenset[str]

@@ -334,6 +334,9 @@ def _row_in(
             header = None if found is None else found.text
         if header is None and len(cells) == len(upper) == 2 and not _paged(upper, cells):
             header = ""  # a table of keys and values under no header of words
+        unheaded = header is None and not worded_row and _unheaded(r.hit.chunk, start)
+        if unheaded:
+            header = ""  # a table that prints no header: an invoice's lines
         if header is None:
             continue
         # a number given in another cell names the row where the question names that
@@ -369,7 +372,9 @@ def _row_in(
         # too ("Which ticker paid the dividend credited on 2015-08-31?"; not "What
         # commission was charged on 2015-08-31?")
         dated = any(_DATE.fullmatch(cell) for cell in labelled) and bool(label - labelled)
-        if column or dated:
+        # a row of a table printing no header names no column: named best, it answers
+        # whole ("the unit price of the ATMEGA8-16PU" on an invoice's lines)
+        if column or dated or (unheaded and not years):
             under = 1 if keyed else None if index is None else value_at(line, header, index)
             shown = _percent(cells, under) or in_percent(r, start, end, context)
             unit = shown == percent
@@ -410,6 +415,22 @@ def _row_in(
         start += 1
     reading = Reading(r.reading.score, start, end)
     return top, Named(replace(r, reading=reading, named=True), bool(top[FILLED]))
+
+
+def _unheaded(chunk: Chunk, start: int) -> bool:
+    """Whether the row at ``start`` of a spreadsheet's passage is in a sheet that prints
+    no header row (its first row holds amounts: a CSV file of an invoice's lines), the
+    passage starting among its rows: no header is known above the passage, and every
+    line above the row is a row of as many cells, the first holding an amount. (A PDF's
+    table may have lost its header to the layout: its rows are no sheet's.)"""
+    if chunk.header != "" or not chunk.rows:
+        return False
+    lines = [line for line in chunk.text[:start].split("\n") if line.strip()]
+    width = chunk.text[start:].split("\n", 1)[0].count(CELLS)
+    if any(line.count(CELLS) != width for line in lines):
+        return False
+    first = (lines[0] if lines else chunk.text[start:].split("\n", 1)[0]).split(CELLS)
+    return any(_VALUE.fullmatch(c) for c in first[1:])
 
 
 def _paged(above: Sequence[str], cells: Sequence[str]) -> bool:
