@@ -30,6 +30,7 @@ def exact(answer: Answer) -> str | None:
         ('What does the License mean by the "Source" form of a work?', "Source form", False),
         ("In the protocol, what does the 'critical' priority for INPUT mean?", "critical", False),
         ("How does the team describe a 'Low' severity security problem?", "Low", False),
+        ("In GnuPG, what does the trust code 'm' mean?", "m", False),  # a quoted code
         ("What does the significance level mean?", "significance level", False),
         # one thing named by its kind: its name, as a glossary lists it
         ("What does the purge status flag mean?", "purge", False),
@@ -175,6 +176,12 @@ def test_questions_that_ask_no_meaning(question: str) -> None:
             "split transaction.",
             "A transaction with only two splits is called a simple transaction, since it only "
             "involves the current account and a single remote account.",
+        ),
+        (  # a code's row in a table of codes and what each means
+            Term("m", False),
+            "code | description of trust\n\nn | never trust this key\n\nm | marginally trusted"
+            "\n\nf | fully trusted",
+            "marginally trusted",
         ),
         (  # or that names the term first, what it names after it
             Term("module", False),

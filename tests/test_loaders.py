@@ -462,6 +462,22 @@ def test_html_title_falls_back_to_first_h1() -> None:
     assert doc.title == "Only heading"
 
 
+def test_a_book_pages_title_names_the_book_it_links_home_to() -> None:
+    """A DocBook chapter links to its book's first page by the book's title: the
+    chapter's title names the book too, so a question naming the book finds it; a page
+    whose title names it already, or that links nowhere, keeps its title."""
+    head = '<link rel="home" href="index.en.html" title="Debian Reference"/>'
+    title = "<title>Chapter 10. Data management</title>"
+    page = f"<html><head>{title}{head}</head><body><p>Text.</p></body></html>"
+    assert load_bytes(page.encode(), "ch10.html").title == (
+        "Chapter 10. Data management (Debian Reference)"
+    )
+    named = page.replace("Chapter 10. Data management", "Debian Reference: Data")
+    assert load_bytes(named.encode(), "ch10.html").title == "Debian Reference: Data"
+    alone = page.replace(head, "")
+    assert load_bytes(alone.encode(), "ch10.html").title == "Chapter 10. Data management"
+
+
 def test_html_paragraphs_made_of_line_breaks_and_layout_tables() -> None:
     """Pages without <p>, laid out with tables: two <br> part paragraphs, and a table
     whose rows hold paragraphs or tables is layout, while a data table keeps its rows."""
@@ -665,6 +681,34 @@ def test_a_manual_pages_titles_underlined_with_their_text_below() -> None:
         "OPTIONS",
     )
     assert section_of(doc, "The trailers are kept.") == ("git-frob(1)", "EXAMPLES")
+
+
+def test_an_outline_modes_headings_are_its_lines_of_stars() -> None:
+    """A GNU NEWS file says on its first line it is in Emacs's outline mode: its lines of
+    stars are its headings, a star more a level down; a text that says no such thing
+    keeps its starred lines as a list's items."""
+    text = (
+        "GNU coreutils NEWS                                    -*- outline -*-\n\n"
+        "* Noteworthy changes in release 9.1 (2022-04-15) [stable]\n\n"
+        "** Bug fixes\n\n  chmod -R no longer exits with error status.\n\n"
+        "* Noteworthy changes in release 9.0 (2021-09-24) [stable]\n\n"
+        "** New features\n\n  cp now uses the copy_file_range syscall.\n"
+    )
+    doc = load_bytes(text.encode(), "NEWS.txt")
+    assert_well_formed(doc)
+    assert section_of(doc, "chmod -R no longer exits with error status.") == (
+        "Noteworthy changes in release 9.1 (2022-04-15) [stable]",
+        "Bug fixes",
+    )
+    assert section_of(doc, "cp now uses the copy_file_range syscall.") == (
+        "Noteworthy changes in release 9.0 (2021-09-24) [stable]",
+        "New features",
+    )
+    plain = load_bytes(text.replace("-*- outline -*-", "").encode(), "NEWS.txt")
+    assert section_of(plain, "cp now uses the copy_file_range syscall.") != (
+        "Noteworthy changes in release 9.0 (2021-09-24) [stable]",
+        "New features",
+    )
 
 
 def test_restructured_text_titles_underlined_past_their_end() -> None:

@@ -52,7 +52,7 @@ from .asked import DESCRIBING
 
 MAX_TERM_WORDS = 6
 WHAT_IS_WORDS = 4  # "What is X?" asks what X means only of a name this short
-_QUOTED = re.compile(r"(?<!\w)[\"“‘']([^\"“”‘’]{2,60}?)[\"”’'](?!\w)")
+_QUOTED = re.compile(r"(?<!\w)[\"“‘']([^\"“”‘’]{2,60}?|\w)[\"”’'](?!\w)")  # 'm' too
 _ABOUT = re.compile(  # where the question says the term is used: not part of the term
     r"\s+(?:according to|as (?:used|defined) in|in|per|from|within|under)\s+"
     r"(?:the|this|these|an?|our)\b.*$"
@@ -126,6 +126,10 @@ _ABOUT_WHAT = re.compile(
 # "Boeing's revenue" is a possession; "Wilm's Tumour", "Moore's Law" are names
 _POSSESSION = re.compile(r"\w['’]s\b(?!\s+[A-Z])")
 _OWNER = re.compile(r"(?:the\s+)?[\w&.\-]+(?:\s+[\w&.\-]+)?['’]s|(?:an?|the)")
+# a quoted code's kind before it: "the trust code 'm'", "the option 'x'"
+_KIND_BEFORE = re.compile(
+    r"(?:the\s+)?(?:[\w-]+\s+)?(?:code|key|letter|symbol|flag|option|status|value|mode)", re.I
+)
 _ABBREVIATION = re.compile(r"^(?=(?:\w*[A-Z]){2})[\w/&.-]{2,12}$")
 _VERB = (  # "is" and "are" not before another verb ("are enabled by": no definition); "was"
     # and "were" only as "defined as" ("Revenue was $5.2 billion" defines nothing)
@@ -193,7 +197,9 @@ def asked_term(question: str) -> Term | None:
             elif noun is not None and noun[1] not in stop_words():  # 'the "Source" form'
                 term, after = f"{term} {noun[1]}", ""
             rest = asked[: quoted.start()] + after
-            if rest.strip() and not _OWNER.fullmatch(rest.strip()):
+            if rest.strip() and not (
+                _OWNER.fullmatch(rest.strip()) or _KIND_BEFORE.fullmatch(rest.strip())
+            ):
                 return None
         else:
             asked = (_ABOUT_WHAT if what_is else _ABOUT).sub("", asked)
@@ -209,8 +215,9 @@ def asked_term(question: str) -> Term | None:
         words = term.split()
         if len(words) > 1 and words[-1].startswith("-"):  # a command's option: "git … --parse"
             term, words = words[-1], words[-1:]
-        if len(words) > MAX_TERM_WORDS or all(w.lower() in stop_words() for w in words):
-            return None  # "What does it mean when …": no term
+        said = quoted is None and all(w.lower() in stop_words() for w in words)
+        if len(words) > MAX_TERM_WORDS or said:
+            return None  # "What does it mean when …": no term (a code quoted is one: 'm')
         if not any(ch.isalnum() for ch in term):
             return None
         # a code ("%j", "-Fc") stands for what it means, not for words it cuts short
@@ -294,11 +301,15 @@ def _name(term: str, plural: bool = True) -> str:
     return joined + (r"(?:s|es)?" if plural else r"(?![a-z])") + r"[\"”’']?"
 
 
+_CODE_CHARS = 2  # a code a table's row defines in words: "m | marginally trusted"
+
+
 def _glossary(name: str, text: str) -> Definition | None:
     """A line that starts with the term (bulleted or numbered) and goes on, after a dash
     or a colon, an option's long name ("-t --test Check integrity …"), or in a
     numbered list straight away in lower case, or as the next
-    cell of a row ("%j | Day of the year as a zero-padded decimal number. | 001, …"),
+    cell of a row ("%j | Day of the year as a zero-padded decimal number. | 001, …";
+    a code's in two words or more: "m | marginally trusted"),
     to its definition; or a line of a table's legend, the term and its definition in
     brackets."""
     entry = re.compile(
@@ -316,7 +327,8 @@ def _glossary(name: str, text: str) -> Definition | None:
             cut = text.find(CELLS, m.start("d"), end)
             end = end if cut < 0 else cut
             described = text[m.start("d") : end]
-            if len(described.split()) < 4 or _DIGIT.search(described):
+            least = 2 if len(m["t"]) <= _CODE_CHARS else 4  # a code's: "m | marginally trusted"
+            if len(described.split()) < least or _DIGIT.search(described):
                 continue  # a row of values, not a term and its definition
         if m["bare"] is not None and (_TITLED.match(m["t"]) or _heading(m.group(0))):
             continue  # a numbered heading: "1.2 Revenue recognition and related policies",

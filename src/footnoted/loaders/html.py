@@ -78,7 +78,22 @@ def load_html(_data: bytes, text: str | None, name: str) -> ParsedDocument:
     title_node = tree.css_first("title")
     title = clean_title(title_node.text() if title_node is not None else None)
     blocks = _unpaged(walker.blocks, walker.breaks)
-    return assemble(blocks, kind="html", title=title or clean_title(walker.first_h1))
+    return assemble(
+        blocks, kind="html", title=_of_work(title or clean_title(walker.first_h1), tree)
+    )
+
+
+def _of_work(title: str | None, tree: LexborHTMLParser) -> str | None:
+    """A page's title with the work it is a page of, where the page links to that work's
+    first page by its title (``<link rel="home" title="Debian Reference">``, as DocBook
+    and other book tools write it) and its own title does not name it: "Chapter 10. Data
+    management (Debian Reference)", so a question naming the book is asked of its
+    chapter."""
+    home = tree.css_first('link[rel="home"][title]')
+    work = clean_title(home.attributes.get("title") if home is not None else None)
+    if not work or not title or work.casefold() in title.casefold():
+        return title or work
+    return f"{title} ({work})"
 
 
 def html_fragment_blocks(markup: str, name: str) -> list[Block]:

@@ -16,6 +16,10 @@ rights granted under this License will terminate …") is no heading: its words 
 in title case; nor is a term a paragraph defines ('1.6. "Executable Form" means …'),
 which stays one passage with its definition.
 
+A text that says on its first line it is in Emacs's outline or Org mode ("-*- outline -*-",
+as GNU projects' NEWS files do) sets its headings as lines of stars: "* Noteworthy changes
+in release 9.1 (2022-04-15) [stable]" heads "** Bug fixes", which heads its entries.
+
 reStructuredText's inline markup is read as the text it shows: a link's words without
 its address ("`Social Contract <https://…>`__"), a literal without its backquotes
 ("``subscribe``"), a cross-reference's target ("see :ref:`mentors`"); a paragraph that
@@ -48,6 +52,11 @@ _TARGET = re.compile(r"\.\. _[^:\n]+:")
 _ITEM = re.compile(r"(?P<mark> *(?:\d{1,2}\.|[*•+-]) +)\S")  # a list item's marker, to its text
 _FIELD = re.compile(r"\S+: |.*@")  # "Control: close 42", an address
 _TERM_LEVEL = 100  # a term heads its description below every heading the text sets
+# a text in Emacs's outline or Org mode ("GNU coreutils NEWS  -*- outline -*-" on its
+# first line) sets its headings as lines of stars, one more a level down ("* Noteworthy
+# changes in release 9.1 (2022-04-15) [stable]" over "** Bug fixes")
+_OUTLINE_MODE = re.compile(r"-\*-.*\b(?:outline|org)\b.*-\*-", re.IGNORECASE)
+_STARRED = re.compile(r"(?P<stars>\*{1,6}) +(?P<title>\S[^\n]*)")
 _SMALL = frozenset(("a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "its",
                     "of", "on", "or", "our", "than", "the", "their", "these", "this", "to",
                     "under", "with", "without", "your"))  # fmt: skip
@@ -58,8 +67,14 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
     parts: list[str] = []
     titles: set[int] = set()  # the parts that are a hanging list item's title
     items: set[int] = set()  # the parts that are a list's item (or its title's text)
+    outline = _OUTLINE_MODE.search(content.split("\n", 1)[0])
+    starred: dict[int, tuple[int, str]] = {}  # an outline's headings: level, title
     for part in _BLANK_LINE.split(content):
-        if not _TARGET.fullmatch(part.strip()):
+        star = _STARRED.fullmatch(part.strip()) if outline else None
+        if star is not None:
+            starred[len(parts)] = len(star["stars"]), star["title"]
+            parts.append(part)
+        elif not _TARGET.fullmatch(part.strip()):
             pieces = _items(_shown(part))
             for item, titled in pieces:
                 if titled:
@@ -78,6 +93,9 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
             blocks.append(Block(part, sections.path))
             continue
         heading = _heading(part, delimiters, marks, ranks)
+        if index in starred:
+            level, title = starred[index]
+            heading = level, title, ""
         if heading is None and index in titles:  # a list's numbers number no sections
             heading = _TERM_LEVEL, part.strip(), ""
         if heading is None and indented and _flush_title(part):  # below an underlined title
@@ -90,6 +108,8 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
             blocks.append(Block(part, sections.path))
             continue
         level, title, rest = heading
+        if outline:  # the editor's mode is no words of the title: "GNU coreutils NEWS"
+            title = " ".join(_OUTLINE_MODE.sub(" ", title).split()) or title
         blocks.append(Block(title, sections.enter(level, title)))
         if rest.strip():
             blocks.append(Block(rest, sections.path))
