@@ -75,9 +75,15 @@ def test_the_term_a_question_asks_the_meaning_of(question: str, term: str, expan
 
 
 def test_a_quoted_name_before_what_is_asked_of_it_is_no_term() -> None:
-    """Words after a quoted name's kind ask something of it, not what it means."""
+    """Words after a quoted name's kind ask something of it, not what it means; a
+    quoted letter is a code only after its kind, and a quoted stop word is no term."""
     assert asked_term("What is the 'Low' severity response time?") is None
     assert asked_term("What is the 'verbose' option default value?") is None
+    coded = asked_term("What does the GPG trust code 'm' mean?")
+    assert coded is not None and coded.text == "m"
+    assert asked_term("What does 'it' mean?") is None
+    rock = asked_term("What does rock 'n' roll mean?")
+    assert rock is not None and rock.text == "rock 'n' roll"
 
 
 @pytest.mark.parametrize(
@@ -342,6 +348,9 @@ def test_where_a_text_defines_a_term(term: Term, text: str, defined: str) -> Non
         (Term("Flask", False), "Use Flask (Django, FastAPI or Pyramid work too) for it."),
         (Term("BERT", True), "We fine-tune BERT (Devlin and others, 2019) on it."),
         (Term("BERT", True), "We fine-tune BERT (as Devlin et al. did) on it."),
+        # a code's row only written as asked, in a table of two columns, in words
+        (Term("m", False), "M | Medium size shirt\n\nms | millisecond time unit"),
+        (Term("CA", True), "CA | Los Angeles | 3,898,747"),
         # "call" as in calling them, not naming them
         (Term("handlers", False), "We call handlers each time an event fires."),
         (Term("callbacks", False), "They call callbacks the moment the request completes."),

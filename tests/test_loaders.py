@@ -476,6 +476,8 @@ def test_a_book_pages_title_names_the_book_it_links_home_to() -> None:
     assert load_bytes(named.encode(), "ch10.html").title == "Debian Reference: Data"
     alone = page.replace(head, "")
     assert load_bytes(alone.encode(), "ch10.html").title == "Chapter 10. Data management"
+    site = page.replace('title="Debian Reference"', 'title="Home"')
+    assert load_bytes(site.encode(), "ch10.html").title == "Chapter 10. Data management"
 
 
 def test_html_paragraphs_made_of_line_breaks_and_layout_tables() -> None:
@@ -704,6 +706,18 @@ def test_an_outline_modes_headings_are_its_lines_of_stars() -> None:
         "Noteworthy changes in release 9.0 (2021-09-24) [stable]",
         "New features",
     )
+    # an indented "* item" is a list's, "* * *" parts nothing, and a heading's text may
+    # start on the line below it
+    items = (
+        "GNU foo NEWS  -*- outline -*-\n\n* Noteworthy changes in release 2.0\n\n"
+        "** Bug fixes\n\n  * foo no longer crashes.\n\n* * *\n\n* Installation\nRun make.\n"
+    )
+    listed = load_bytes(items.encode(), "NEWS.txt")
+    assert section_of(listed, "* foo no longer crashes.") == (
+        "Noteworthy changes in release 2.0",
+        "Bug fixes",
+    )
+    assert section_of(listed, "Run make.") == ("Installation",)
     plain = load_bytes(text.replace("-*- outline -*-", "").encode(), "NEWS.txt")
     assert section_of(plain, "cp now uses the copy_file_range syscall.") != (
         "Noteworthy changes in release 9.0 (2021-09-24) [stable]",

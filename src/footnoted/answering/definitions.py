@@ -128,7 +128,8 @@ _POSSESSION = re.compile(r"\w['’]s\b(?!\s+[A-Z])")
 _OWNER = re.compile(r"(?:the\s+)?[\w&.\-]+(?:\s+[\w&.\-]+)?['’]s|(?:an?|the)")
 # a quoted code's kind before it: "the trust code 'm'", "the option 'x'"
 _KIND_BEFORE = re.compile(
-    r"(?:the\s+)?(?:[\w-]+\s+)?(?:code|key|letter|symbol|flag|option|status|value|mode)", re.I
+    r"(?:the\s+)?(?:[\w-]+\s+){0,2}(?:code|key|letter|symbol|flag|option|status|value|mode)",
+    re.I,
 )
 _ABBREVIATION = re.compile(r"^(?=(?:\w*[A-Z]){2})[\w/&.-]{2,12}$")
 _VERB = (  # "is" and "are" not before another verb ("are enabled by": no definition); "was"
@@ -188,6 +189,9 @@ def asked_term(question: str) -> Term | None:
         what_is = pattern is _ASK_PATTERNS[-1][0] or asks == "purpose"
         asked = m.group("t")
         quoted = _QUOTED.search(asked)
+        if quoted is not None and len(quoted.group(1)) == 1:  # a code: 'm' after its kind
+            before = asked[: quoted.start()].strip()
+            quoted = quoted if _KIND_BEFORE.fullmatch(before) else None
         if quoted is not None:  # the quoted term whole; where it is used said after it
             after = _OF_WHAT.sub("", _ABOUT.sub("", asked[quoted.end() :]))
             term = quoted.group(1).strip()
@@ -197,9 +201,8 @@ def asked_term(question: str) -> Term | None:
             elif noun is not None and noun[1] not in stop_words():  # 'the "Source" form'
                 term, after = f"{term} {noun[1]}", ""
             rest = asked[: quoted.start()] + after
-            if rest.strip() and not (
-                _OWNER.fullmatch(rest.strip()) or _KIND_BEFORE.fullmatch(rest.strip())
-            ):
+            kind = not after.strip() and _KIND_BEFORE.fullmatch(rest.strip())  # "code 'm'"
+            if rest.strip() and not (_OWNER.fullmatch(rest.strip()) or kind):
                 return None
         else:
             asked = (_ABOUT_WHAT if what_is else _ABOUT).sub("", asked)
@@ -215,9 +218,10 @@ def asked_term(question: str) -> Term | None:
         words = term.split()
         if len(words) > 1 and words[-1].startswith("-"):  # a command's option: "git … --parse"
             term, words = words[-1], words[-1:]
-        said = quoted is None and all(w.lower() in stop_words() for w in words)
+        coded = quoted is not None and len(term) == 1  # "the trust code 'm'"
+        said = not coded and all(w.lower() in stop_words() for w in words)
         if len(words) > MAX_TERM_WORDS or said:
-            return None  # "What does it mean when …": no term (a code quoted is one: 'm')
+            return None  # "What does it mean when …": no term
         if not any(ch.isalnum() for ch in term):
             return None
         # a code ("%j", "-Fc") stands for what it means, not for words it cuts short
@@ -249,7 +253,7 @@ def definition(
     if expanded is not None or term.expands or loose:
         return expanded
     name = _name(term.text, plural)
-    forms = (_glossary, _sentence, _called, _bracketed)
+    forms = (partial(_glossary, code=term.text), _sentence, _called, _bracketed)
     found = [d for form in forms if (d := form(name, text)) is not None]
     return min(found, key=lambda d: d.start) if found else None
 
@@ -304,12 +308,13 @@ def _name(term: str, plural: bool = True) -> str:
 _CODE_CHARS = 2  # a code a table's row defines in words: "m | marginally trusted"
 
 
-def _glossary(name: str, text: str) -> Definition | None:
+def _glossary(name: str, text: str, code: str = "") -> Definition | None:
     """A line that starts with the term (bulleted or numbered) and goes on, after a dash
     or a colon, an option's long name ("-t --test Check integrity …"), or in a
     numbered list straight away in lower case, or as the next
     cell of a row ("%j | Day of the year as a zero-padded decimal number. | 001, …";
-    a code's in two words or more: "m | marginally trusted"),
+    a ``code`` of two letters or fewer, written as asked, in a table of two columns, in
+    two words or more: "m | marginally trusted"),
     to its definition; or a line of a table's legend, the term and its definition in
     brackets."""
     entry = re.compile(
@@ -327,7 +332,13 @@ def _glossary(name: str, text: str) -> Definition | None:
             cut = text.find(CELLS, m.start("d"), end)
             end = end if cut < 0 else cut
             described = text[m.start("d") : end]
-            least = 2 if len(m["t"]) <= _CODE_CHARS else 4  # a code's: "m | marginally trusted"
+            # a code's, in a table of two columns: "m | marginally trusted"
+            coded = (
+                len(m["t"]) <= _CODE_CHARS
+                and m["t"] == code
+                and text.count(CELLS, m.start(), line_end(text, m.start())) == 1
+            )
+            least = 2 if coded else 4
             if len(described.split()) < least or _DIGIT.search(described):
                 continue  # a row of values, not a term and its definition
         if m["bare"] is not None and (_TITLED.match(m["t"]) or _heading(m.group(0))):

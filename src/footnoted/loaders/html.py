@@ -88,12 +88,20 @@ def _of_work(title: str | None, tree: LexborHTMLParser) -> str | None:
     first page by its title (``<link rel="home" title="Debian Reference">``, as DocBook
     and other book tools write it) and its own title does not name it: "Chapter 10. Data
     management (Debian Reference)", so a question naming the book is asked of its
-    chapter."""
+    chapter. Not a site's "Home" or "Index", nor a page that has no title of its own."""
     home = tree.css_first('link[rel="home"][title]')
     work = clean_title(home.attributes.get("title") if home is not None else None)
-    if not work or not title or work.casefold() in title.casefold():
-        return title or work
+    if not work or not title or len(work) > _WORK_CHARS or work.casefold() in title.casefold():
+        return title
+    if work.casefold().strip(" .") in _NO_WORK:
+        return title  # a site's "Home" names no book
     return f"{title} ({work})"
+
+
+_WORK_CHARS = 80  # a book's title, not a paragraph
+_NO_WORK = frozenset(
+    ("home", "index", "start", "contents", "table of contents", "top", "main page")
+)
 
 
 def html_fragment_blocks(markup: str, name: str) -> list[Block]:

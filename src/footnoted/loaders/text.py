@@ -17,8 +17,9 @@ in title case; nor is a term a paragraph defines ('1.6. "Executable Form" means 
 which stays one passage with its definition.
 
 A text that says on its first line it is in Emacs's outline or Org mode ("-*- outline -*-",
-as GNU projects' NEWS files do) sets its headings as lines of stars: "* Noteworthy changes
-in release 9.1 (2022-04-15) [stable]" heads "** Bug fixes", which heads its entries.
+as GNU projects' NEWS files do) sets its headings as lines of stars at the line's start
+(an indented "* item" is a list's): "* Noteworthy changes in release 9.1 (2022-04-15)
+[stable]" heads "** Bug fixes", which heads its entries.
 
 reStructuredText's inline markup is read as the text it shows: a link's words without
 its address ("`Social Contract <https://…>`__"), a literal without its backquotes
@@ -56,7 +57,7 @@ _TERM_LEVEL = 100  # a term heads its description below every heading the text s
 # first line) sets its headings as lines of stars, one more a level down ("* Noteworthy
 # changes in release 9.1 (2022-04-15) [stable]" over "** Bug fixes")
 _OUTLINE_MODE = re.compile(r"-\*-.*\b(?:outline|org)\b.*-\*-", re.IGNORECASE)
-_STARRED = re.compile(r"(?P<stars>\*{1,6}) +(?P<title>\S[^\n]*)")
+_STARRED = re.compile(r"(?P<stars>\*{1,6}) +(?P<title>[^\s*][^\n]*)")  # not "* * *"
 _SMALL = frozenset(("a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "its",
                     "of", "on", "or", "our", "than", "the", "their", "these", "this", "to",
                     "under", "with", "without", "your"))  # fmt: skip
@@ -70,10 +71,13 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
     outline = _OUTLINE_MODE.search(content.split("\n", 1)[0])
     starred: dict[int, tuple[int, str]] = {}  # an outline's headings: level, title
     for part in _BLANK_LINE.split(content):
-        star = _STARRED.fullmatch(part.strip()) if outline else None
-        if star is not None:
-            starred[len(parts)] = len(star["stars"]), star["title"]
-            parts.append(part)
+        star = _STARRED.match(part.lstrip("\n")) if outline else None
+        if star is not None:  # at the line's start, its text perhaps on the lines below
+            starred[len(parts)] = len(star["stars"]), star["title"].strip()
+            parts.append(star.group())
+            rest = part.lstrip("\n")[star.end() :]
+            if rest.strip():
+                parts.append(rest)
         elif not _TARGET.fullmatch(part.strip()):
             pieces = _items(_shown(part))
             for item, titled in pieces:
