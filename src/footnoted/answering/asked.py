@@ -255,12 +255,12 @@ class Asked:
         nobody user"), which the document's opening lists beside the others. Any other
         name is held as a word, its stem, two words run together, the start of a word
         ("Nov" of "November"), a word and a short ending ("European"), one letter off in
-        a long word where the passages hold it (``_held``; the opening's "German" holds no
-        "Germany"), the initials of capitalised words ("USD" of "Union
-        School District") or, for initials joined by "&", the words they stand for
-        ("R&D": "research and development"; ``_spelled_out``), a name of words run
-        together as the start of a word ("Gauss-Legendre" of a sheet "GaussLegendreK16"),
-        a name written with its
+        a long word where the passages or the cover hold it (``_held``; "German" said
+        again and again in the opening holds no "Germany"), the initials of capitalised
+        words ("USD" of "Union School District") or, for initials joined by "&", the
+        words they stand for ("R&D": "research and development"; ``_spelled_out``), a
+        name of words run together as the start of a word ("Gauss-Legendre" of a sheet
+        "GaussLegendreK16"), a name written with its
         middle left out by the word it stands for ("Wait...UpdateAll": "WaitAnyUpdateAll"
         or "Wait[…]UpdateAll"), a name given in brackets after the words it stands for
         by those words ("the panel data covariances (PL and PC)"); not by "non-" before it ("a
@@ -289,6 +289,10 @@ class Asked:
         often = f"{front} {often}"
         everything = f"{text} {often}"
         held, held_near = _vocabulary(everything), _vocabulary(text)
+        # where a name one letter off is held too: the passages and the cover
+        covered = covered_affirmed = _vocabulary(f"{text} {front}")
+        if _NEGATED.search(f"{text} {front}"):
+            covered_affirmed = _vocabulary(_NEGATED.sub(" ", f"{text} {front}"))
         # "a non-liveCD image" does not hold "liveCD", where the question asks it so
         affirmed, affirmed_near = held, held_near
         if _NEGATED.search(everything):
@@ -327,6 +331,7 @@ class Asked:
             # a people's word is loosely asked ("Russia's right" of "non-Russian nations")
             loose = bool(_NEGATED.match(name)) or name.istitle()
             said, said_near = (held, held_near) if loose else (affirmed, affirmed_near)
+            cover = covered if loose else covered_affirmed
             # "Gauss-Legendre" run together: "GaussLegendreK16" (words, not initials: "S&P")
             joined = "".join(parts) if len(parts) > 1 and min(map(len, parts)) >= 3 else ""
             if not parts or all(_held(p, said_near) for p in parts) or _spelled_out(name, text):
@@ -344,8 +349,9 @@ class Asked:
                 gone.append(name)
                 continue
             if (
-                all(_held(p, said, typo=False) for p in parts)  # the opening's "German" is
-                # no typo of "Germany": a name one letter off is held only near
+                # one letter off, held only on the cover or near: "Warszowa" by a cover's
+                # "Warszawa", not "Germany" by "German" said again and again further on
+                all(_held(p, said, typo=False) or _held(p, cover) for p in parts)
                 or (joined and any(h.startswith(joined) for h in said))
                 or _spelled_out(name, everything)
             ) and not (_shaped(name) and _another(place, often, self.names)):
