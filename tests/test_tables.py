@@ -1008,8 +1008,23 @@ def test_a_value_given_after_the_words_joining_it_to_its_column(
     assert exact(result.answer) == "Belgium"
 
 
-def _sheet_read(header: str, rows: str, title: str = "MIDI Mappings VA") -> Read:
-    chunk = Chunk("c1", "d1", 0, rows, 500, 500 + len(rows), section="By Module", header=header)
+def _sheet_read(
+    header: str, rows: str, title: str = "MIDI Mappings VA", numbered: bool = False
+) -> Read:
+    """A passage of a table's ``rows`` under its ``header``; ``numbered``: each row
+    numbered, as a spreadsheet's rows are (not a PDF's table)."""
+    starts = [i for i in range(len(rows)) if i == 0 or rows[i - 2 : i] == "\n\n"]
+    chunk = Chunk(
+        "c1",
+        "d1",
+        0,
+        rows,
+        500,
+        500 + len(rows),
+        section="By Module",
+        header=header,
+        rows=tuple((500 + at, n) for n, at in enumerate(starts, start=1)) if numbered else (),
+    )
     return Read(RetrievedChunk(chunk, title, None, 0.6), Reading(3.0, 0, 10), 10.0)
 
 
@@ -1279,25 +1294,12 @@ def test_a_row_of_a_sheet_printing_no_header_is_named_by_its_words_and_answers_w
         "Expenses:Materials General | 3 | 1.99\n\n"
         "MEC-0072 | - | 000013 | DELIVERY | ea | Expenses:Postage | 1 | 4.95"
     )
-    lines = [i for i, ch in enumerate(rows) if i == 0 or rows[i - 2 : i] == "\n\n"]
-    sheet = Chunk(
-        "c1",
-        "d1",
-        0,
-        rows,
-        0,
-        len(rows),
-        header="",
-        rows=tuple((at, n) for n, at in enumerate(lines, start=1)),
-    )
-    read = Read(RetrievedChunk(sheet, "invoice", None, 0.6), Reading(3.0, 0, 10), 10.0)
+    read = _sheet_read("", rows, title="invoice", numbered=True)
     price = "What is the unit price of the ATMEGA8-16PU 8-bit microcontroller on bill MEC-0072?"
     named = _named_text(price, read)
     assert named is not None and named.endswith("| 3 | 1.99")
     delivery = "Which expense account is the delivery charge on bill MEC-0072 booked to?"
     assert (_named_text(delivery, read) or "").endswith("Expenses:Postage | 1 | 4.95")
     assert _named_text("What is the name of the vendor that issued bill MEC-0072?", read) is None
-    pdf = Read(
-        RetrievedChunk(replace(sheet, rows=()), "invoice", None, 0.6), Reading(3.0, 0, 10), 10.0
-    )
+    pdf = _sheet_read("", rows, title="invoice")
     assert _named_text(price, pdf) is None

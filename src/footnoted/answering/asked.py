@@ -288,16 +288,11 @@ class Asked:
         often = " ".join(w for w, n in counted.items() if n >= ABOUT_TIMES)
         often = f"{front} {often}"
         everything = f"{text} {often}"
-        held, held_near = _vocabulary(everything), _vocabulary(text)
-        # where a name one letter off is held too: the passages and the cover
-        covered = covered_affirmed = _vocabulary(f"{text} {front}")
-        if _NEGATED.search(f"{text} {front}"):
-            covered_affirmed = _vocabulary(_NEGATED.sub(" ", f"{text} {front}"))
-        # "a non-liveCD image" does not hold "liveCD", where the question asks it so
-        affirmed, affirmed_near = held, held_near
-        if _NEGATED.search(everything):
-            affirmed = _vocabulary(_NEGATED.sub(" ", everything))
-            affirmed_near = _vocabulary(_NEGATED.sub(" ", text))
+        # each with what "non-" negates left out too: "a non-liveCD image" does not hold
+        # "liveCD", where the question asks it so
+        held, affirmed = _said(everything)
+        held_near, affirmed_near = _said(text)
+        covered, covered_affirmed = _said(f"{text} {front}")  # held one letter off too
         phrase = dict(self.phrases)
         written = " ".join(words(f"{text} {front}")) if phrase else ""  # only a phrase reads it
         aliased = dict(self.aliases)
@@ -330,8 +325,9 @@ class Asked:
             parts = [p for p in words(name) if p not in _COMMON]
             # a people's word is loosely asked ("Russia's right" of "non-Russian nations")
             loose = bool(_NEGATED.match(name)) or name.istitle()
-            said, said_near = (held, held_near) if loose else (affirmed, affirmed_near)
-            cover = covered if loose else covered_affirmed
+            said, said_near, cover = (
+                (held, held_near, covered) if loose else (affirmed, affirmed_near, covered_affirmed)
+            )
             # "Gauss-Legendre" run together: "GaussLegendreK16" (words, not initials: "S&P")
             joined = "".join(parts) if len(parts) > 1 and min(map(len, parts)) >= 3 else ""
             if not parts or all(_held(p, said_near) for p in parts) or _spelled_out(name, text):
@@ -496,6 +492,13 @@ def _vocabulary(text: str) -> set[str]:
     shown = {code for code, signs in _CURRENCIES.items() if any(s in lower for s in signs)}
     short = abbreviated(found)[len(found) :]
     return held | {stem(w) for w in held} | set(short) | _initials(text) | shown
+
+
+def _said(text: str) -> tuple[set[str], set[str]]:
+    """``text``'s vocabulary (``_vocabulary``), and the same with what "non-" negates
+    left out ("a non-liveCD image" holds no "liveCD")."""
+    held = _vocabulary(text)
+    return held, (_vocabulary(_NEGATED.sub(" ", text)) if _NEGATED.search(text) else held)
 
 
 def _held(word: str, held: set[str], typo: bool = True) -> bool:

@@ -954,12 +954,13 @@ def worded_first(
         return read
     lead = read[0]
     missed = not lead.named and _misses(lead, question)  # a row named is read whole
-    text, span = lead.hit.chunk.text, lead.reading
-    if missed and asks_why(question) and not bag(text[span.start : span.end]) - bag(question):
+    if missed and asks_why(question):
         # "… it really is not an expense. Why? A credit card account is a short-term loan":
         # a span restating what is asked, answered by the text next
+        text, span = lead.hit.chunk.text, lead.reading
         ends = [e for s, e, _ in chunk_sentences(text) if s <= span.start < e]
-        missed = not ends or posed_reason(text, ends[0]) is None
+        restates = not bag(text[span.start : span.end]) - bag(question)
+        missed = not (restates and ends and posed_reason(text, ends[0]) is not None)
     if not _only_headings(quote(lead, context, question)) and not missed:
         return read
     said = (r for r in read[1:] if r.score >= threshold and not _misses(r, question))

@@ -334,7 +334,7 @@ def _row_in(
             header = None if found is None else found.text
         if header is None and len(cells) == len(upper) == 2 and not _paged(upper, cells):
             header = ""  # a table of keys and values under no header of words
-        unheaded = header is None and not worded_row and _unheaded(r.hit.chunk, start)
+        unheaded = header is None and not worded_row and _unheaded(r.hit.chunk, start, cells)
         if unheaded:
             header = ""  # a table that prints no header: an invoice's lines
         if header is None:
@@ -417,19 +417,19 @@ def _row_in(
     return top, Named(replace(r, reading=reading, named=True), bool(top[FILLED]))
 
 
-def _unheaded(chunk: Chunk, start: int) -> bool:
-    """Whether the row at ``start`` of a spreadsheet's passage is in a sheet that prints
-    no header row (its first row holds amounts: a CSV file of an invoice's lines), the
-    passage starting among its rows: no header is known above the passage, and every
-    line above the row is a row of as many cells, the first holding an amount. (A PDF's
-    table may have lost its header to the layout: its rows are no sheet's.)"""
+def _unheaded(chunk: Chunk, start: int, cells: Sequence[str]) -> bool:
+    """Whether the row at ``start`` of a spreadsheet's passage (its ``cells``) is in a
+    sheet that prints no header row (its first row holds amounts: a CSV file of an
+    invoice's lines), the passage starting among its rows: no header is known above the
+    passage, and every line above the row is a row of as many cells, the first holding
+    an amount. (A PDF's table may have lost its header to the layout: its rows are no
+    sheet's.)"""
     if chunk.header != "" or not chunk.rows:
         return False
-    lines = [line for line in chunk.text[:start].split("\n") if line.strip()]
-    width = chunk.text[start:].split("\n", 1)[0].count(CELLS)
-    if any(line.count(CELLS) != width for line in lines):
+    above = [line.split(CELLS) for line in chunk.text[:start].split("\n") if line.strip()]
+    if any(len(row) != len(cells) for row in above):
         return False
-    first = (lines[0] if lines else chunk.text[start:].split("\n", 1)[0]).split(CELLS)
+    first = above[0] if above else cells
     return any(_VALUE.fullmatch(c) for c in first[1:])
 
 

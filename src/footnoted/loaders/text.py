@@ -96,10 +96,9 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
         if index in items:
             blocks.append(Block(part, sections.path))
             continue
-        heading = _heading(part, delimiters, marks, ranks)
-        if index in starred:
-            level, title = starred[index]
-            heading = level, title, ""
+        heading = (
+            (*starred[index], "") if index in starred else _heading(part, delimiters, marks, ranks)
+        )
         if heading is None and index in titles:  # a list's numbers number no sections
             heading = _TERM_LEVEL, part.strip(), ""
         if heading is None and indented and _flush_title(part):  # below an underlined title
