@@ -108,6 +108,31 @@ def test_a_month_asked_is_held_as_tables_abbreviate_it() -> None:
     assert wanted.missing(["OCT | 2015 | 2016 | 2017", "20 | 84 | 67 | 121"]) == ["September"]
 
 
+def test_a_month_asked_is_held_by_a_date_written_in_numbers() -> None:
+    """A newsletter dated "2002-08-30" in its subject is the one of 30 August 2002."""
+    wanted = asked("What does the NTK newsletter of 30 August 2002 say?")
+    assert wanted.missing(["NTK Now, 2002-08-30"]) == []
+    assert wanted.missing(["NTK Now, 2002-09-30"]) == ["August"]
+    assert wanted.missing(["NTK Now, issue 2002-08"]) == ["August"]  # no date in numbers
+    # a name that is a month's, not dated: held only as a name is
+    named = asked("What revenue did March Networks report in 2019?")
+    assert named.missing(["Filed 2019-03-05. Cisco Networks grew."]) == ["March"]
+
+
+def test_a_thing_named_by_a_letter_is_held_only_with_its_letter() -> None:
+    """ "Series A" asked, "series B" held: another round of financing."""
+    wanted = asked("How much did DataPower raise in its Series A financing?")
+    assert wanted.items == ("Series A",)
+    assert wanted.missing(["DataPower secured $9.5 million in series B financing."]) == ["Series A"]
+    assert wanted.missing(["DataPower raised $3 million in its series A round."]) == []
+    # a letter after a word that names no lettered set, or a function word: no such name
+    assert asked("Does it run inside a nested Xephyr X server?").items == ()
+    assert asked("Which version of the kutils R package is it?").items == ()
+    assert asked("What is the difference between A and B?").items == ()
+    assert asked("Should I use Plan B?").items == ("Plan B",)
+    assert wanted.missing(["DataPower raised $3 million in its Series\nA round."]) == []  # wrapped
+
+
 def test_a_currency_asked_by_its_code_is_held_by_its_sign_or_its_name() -> None:
     """A question "in USD millions" asked of a cash flow statement that prints "$" and
     "(Dollars in millions)": the currency is there, written as reports write it."""
@@ -718,6 +743,11 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
         "What is the numeric value of ASN1_MAX_ERROR_DESCRIPTION_SIZE?",
         "what's the largest year number a date or datetime object can hold?",
         "What is the maximum value of a smallint?",
+        # where to look said first: what is asked comes after it
+        "In the kutils essay, how many observations did the six files hold?",
+        "According to the NTK newsletter, on what date is the conference?",
+        "What origin date does SPSS use?",
+        "In what year, according to the report, was Acme founded?",
     ]
     assert all(counts(q) for q in numbers)
     others = [
@@ -726,6 +756,8 @@ def test_a_question_asking_for_a_number_and_what_holds_one() -> None:
         "How long does it last?",  # a length may be in words: "a decade"
         "What is TimeOut?",
         "What is the default value of strict?",  # may be "False"
+        "What makes date parsing hard?",
+        "What is year-over-year growth?",
         "What version control system does it use?",
         "What share class was issued?",
         "What type of value does it return?",

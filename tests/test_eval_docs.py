@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,14 @@ from typer.testing import CliRunner
 from conftest import ROOT, SHARED_DATA
 from footnoted.cli.main import app
 from footnoted.errors import InvalidInput
-from footnoted.evaluation.realdocs import KINDS, fold, holds, read_questions, run_docs
+from footnoted.evaluation.realdocs import (
+    KINDS,
+    documents_base,
+    fold,
+    holds,
+    read_questions,
+    run_docs,
+)
 
 QUESTIONS = ROOT / "tests" / "data" / "real-documents.jsonl"
 HANDBOOK = "docs-more/18f-handbook__leave.md"
@@ -157,3 +165,18 @@ def test_the_command_prints_every_breakdown_and_writes_json(tmp_path: Path) -> N
     assert "answers' median length:" in result.output
     written = json.loads(out.read_text())
     assert written["eval"] == "docs" and len(written["items"]) == 4
+
+
+def test_an_attachment_read_as_a_document_is_in_its_messages_file(tmp_path: Path) -> None:
+    """A question about a message's attached PDF asks of the message's file: the PDF,
+    stored as a document of its own, is counted as in that file."""
+    m = EmailMessage()
+    m["From"], m["To"], m["Subject"] = "ada@example.org", "team@example.org", "Deck"
+    m["Date"] = "Tue, 03 Mar 2026 09:15:00 +0000"
+    m.set_content("The deck is attached.")
+    pdf = SHARED_DATA / "pdfs" / "haystack__sample_pdf_1.pdf"
+    m.add_attachment(pdf.read_bytes(), maintype="application", subtype="pdf", filename="d.pdf")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "deck.eml").write_bytes(m.as_bytes())
+    with documents_base(tmp_path / "data", tmp_path / "home", None) as (kb, doc_of):
+        assert kb.documents == 2 and sorted(doc_of.values()) == ["deck.eml", "deck.eml"]

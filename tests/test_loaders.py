@@ -725,6 +725,33 @@ def test_an_outline_modes_headings_are_its_lines_of_stars() -> None:
     )
 
 
+def test_a_table_set_in_columns_by_spaces_is_read_row_by_row() -> None:
+    """A program's report in a text file: each line a row, its cells apart, the header's
+    words cut where the columns below it are; prose spaced out is no table."""
+    text = (
+        "Hit rates:\n\n"
+        "OVERALL%   SPAM% NONSPAM%  NAME\n"
+        "  0.635    2.001    0.000  T_HTML_IMAGE_AREA14\n"
+        "100.000   31.741   68.259  (all messages as %)\n\n"
+        "name      born   role\n"
+        "Ada       1815   analyst\n"
+        "Charles   1791   engineer\n"
+    )
+    doc = load_bytes(text.encode(), "report.txt")
+    assert_well_formed(doc)
+    assert blocks(doc) == [
+        "Hit rates:",
+        "OVERALL% | SPAM% | NONSPAM% | NAME",
+        "0.635 | 2.001 | 0.000 | T_HTML_IMAGE_AREA14",
+        "100.000 | 31.741 | 68.259 | (all messages as %)",
+        "name | born | role",
+        "Ada | 1815 | analyst",
+        "Charles | 1791 | engineer",
+    ]
+    two = load_bytes(b"one  two  three\nfour  five  six\n", "short.txt")  # too few lines
+    assert blocks(two) == ["one two three four five six"]
+
+
 def test_restructured_text_titles_underlined_past_their_end() -> None:
     """reStructuredText lets an underline run on past its title (a converted manual
     underlines every title with 128 marks); its levels follow the marks in the order the

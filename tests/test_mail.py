@@ -9,6 +9,7 @@ from pathlib import Path
 from apihelpers import api
 from conftest import shared
 from footnoted import Footnoted
+from footnoted.answering.envelope import asks_envelope, readable
 from footnoted.lexical import CELLS
 from footnoted.loaders import detect_kind, load_bytes, load_path
 from footnoted.models import ParsedDocument
@@ -186,3 +187,135 @@ def test_an_uploaded_message_brings_its_attachments(tmp_path: Path) -> None:
             "Quarterly numbers", "deck.pdf (attached to “Quarterly numbers”)"
         ]  # fmt: skip
         assert all(d["status"] == "ready" for d in docs)
+
+
+def test_a_message_saved_with_its_from_line_is_titled_by_its_subject_and_list() -> None:
+    m = message()
+    m["List-Id"] = "Friends of Ada <fork.example.org>"
+    saved = b"From ada@example.org  Tue Mar  3 09:15:00 2026\n" + m.as_bytes()
+    doc = load_bytes(saved, "numbers.eml")
+    assert doc.kind == "mbox" and doc.title == "Quarterly numbers (Friends of Ada)"
+    assert load_bytes(m.as_bytes(), "numbers.eml").title == "Quarterly numbers (Friends of Ada)"
+
+
+def test_a_sender_named_in_a_comment_is_named() -> None:
+    m = message()
+    m.replace_header("From", "guido@python.org (Guido van Rossum)")
+    m.replace_header("To", "=?utf-8?q?Ren=C3=A9?= <rene@example.org>")
+    envelope = blocks(load_bytes(m.as_bytes(), "m.eml"))[0][0]
+    assert envelope.startswith("From: Guido van Rossum · To: René · Date")
+    # a name in an unknown charset, or in raw 8-bit bytes: read as far as it goes
+    raw = m.as_bytes().replace(b"=?utf-8?q?Ren=C3=A9?=", b"=?x-nope?q?Ren=E9?=")
+    assert blocks(load_bytes(raw, "m.eml"))[0][0].startswith(
+        "From: Guido van Rossum · To: Ren\ufffd · Date"
+    )
+    raw = m.as_bytes().replace(
+        b"guido@python.org (Guido van Rossum)", "Jürgen Groß <j@x.de>".encode()
+    )
+    envelope = load_bytes(raw, "m.eml").text.split("\n")[0]
+    assert envelope.startswith("From: Jürgen Groß · To: René") and envelope.encode()
+
+
+def test_a_table_set_in_columns_is_read_row_by_row_under_its_header() -> None:
+    """A report pasted into a message: its header printed once, over the first table;
+    the second, printed under the same columns, is read under it too."""
+    m = message()
+    m.set_content(
+        "Results by rule:\n\n"
+        "OVERALL%   SPAM% NONSPAM%     S/O  NAME\n"
+        "  15113     4797    10316    0.32  (all messages)\n"
+        "  0.635    2.001    0.000    1.00  T_HTML_IMAGE_AREA14\n"
+        "  0.417    1.313    0.000    1.00  T_HTML_IMAGE_AREA15\n\n"
+        "The number of images:\n\n"
+        "  0.648    2.043    0.000    1.00  T_HTML_NUM_IMGS08\n"
+        "  6.061   10.256    4.110    0.71  T_HTML_NUM_IMGS01\n"
+        "  6.233    4.753    6.921    0.41  T_HTML_NUM_IMGS02\n\n"
+        "Two spaces  after a stop  do not make\nprose a table,  however  it is\n"
+        "wrapped and  spaced  out.\n"  # three pieces a line, but in no columns
+    )
+    texts = [t for t, _ in blocks(load_bytes(m.as_bytes(), "m.eml"))][1:]
+    header = CELLS.join(["OVERALL%", "SPAM%", "NONSPAM%", "S/O", "NAME"])
+    assert texts[1:5] == [
+        header,
+        CELLS.join(["15113", "4797", "10316", "0.32", "(all messages)"]),
+        CELLS.join(["0.635", "2.001", "0.000", "1.00", "T_HTML_IMAGE_AREA14"]),
+        CELLS.join(["0.417", "1.313", "0.000", "1.00", "T_HTML_IMAGE_AREA15"]),
+    ]
+    assert texts[6:10] == [
+        header,  # under the same columns: the header printed over the first
+        CELLS.join(["0.648", "2.043", "0.000", "1.00", "T_HTML_NUM_IMGS08"]),
+        CELLS.join(["6.061", "10.256", "4.110", "0.71", "T_HTML_NUM_IMGS01"]),
+        CELLS.join(["6.233", "4.753", "6.921", "0.41", "T_HTML_NUM_IMGS02"]),
+    ]
+    assert texts[10:] == [
+        "Two spaces after a stop do not make prose a table, however it is wrapped and spaced out."
+    ]
+
+
+def test_only_marks_at_a_lines_start_quote_it() -> None:
+    """A newsletter's section heading set between marks is its text, not a quotation."""
+    m = message()
+    m.set_content(
+        "                >> HARD NEWS <<\n           stiffening sinews\n\n> quoted\n\n"
+        " > set in a space\n > by a client\n\n> > twice\n>>again\n"
+    )
+    texts = [t for t, _ in blocks(load_bytes(m.as_bytes(), "m.eml"))][1:]
+    assert texts == [
+        ">> HARD NEWS << stiffening sinews", "quoted", "set in a space by a client",
+        "twice again",
+    ]  # fmt: skip
+
+
+def test_an_envelope_is_read_only_when_the_question_asks_what_it_says(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """Asked why laptops are wanted, the answer is the message's sentence, not its
+    envelope (whose subject ends in a question mark); asked when it was sent, the
+    envelope."""
+    sent = [
+        ("Alice <alice@example.edu>", "NetworkX", "Bob, check out the new networkx release."),
+        ("Bob <bob@example.gov>", "Re: NetworkX", "Thanks for the tip."),
+        ("Ted <ted@example.com>", "get together for lunch to discuss Networks?",
+         "Hey everyone! Want to meet at that restaurant on the island in Konigsburg "
+         "tonight? Bring your laptops and we can install NetworkX."),
+    ]  # fmt: skip
+    box = b""
+    for sender, subject, body in sent:
+        m = message(subject=subject)
+        m.replace_header("From", sender)
+        m.set_content(f"{body}\n")
+        box += b"From x@example.org  Tue Mar  3 09:15:00 2026\n" + m.as_bytes() + b"\n"
+    path = tmp_path / "networkx.mbox"
+    path.write_bytes(box)
+    assert not service.ingest([path]).failed
+    why = "In the NetworkX mailbox, why does Ted ask everyone to bring their laptops to the "
+    why += "get-together?"
+    answer = service.answer(why).answer
+    assert answer is not None and "install NetworkX" in answer.text
+    assert "From:" not in answer.text
+    when = service.answer("In the NetworkX mailbox, when did Ted send his lunch invitation?")
+    assert when.answer is not None and "From: Ted" in when.answer.text
+
+
+def test_a_question_about_who_sent_a_message_or_when_reads_its_envelope() -> None:
+    asking = [
+        "Who forwarded the DataPower story to the list?",
+        "When did Leland send his reply?",
+        "On what date did Alice email Bob?",
+        "To whom was the invitation addressed?",
+        "What is the subject of Ted's email?",
+        "Which month was the message sent in?",
+        "When did Bob answer Ted?",
+        "Who else was on the thread?",
+    ]
+    assert all(asks_envelope(q) for q in asking)
+    assert not any(
+        asks_envelope(q)
+        for q in ("Why does Ted want laptops?", "Who is the CEO of DataPower?", "When is the show?")
+    )
+    text = "From: Ted · To: Bob, Alice · Date: 2005-07-28 15:47 · Subject: lunch?\n\nBring laptops."
+    shown = readable(text, "Why bring laptops?")
+    assert len(shown) == len(text) and shown.split() == ["Ted", "Bring", "laptops."]
+    assert readable(text, "Who sent the lunch invitation?") == text
+    memo = "Subject: Quarterly plan approved\n\nThe board approved it."  # a memo's own line
+    assert readable(memo, "What was approved?") == memo

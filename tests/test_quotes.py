@@ -915,3 +915,38 @@ def test_a_why_the_document_asks_itself_is_answered_by_what_follows_it() -> None
         "In 2013 revenue fell because the plant closed for repairs.", "the plant closed"
     )
     assert worded_first((year, later), "Why did revenue fall in 2013?", None, 15.0)[0] is later
+
+
+def test_a_value_for_another_name_gives_way_to_the_next_sentence_naming_the_one_asked() -> None:
+    """Sentences giving one value each for several programs: the reader's span on the
+    one before the program asked gives way to the sentence naming it, with its value."""
+    text = (
+        "Mac designers used the origin 1904-01-01, while in MS Windows Excel dates begin at "
+        "1900-01-01. The program SPSS uses integers for dates as well, but the origin for "
+        "SPSS is 1582-10-14. Happily, POSIX counts from 1970-01-01."
+    )
+    question = "What origin date does SPSS use for its integer dates?"
+    q = quote(read_at(text, "1904-01-01"), None, question)
+    assert q.text.startswith("The program SPSS") and "1582-10-14" in q.text
+    assert marked(q) is None  # the reader's span is not in it
+    # the program asked named in the quote, or the sentence after naming no value: kept
+    q = quote(read_at(text, "1904-01-01"), None, "What origin date does Excel on the Mac use?")
+    assert q.text.startswith("Mac designers")
+    plain = "Mac designers used 1904-01-01. The program SPSS uses integers too."
+    assert quote(read_at(plain, "1904-01-01"), None, question).text.startswith("Mac designers")
+    # the name said before the quote ("It" stands for it), or one of two names asked
+    # named by the quote: kept
+    acme = (
+        "Acme was founded in 1990. It had 500 employees in 2020. Beta, which bought 20% of "
+        "Acme, had 300 employees that year."
+    )
+    q = quote(read_at(acme, "500"), None, "How many employees did Acme have in 2020?")
+    assert "500 employees" in q.text and "Beta" not in q.text
+    council = (
+        "In total there are 352 votes, but for most acts there must be a qualified majority. "
+        "TEU article 16(4) defines this as 55 per cent of the Council members."
+    )  # a quote naming nothing else is about what the question asks
+    q = quote(read_at(council, "352"), None, "How many votes in total does the Council have?")
+    assert q.text.startswith("In total there are 352 votes")
+    both = "What origin date does SPSS use, and what does POSIX use?"
+    assert quote(read_at(text, "1582-10-14"), None, both).text.startswith("The program SPSS")

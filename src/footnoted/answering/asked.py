@@ -110,22 +110,27 @@ _WHICH_VERSION = (
 )
 _COUNT = re.compile(
     r"^\s*(?:how (?:many|much)|what (?:percentage|percent|proportion|fraction|share of)|"
-    r"(?:in |on )?what (?:year|date)|what (?:is|was) the numeric(?:al)? value|"
+    r"(?:in |on )?what (?:(?:release|origin|start|starting|end|ending|due|effective|fiscal|"
+    r"calendar|launch|birth|closing|filing|expiry|expiration|publication|issue|opening|"
+    r"completion|cut-?off|record) )?(?:year|date)\b|what (?:is|was) the numeric(?:al)? value|"
     # the largest or smallest of a count or a size: "what's the largest year number"
     r"what(?:'s| is| was) the (?:largest|smallest|maximum|minimum|highest|lowest) "
     rf"(?:[\w-]+ )?(?:number|value|count|size|length|amount)|(?:in )?{_WHICH_VERSION})\b",
     re.IGNORECASE,
 )
+# where to look, said first: "On the limits page, …", "According to the kutils essay, …"
+WHERE_FIRST = re.compile(r"^\s*(?:on|in|according to|per|from)\s[^,]{1,60},\s*", re.I)
 _ASKS_VERSION = re.compile(rf"\b{_WHICH_VERSION}\b", re.IGNORECASE)
 
 
 def counts(question: str) -> bool:
-    """Whether the question asks for a number: how many, how much, what percentage or
-    share of, in what year or on what date, which version, the largest or smallest
-    number, value or size of something ("What is the discount rate
+    """Whether the question asks for a number (after where to look, if it says that
+    first: "In the kutils essay, how many …"): how many, how much, what percentage or
+    share of, in what year or on what (release, origin…) date, which version, the
+    largest or smallest number, value or size of something ("What is the discount rate
     used for?" asks no number: a noun alone does not say; nor does "What is the default
     value of strict?", answered "False")."""
-    return bool(_COUNT.match(question))
+    return any(_COUNT.match(q) for q in _readings(question))
 
 
 _HOW_MANY = re.compile(r"\s*how many\b", re.IGNORECASE)
@@ -175,7 +180,14 @@ def names_new(text: str, question: str) -> bool:
 
 def asks_how_many(question: str) -> bool:
     """Whether the question asks for a count ("How many employees …")."""
-    return bool(_HOW_MANY.match(question))
+    return any(_HOW_MANY.match(q) for q in _readings(question))
+
+
+def _readings(question: str) -> tuple[str, ...]:
+    """The question, and what it asks after where to look where it says that first ("In
+    the kutils essay, how many …"): a question may ask first ("In what year, according to
+    the report, …")."""
+    return question, WHERE_FIRST.sub("", question, count=1)
 
 
 def asks_version(question: str) -> bool:
@@ -196,7 +208,7 @@ def holds_number(text: str, question: str = "") -> bool:
         text = _VERSION.sub(" ", ROUND_THE_CLOCK.sub(" ", _AMOUNT_OR_SHARE.sub(" ", text)))
     for number in sorted(given, key=len, reverse=True):
         text = re.sub(rf"(?<![\d,.]){re.escape(number)}(?![\d]|[,.]\d)", " ", text)
-    if _WHICH_YEAR.match(question):
+    if any(_WHICH_YEAR.match(q) for q in _readings(question)):
         return bool(_YEARLIKE.search(text))
     digits = any(ch.isdigit() for ch in text)
     if asks_version(question):  # "(of which survival is one)" names no version
@@ -224,6 +236,9 @@ class Asked:
     # names the question gives in brackets after the words they stand for ("the panel
     # data covariances (PL and PC)": "PL" and "PC" by "panel data covariances")
     aliases: tuple[tuple[str, str], ...] = ()
+    # months the question dates ("30 August 2002", "August 2002"), held too by a date
+    # written in numbers ("2002-08-30"); not a name that is a month's ("March Networks")
+    dated: frozenset[str] = frozenset()
 
     @property
     def asks(self) -> bool:
@@ -254,11 +269,12 @@ class Asked:
         "asn1_der_decoding2") name another function; so is an ``item`` ("nobody" of "the
         nobody user"), which the document's opening lists beside the others. Any other
         name is held as a word, its stem, two words run together, the start of a word
-        ("Nov" of "November"), a word and a short ending ("European"), one letter off in
-        a long word where the passages or the cover hold it (``_held``; "German" said
-        again and again in the opening holds no "Germany"), the initials of capitalised
-        words ("USD" of "Union School District") or, for initials joined by "&", the
-        words they stand for ("R&D": "research and development"; ``_spelled_out``), a
+        ("Nov" of "November"), a month the question dates by a date written in numbers
+        ("30 August 2002" by "2002-08-30"), a word and a short ending ("European"), one
+        letter off in a long word where the passages or the cover hold it (``_held``;
+        "German" said again and again in the opening holds no "Germany"), the initials of
+        capitalised words ("USD" of "Union School District") or, for initials joined by
+        "&", the words they stand for ("R&D": "research and development"; ``_spelled_out``), a
         name of words run together as the start of a word ("Gauss-Legendre" of a sheet
         "GaussLegendreK16"), a name written with its
         middle left out by the word it stands for ("Wait...UpdateAll": "WaitAnyUpdateAll"
@@ -298,7 +314,8 @@ class Asked:
         aliased = dict(self.aliases)
         for name in self.names + self.items:
             if "_" in name or name in self.items:  # held whole ("asn1_der_decoding2"), or not
-                whole = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
+                written = re.escape(name).replace(r"\ ", r"\s+")  # "Series A" wrapped
+                whole = re.compile(rf"(?<![\w-]){written}(?![\w-])", re.IGNORECASE)
                 # an identifier the opening names again and again is what the document is
                 # about ("read_excel" in readxl's changelog), as a name is
                 about_it = name not in self.items and len(whole.findall(about)) >= ABOUT_TIMES
@@ -314,6 +331,8 @@ class Asked:
                     continue
                 gone.append(name)
                 continue
+            if name.lower() in self.dated and name.lower() in _numbered_months(everything):
+                continue  # "30 August 2002" by "2002-08-30"
             stands_for = [w for w in words(aliased.get(name, "")) if w not in stop_words()]
             if stands_for and all(_held(w, held_near) for w in stands_for):
                 continue  # "PL" asked as "the panel data covariances (PL and PC)"
@@ -494,6 +513,32 @@ def _vocabulary(text: str) -> set[str]:
     return held | {stem(w) for w in held} | set(short) | _initials(text) | shown
 
 
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")  # fmt: skip
+_LETTER = re.compile(r"[A-HJ-Z]")  # a capital letter but "I", which is a word
+# words that name one of a set by a letter: "Series A", "Class B", "Exhibit C"
+_LETTERED = frozenset((
+    "series", "class", "type", "plan", "appendix", "annex", "exhibit", "schedule", "part",
+    "grade", "category", "tier", "phase", "round", "option", "group", "division", "level",
+    "zone", "figure", "table", "model", "unit", "block", "building", "wing", "gate",
+    "terminal", "platform", "stage", "item", "article", "chapter", "volume", "section",
+))  # fmt: skip
+# a month dated by a day or a year: "30 August 2002", "August 30", "August 2002"
+_DATED = re.compile(
+    rf"(?:\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?=(?:{'|'.join(_MONTHS)})\b)|"
+    rf"\b(?=(?:{'|'.join(_MONTHS)})\s+(?:\d{{1,2}}\b|(?:1[89]|20)\d\d\b)))"
+    rf"({'|'.join(_MONTHS)})\b",
+    re.IGNORECASE,
+)
+# a date written in numbers as ISO 8601 does: "2002-08-30"
+_NUMBERED_DATE = re.compile(r"\b(?:1[89]|20)\d\d-(0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b")
+
+
+def _numbered_months(text: str) -> set[str]:
+    """The months of the dates ``text`` writes in numbers ("2002-08-30": "august")."""
+    return {_MONTHS[int(m[1]) - 1] for m in _NUMBERED_DATE.finditer(text)}
+
+
 def _said(text: str) -> tuple[set[str], set[str]]:
     """``text``'s vocabulary (``_vocabulary``), and the same with what "non-" negates
     left out ("a non-liveCD image" holds no "liveCD")."""
@@ -611,6 +656,7 @@ def asked(question: str) -> Asked:
     "utcnow" of "datetime.utcnow()", "upgrade-deps" of "--upgrade-deps")
     past the first word of each of its sentences, but the question's own words."""
     names: list[str] = []
+    lettered: list[str] = []  # a thing named by a word and a letter: "Series A", "Plan B"
     runs: list[list[tuple[str, int, int]]] = []  # names written one after another
     question = _folded(question)
     short = list(_SHORT_YEAR.finditer(question))
@@ -623,6 +669,9 @@ def asked(question: str) -> Asked:
             start -= 1  # a name led by digits is the whole word: "3M", "5G" (not "2nd")
         token = question[start : match.end()].strip("'’.-")
         lower = token.lower()
+        if _LETTER.fullmatch(token) and i and _lettered(question, tokens[i - 1], match):
+            lettered.append(question[tokens[i - 1].start() : match.end()])  # "Series A"
+            continue
         if lower in _COMMON or len(token.removesuffix("'s").removesuffix("’s")) < 2:
             continue
         if any(y.start() <= start < y.end() for y in (*short, *halves, *quarters)):
@@ -655,7 +704,8 @@ def asked(question: str) -> Asked:
         for name, _, _ in run
     )
     versions = frozenset(m[1] or m[2] or m[3] for m in _VERSION.finditer(question))
-    items = tuple(dict.fromkeys(n for n in _kind_named(question) if n not in names))
+    items = tuple(dict.fromkeys([*(n for n in _kind_named(question) if n not in names),
+                                 *lettered]))  # fmt: skip
     aliases = tuple(
         (name, m["words"])
         for m in _ALIASED.finditer(question)
@@ -663,6 +713,7 @@ def asked(question: str) -> Asked:
         if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", m["inner"])
         and _initial_of(name, m["words"])
     )
+    dated = frozenset(m[1].lower() for m in _DATED.finditer(question))
     return Asked(
         years,
         tuple(dict.fromkeys(names)),
@@ -673,7 +724,16 @@ def asked(question: str) -> Asked:
         versions,
         items,
         aliases,
+        dated,
     )
+
+
+def _lettered(question: str, before: re.Match[str], letter: re.Match[str]) -> bool:
+    """Whether a capital letter names one of a lettered set with the word right before it
+    ("Series A financing", "Plan B", "Appendix C"): a word of :data:`_LETTERED`, not any
+    ("the Xephyr X server", "the kutils R package" name no "Xephyr X" nor "kutils R")."""
+    gap = question[before.end() : letter.start()]
+    return gap == " " and before.group().lower() in _LETTERED
 
 
 def _initial_of(name: str, said: str) -> bool:

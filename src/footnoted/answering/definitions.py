@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from ..lexical import CELLS, line_end, split_sentences, stop_words
-from .asked import DESCRIBING
+from .asked import DESCRIBING, WHERE_FIRST
 
 MAX_TERM_WORDS = 6
 WHAT_IS_WORDS = 4  # "What is X?" asks what X means only of a name this short
@@ -86,7 +86,6 @@ _ASKS = (
 # quantity' for a program"
 _OF_WHAT = re.compile(r"\s+(?:of|for)\s+(?:the|an?|each|every)\b.*$")
 # where the question says to look, before it asks: "On the limits page, what is …"
-_WHERE_FIRST = re.compile(r"^(?:on|in|according to|per|from)\s[^,]{1,60},\s*", re.I)
 _ASK_PATTERNS = tuple((re.compile(p, re.I), asks) for p, asks in _ASKS)
 # words that make "What is X" a question about something else than X's meaning
 _NOT_A_TERM = re.compile(
@@ -181,7 +180,7 @@ def asked_term(question: str) -> Term | None:
     operating loss'")."""
     q = " ".join(question.split()).rstrip(" ?.!")
     body = re.sub(r"^[^:]{1,60}:\s*", "", q)  # "m&a checklist: what is …"
-    body = _WHERE_FIRST.sub("", body)  # "On the limits page, what is meant by …"
+    body = WHERE_FIRST.sub("", body)  # "On the limits page, what is meant by …"
     for pattern, asks in _ASK_PATTERNS:
         m = pattern.fullmatch(body)
         if m is None:

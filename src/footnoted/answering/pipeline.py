@@ -65,6 +65,7 @@ from .asked import (
 from .citations import Answer
 from .conversation import NO_CONVERSATION, Conversation, Exchange, contextual, topic
 from .definitions import asked_term, defining, spelled
+from .envelope import readable
 from .evidence import Link, Read
 from .extractive import already_said, choose, extract
 from .llm.answerer import LLMAnswerer
@@ -241,7 +242,7 @@ class Pipeline:
         if best is not None and evidence.passes(best, limit):
             began = time.perf_counter()
             hits = to_read(retrieval.candidates, k)
-            readings = self.reader.read(query, [h.chunk.text for h in hits])
+            readings = self.reader.read(query, [readable(h.chunk.text, query) for h in hits])
             read = ranked(hits, readings, cal, self._cosines(about, hits))
             compared = comparison_sides(query, retrieval.candidates)
             if compared:
@@ -654,7 +655,9 @@ class Pipeline:
         if not hits:
             return ()
         lead = link.read.hit.chunk.text[link.start : link.end] if link else ""
-        readings = self.reader.read(question, [h.chunk.text for h in hits], lead)
+        readings = self.reader.read(
+            question, [readable(h.chunk.text, question) for h in hits], lead
+        )
         cosines = self._cosines(about, [*hits, *([link.read.hit] if link else [])])
         if link is not None:
             first = cosines.pop()

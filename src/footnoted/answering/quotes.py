@@ -62,7 +62,7 @@ from ..loaders.blocks import CURRENCY, table_headers
 from ..loaders.captions import CAPTION
 from ..models import SECTION_JOIN
 from ..pages import PAGE_BREAK
-from .asked import YEAR, asked, asks_version, counts, holds_number
+from .asked import YEAR, Asked, asked, asks_version, counts, holds_number
 from .evidence import Read
 from .sides import side_sentence
 
@@ -369,6 +369,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
         return _row(read, *asked, context, question)
     start, end = _sentences(text, span.start, span.end)
     start, end = side_sentence(question, text, start, end) or (start, end)
+    start, end = _naming_sentence(question, text, start, end, chunk.section) or (start, end)
     start, end = _past_headings(text, start, end, chunk.section)
     start = _past_bullet(text, start, end)
     start = with_antecedent(text, start, end, chunk.section)
@@ -386,6 +387,37 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
         exact = (base + span.start, base + min(span.end, end))
     above = _heading_above(text, base, start, end, question, chunk.section)
     return Quote(read, body, exact=exact, more=more, group=above)
+
+
+def _naming_sentence(
+    question: str, text: str, start: int, end: int, section: str | None
+) -> tuple[int, int] | None:
+    """Asked for a number, the next sentence of the paragraph to quote instead of a quote
+    with one that names other things and none of what the question names (nor do the
+    sentences before it in its paragraph, nor its section), where that sentence names it
+    all with a number
+    ("Mac designers … use the origin 1904-01-01, while in MS Windows Excel dates begin
+    at 1900-01-01." asked SPSS's origin date, followed by "The program SPSS uses integers
+    for dates as well, but the origin for SPSS is 1582-10-14"); None otherwise."""
+    wanted = asked(question)
+    if not (wanted.names or wanted.items) or not counts(question):
+        return None
+    if not holds_number(text[start:end]):
+        return None
+    if not set(asked(text[start:end]).names) - set(wanted.names):
+        return None  # a quote naming nothing else is about what is asked ("In total there
+        # are 352 votes" of the Council the paragraph is about)
+    names = Asked(frozenset(), wanted.names, items=wanted.items)
+    opened = text.rfind("\n\n", 0, start)
+    before = text[0 if opened < 0 else opened : end]
+    asked_names = {*wanted.names, *wanted.items}
+    if set(names.missing((before, section or ""))) != asked_names:
+        return None  # the quote, or what it goes on from, names some of it
+    stop = text.find("\n\n", end)
+    for s, e, _ in chunk_sentences(text[: len(text) if stop < 0 else stop]):
+        if s >= end and holds_number(text[s:e], question):
+            return (s, e) if not names.missing((text[s:e],)) else None
+    return None
 
 
 def _sentences(text: str, start: int, end: int) -> tuple[int, int]:

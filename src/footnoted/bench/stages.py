@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from ..answering.envelope import readable
 from ..lexical import content_words
 from ..retrieval import rerank
 from ..service.facade import Footnoted
@@ -50,7 +51,7 @@ def profile(settings: Settings, asked: list[str], progress: Progress) -> list[Ro
             with clock("retrieve (all of the above)"):
                 hits = retriever.retrieve(question + "?", coll, settings.top_k).hits
             with clock(f"read (the reader over the top {settings.top_k} chunks)"):
-                fn.pipeline.reader.read(question, [h.chunk.text for h in hits])
+                fn.pipeline.reader.read(question, [readable(h.chunk.text, question) for h in hits])
             with clock("answer (retrieve + read + evidence + extractive)"):
                 fn.answer(question + "??")
             progress("questions", i + 1, len(asked))

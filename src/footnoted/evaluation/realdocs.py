@@ -38,7 +38,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..lexical import MARKER
-from ..models import Citation
+from ..models import ATTACHMENT_MARK, Citation
 from ..service.facade import AskResult, Footnoted
 from ..settings import Settings
 from . import metrics as m
@@ -302,7 +302,8 @@ def documents_base(
 ) -> Iterator[tuple[KnowledgeBase, dict[str, str]]]:
     """The knowledge base of every real document under ``root``, ingested into ``home``
     (a fresh temporary one by default; an existing one is brought up to date, unchanged
-    files skipped), with each document's path relative to ``root`` by id."""
+    files skipped), with each document's path relative to ``root`` by id (an attachment
+    read as a document of its own by its message's file)."""
     files = data_files(root)
     with _home(home) as where:
         fn = Footnoted(Settings(home=where))
@@ -322,9 +323,9 @@ def documents_base(
             report = fn.ingest(files, progress=step)
             elapsed = time.perf_counter() - started
             relative = {str(p.resolve()): p.relative_to(root).as_posix() for p in files}
-            doc_of = {
-                d.id: relative[d.source] for d in fn.store.list_documents() if d.source in relative
-            }
+            # a message's attachment read as a document of its own is in the message's file
+            filed = {d.id: d.source.split(ATTACHMENT_MARK)[0] for d in fn.store.list_documents()}
+            doc_of = {id_: relative[f] for id_, f in filed.items() if f in relative}
             chunks = sum(d.chunk_count for d in fn.store.list_documents())
             yield (
                 KnowledgeBase(fn, doc_of, len(doc_of), chunks, len(report.failed), loaded, elapsed),

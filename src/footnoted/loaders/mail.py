@@ -8,9 +8,11 @@ section of its own under the message ("Attachment: notes.txt"); an attached docu
 another kind footnoted reads (PDF, Word, Excel, PowerPoint, a forwarded message…) is read
 as a document of its own, linked to the message (``ParsedDocument.attachments``; the
 ingestor stores it); any other attachment (an image, an archive) is named under the
-message. An EML's title is its subject; an MBOX's is its mailing list's
-name where all its messages are of that one list (a mailbox of several lists, or of
-none, is titled by its file's name, one of a single message by its subject).
+message. An EML's title is its subject, with its mailing list's name after it where it
+has one ("[SAdev] [Bug 1053] New: IMG tag based rules (SpamAssassin Developers)"), and
+so is a mailbox's of one message (a message saved with its "From " line); a mailbox's of
+more is its mailing list's name where all its messages are of that one list (a mailbox
+of several lists, or of none, is titled by its file's name).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from footnoted.errors import FootnotedError
 from footnoted.models import Attachment, ParsedDocument
 
 from .blocks import Block, assemble, clean, clean_title
+from .columns import ColumnTables
 from .html import html_fragment_blocks
 from .sheets import load_csv
 from .sniff import detect_kind
@@ -36,15 +39,23 @@ _FROM_LINE = re.compile(rb"(?:\A|\n\n|\r\n\r\n)(From [^\r\n]*\r?\n)")
 _TEXT_ATTACHMENTS = ("text/plain", "text/markdown", "text/csv", "text/html")
 _IMAGE_KINDS = ("png", "jpeg", "tiff")
 MAX_ATTACHMENTS = 100  # read as documents of their own, per file
-_QUOTED = re.compile(r"(?:[ \t]*>)+[ \t]?")
+# quote markers at a line's start (or a space in): an indented ">> NEWS <<" is text
+_QUOTED = re.compile(r" ?>(?:[ \t]*>)*[ \t]?")
 _LIST_NAME = re.compile(r"^\s*(.*?)\s*<[^>]*>\s*$")
+FIELDS = " · "  # between the fields of a message's envelope
+# a message's envelope as its first line gives it (``_envelope``): "From: … · To: … · Cc: …
+# · Date: … · " (those it has, one at least), then "Subject: " and the subject (group
+# ``subject``); not a memo's own "Subject: …" line
+ENVELOPE = re.compile(
+    rf"^(?:(?:From|To|Cc|Date): [^\n]*?{FIELDS})+Subject: (?P<subject>[^\n]*)$", re.MULTILINE
+)
 
 
 def load_eml(data: bytes, _text: str | None, name: str) -> ParsedDocument:
     message = _parse(data)
     attached: list[Attachment] = []
     blocks = _message_blocks(message, attached)
-    parsed = assemble(blocks, kind="eml", title=clean_title(_subject(message)))
+    parsed = assemble(blocks, kind="eml", title=_message_title(message))
     return replace(parsed, attachments=tuple(attached))
 
 
@@ -57,12 +68,20 @@ def load_mbox(data: bytes, _text: str | None, name: str) -> ParsedDocument:
 
 
 def _mailbox_title(messages: list[EmailMessage]) -> str | None:
-    """The mailing list's name, where every message is of that one list; else the
-    subject of a mailbox of one message; else none (the file's name is the title)."""
+    """The title of a mailbox of one message (a message saved with its "From " line) as
+    of that message; else the mailing list's name, where every message is of that one
+    list; else none (the file's name is the title)."""
+    if len(messages) == 1:
+        return _message_title(messages[0])
     lists = {_list_name(m) for m in messages}
-    if len(lists) == 1 and None not in lists:
-        return clean_title(lists.pop() or "")
-    return clean_title(_subject(messages[0])) if len(messages) == 1 else None
+    return clean_title(lists.pop() or "") if len(lists) == 1 and None not in lists else None
+
+
+def _message_title(message: EmailMessage) -> str | None:
+    """A message's subject, with its mailing list's name where it came by one ("[SAdev]
+    [Bug 1053] New: IMG tag based rules (SpamAssassin Developers)")."""
+    listed = _list_name(message)
+    return clean_title(f"{_subject(message)} ({listed})" if listed else _subject(message))
 
 
 def mbox_messages(data: bytes) -> list[bytes]:
@@ -130,19 +149,41 @@ def _envelope(message: EmailMessage) -> str:
     """Who sent the message, to whom, when and about what, on one line."""
     fields = []
     for header in ("from", "to", "cc"):
-        people = _people(message.get_all(header, []))
+        people = _people(message, header)
         if people:
             fields.append(f"{header.capitalize()}: {people}")
     date = _date(str(message.get("date", "")))
     if date:
         fields.append(f"Date: {date}")
     fields.append(f"Subject: {_subject(message)}")
-    return " · ".join(fields)
+    return FIELDS.join(fields)
 
 
-def _people(values: list[str]) -> str:
-    named = [clean(n) or a for n, a in getaddresses([str(v) for v in values]) if n or a]
+def _people(message: EmailMessage, header: str) -> str:
+    """The people of an address header, each by name where one is given (in quotes, or
+    in a comment: "guido@python.org (Guido van Rossum)", which the parsed header drops
+    and the raw one keeps), else by address."""
+    raw = [_unescaped(v) for k, v in message.raw_items() if k.lower() == header]
+    commented = {a.lower(): clean(n) for n, a in getaddresses(raw) if n and a}
+    named: list[str] = []
+    for value in message.get_all(header, []):
+        addresses = getattr(value, "addresses", None)
+        if addresses is None:  # a header the parser could not read as addresses
+            named += [clean(n) or a for n, a in getaddresses([_unescaped(str(value))]) if n or a]
+            continue
+        for address in addresses:
+            spec = _unescaped(address.addr_spec)
+            shown = clean(_unescaped(address.display_name))
+            name = shown or commented.get(spec.lower(), "") or spec
+            if name:
+                named.append(name)
     return ", ".join(named[:10]) + (f" and {len(named) - 10} more" if len(named) > 10 else "")
+
+
+def _unescaped(value: str) -> str:
+    """A raw header's value as text: its 8-bit bytes read as UTF-8 (the parser keeps them
+    escaped), its comments as written."""
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _date(value: str) -> str:
@@ -171,23 +212,30 @@ def _texts(part: MIMEPart) -> list[str]:
 
 
 def _paragraphs(text: str) -> list[str]:
-    """Plain text's paragraphs: hard-wrapped lines joined, quote markers ("> ") taken
-    off (a change of quoting ends a paragraph), a signature (after "-- ") left out."""
+    """Plain text's paragraphs: hard-wrapped lines joined, quote markers ("> " at a line's
+    start, or a space in) taken off (a change of quoting ends a paragraph), a table set in
+    columns read row by row (``columns``), a signature (after "-- ") left out."""
     out: list[str] = []
-    lines: list[str] = []
+    lines: list[str] = []  # the paragraph's lines as printed, their quote markers off
     depth = 0
+    tables = ColumnTables()
+
+    def flush() -> None:
+        rows = tables.rows(lines)
+        out.extend(rows if rows is not None else [" ".join(line.strip() for line in lines)])
+        lines.clear()
+
     for raw in text.replace("\r\n", "\n").split("\n"):
         if raw == "-- ":
             break
         marks = _QUOTED.match(raw)
         quoted = marks.group().count(">") if marks else 0
-        line = raw[marks.end() :].strip() if marks else raw.strip()
-        if lines and (not line or quoted != depth):
-            out.append(" ".join(lines))
-            lines = []
-        if line:
-            lines.append(line)
+        line = raw[marks.end() :] if marks else raw
+        if lines and (not line.strip() or quoted != depth):
+            flush()
+        if line.strip():
+            lines.append(line.rstrip())
             depth = quoted
     if lines:
-        out.append(" ".join(lines))
+        flush()
     return out

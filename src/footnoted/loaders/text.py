@@ -21,6 +21,9 @@ as GNU projects' NEWS files do) sets its headings as lines of stars at the line'
 (an indented "* item" is a list's): "* Noteworthy changes in release 9.1 (2022-04-15)
 [stable]" heads "** Bug fixes", which heads its entries.
 
+A table set in columns by spaces (a program's report of figures under its header) is
+read row by row, each row's cells apart (``columns``).
+
 reStructuredText's inline markup is read as the text it shows: a link's words without
 its address ("`Social Contract <https://…>`__"), a literal without its backquotes
 ("``subscribe``"), a cross-reference's target ("see :ref:`mentors`"); a paragraph that
@@ -35,6 +38,7 @@ import re
 from footnoted.models import ParsedDocument
 
 from .blocks import Block, Sections, assemble
+from .columns import ColumnTables
 
 _BLANK_LINE = re.compile(r"\n[ \t\f\v]*\n")
 HEADING_WORDS = 12  # a heading line is no longer
@@ -68,6 +72,8 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
     parts: list[str] = []
     titles: set[int] = set()  # the parts that are a hanging list item's title
     items: set[int] = set()  # the parts that are a list's item (or its title's text)
+    rows: set[int] = set()  # the parts that are a row of a table set in columns
+    tables = ColumnTables()
     outline = _OUTLINE_MODE.search(content.split("\n", 1)[0])
     starred: dict[int, tuple[int, str]] = {}  # an outline's headings: level, title
     for part in _BLANK_LINE.split(content):
@@ -78,6 +84,9 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
             rest = part.lstrip("\n")[star.end() :]
             if rest.strip():
                 parts.append(rest)
+        elif (table := tables.rows(part.split("\n"))) is not None:
+            rows.update(range(len(parts), len(parts) + len(table)))
+            parts += table
         elif not _TARGET.fullmatch(part.strip()):
             pieces = _items(_shown(part))
             for item, titled in pieces:
@@ -93,7 +102,7 @@ def load_text(_data: bytes, text: str | None, _name: str) -> ParsedDocument:
     sections = Sections()
     blocks = []
     for index, part in enumerate(parts):
-        if index in items:
+        if index in items or index in rows:
             blocks.append(Block(part, sections.path))
             continue
         heading = (
