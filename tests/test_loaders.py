@@ -17,6 +17,7 @@ import pytest
 from footnoted import loaders
 from footnoted.errors import DocumentError, NotFound, TooLarge, UnsupportedType
 from footnoted.loaders import KINDS, detect_kind, htmltable, load_bytes, load_path, media_type
+from footnoted.loaders.columns import CARRY_PARAGRAPHS, ColumnTables
 from footnoted.loaders.kinds import hinted
 from footnoted.loaders.load import LOADERS
 from footnoted.models import ParsedDocument
@@ -750,6 +751,40 @@ def test_a_table_set_in_columns_by_spaces_is_read_row_by_row() -> None:
     ]
     two = load_bytes(b"one  two  three\nfour  five  six\n", "short.txt")  # too few lines
     assert blocks(two) == ["one two three four five six"]
+
+
+def test_a_column_tables_header_is_a_header_and_carried_only_near() -> None:
+    """A header of single-spaced words a column each; rules under it no rows; a sentence
+    over the lines no header (the paragraph stays prose); a header carried down to a
+    table of figures under the same columns only a few paragraphs on."""
+    tables = ColumnTables()
+    single = ["Year Revenue Profit Margin", "2019      100      10     10%"]
+    single += ["2020      120      12     10%"]
+    assert tables.rows(single) == [
+        "Year | Revenue | Profit | Margin",
+        "2019 | 100 | 10 | 10%",
+        "2020 | 120 | 12 | 10%",
+    ]
+    ruled = ["=====  =====  =======", "A      B      A and B", "=====  =====  ======="]
+    ruled += ["False  False  False", "True   False  False"]
+    assert tables.rows(ruled) == [
+        "A | B | A and B",
+        "False | False | False",
+        "True | False | False",
+    ]
+    over = ["Results were as follows:", "alpha    beta     gamma", "1        2        3"]
+    assert tables.rows([*over, "4        5        6"]) is None
+    near = ColumnTables()
+    header = ["name     apples  pears", "bob      1       2", "ann      3       4"]
+    figures = ["carl     5       6", "dora     7       8", "eve      9       10"]
+    assert near.rows(header) is not None
+    assert near.rows(["Some prose between."]) is None
+    assert (near.rows(figures) or [])[0] == "name | apples | pears"  # carried
+    far = ColumnTables()
+    assert far.rows(header) is not None
+    for _ in range(CARRY_PARAGRAPHS + 1):
+        far.rows(["Some prose between."])
+    assert (far.rows(figures) or [])[0] == "carl | 5 | 6"  # too far on: no header
 
 
 def test_restructured_text_titles_underlined_past_their_end() -> None:

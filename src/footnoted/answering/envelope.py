@@ -6,8 +6,9 @@ Mail opens each message with its envelope ("From: Ted · To: Bob, Carol, Alice �
 Ted wants laptops brought, the reader would take the subject's question mark and the
 names it shares with the question for the answer. So the reader reads a passage with
 its envelopes blanked (the same length of spaces, every offset kept: the subject is the
-message's section, as a heading is), unless the question asks who sent or received a
-message, or when (:func:`asks_envelope`).
+message's section, as a heading is) but for the sender's name, whom the question may
+name ("Why does Ted ask …"), unless the question asks who sent or received a message,
+when, or its subject (:func:`asks_envelope`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ _SENDER = re.compile(rf"From: (.*?){FIELDS}")
 
 
 def asks_envelope(question: str) -> bool:
-    """Whether the question asks who sent or received a message, or when it was sent."""
+    """Whether the question asks who sent or received a message, when, or its subject."""
     return bool(_ASKS.search(question))
 
 
