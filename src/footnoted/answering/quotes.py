@@ -395,10 +395,10 @@ def _naming_sentence(
     """Asked for a number, the next sentence of the paragraph to quote instead of a quote
     with one that names other things and none of what the question names (nor do the
     sentences before it in its paragraph, nor its section), where that sentence names it
-    all with a number
-    ("Mac designers … use the origin 1904-01-01, while in MS Windows Excel dates begin
-    at 1900-01-01." asked SPSS's origin date, followed by "The program SPSS uses integers
-    for dates as well, but the origin for SPSS is 1582-10-14"); None otherwise."""
+    all with a number ("Mac designers … use the origin 1904-01-01, while in MS Windows
+    Excel dates begin at 1900-01-01." asked SPSS's origin date, followed by "The program
+    SPSS uses integers for dates as well, but the origin for SPSS is 1582-10-14"); None
+    otherwise."""
     wanted = asked(question)
     if not (wanted.names or wanted.items) or not counts(question):
         return None

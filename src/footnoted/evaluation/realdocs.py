@@ -323,10 +323,11 @@ def documents_base(
             report = fn.ingest(files, progress=step)
             elapsed = time.perf_counter() - started
             relative = {str(p.resolve()): p.relative_to(root).as_posix() for p in files}
+            documents = fn.store.list_documents()
             # a message's attachment read as a document of its own is in the message's file
-            filed = {d.id: d.source.split(ATTACHMENT_MARK)[0] for d in fn.store.list_documents()}
+            filed = {d.id: d.source.split(ATTACHMENT_MARK)[0] for d in documents}
             doc_of = {id_: relative[f] for id_, f in filed.items() if f in relative}
-            chunks = sum(d.chunk_count for d in fn.store.list_documents())
+            chunks = sum(d.chunk_count for d in documents)
             yield (
                 KnowledgeBase(fn, doc_of, len(doc_of), chunks, len(report.failed), loaded, elapsed),
                 doc_of,

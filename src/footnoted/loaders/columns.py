@@ -69,11 +69,12 @@ class ColumnTables:
         if len(columns) != width:
             return None
         rows = [CELLS.join(c) for c in cells[headed:]]
+        figures = _numeric(cells[0])
         if headed:
             rows.insert(0, CELLS.join(_cut(shown[0], columns)))
-        elif _numeric(cells[0]) and self._header is not None and _under(columns, self._columns):
+        elif figures and self._header is not None and _under(columns, self._columns):
             rows.insert(0, self._header)  # printed under the last table's columns
-        if headed or not _numeric(cells[0]):  # its first line is its header
+        if headed or not figures:  # its first line is its header
             self._header, self._columns = rows[0], columns
         self._since = 0
         return rows

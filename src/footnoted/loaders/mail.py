@@ -166,12 +166,8 @@ def _people(message: EmailMessage, header: str) -> str:
     raw = [_unescaped(v) for k, v in message.raw_items() if k.lower() == header]
     commented = {a.lower(): clean(n) for n, a in getaddresses(raw) if n and a}
     named: list[str] = []
-    for value in message.get_all(header, []):
-        addresses = getattr(value, "addresses", None)
-        if addresses is None:  # a header the parser could not read as addresses
-            named += [clean(n) or a for n, a in getaddresses([_unescaped(str(value))]) if n or a]
-            continue
-        for address in addresses:
+    for value in message.get_all(header, []):  # an address header, however damaged
+        for address in value.addresses:
             spec = _unescaped(address.addr_spec)
             shown = clean(_unescaped(address.display_name))
             name = shown or commented.get(spec.lower(), "") or spec
