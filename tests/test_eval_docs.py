@@ -66,6 +66,7 @@ def test_the_question_set_is_as_the_issue_asks() -> None:
         ("12", "real-documents-unseen-12.jsonl", 6, 50, 14),
         ("13", "real-documents-unseen-13.jsonl", 5, 50, 14),
         ("14", "real-documents-unseen-14.jsonl", 8, 50, 14),
+        ("15", "real-documents-unseen-15.jsonl", 7, 50, 14),
     ],
 )
 def test_a_never_seen_set_asks_of_the_documents_its_script_fetches(
