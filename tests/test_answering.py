@@ -277,3 +277,44 @@ def test_a_default_asked_is_answered_by_the_sentence_saying_it_not_an_example(
     assert "default: `3306'" in mysql.answer.text
     ssh = service.answer("What is the default value of BM_UPLOAD_SSH_PORT?")
     assert ssh.answer is None, ssh.answer.text
+
+
+SLIDES = (
+    "# Project goal\n\nContinuous availability with no single point of failure\n\n"
+    "Linear scalability\n\nMulti datacentre replication\n\n"
+    "# Current status\n\nTwo clusters run in production, one per site, since March.\n\n"
+    "# Conclusion\n\nGreat archiving design!\n\nEasy to add support to a new back-end\n\n"
+    "Cassandra works!\n\nContinuous availability (when well used)\n\nWrite performance\n\n"
+    "Next Step:\n\nReduce partitions size\n\nAn analytics datacentre\n\n"
+    "Results Table 2:\n\nGrenoble runs three nodes\n\n"
+    "# Syntax\n\nA pariah expression:\n\n(pariah expr expr ...)\n\n"
+    "It tells the compiler that the expressions within it are unlikely to be run.\n\n"
+    "# Fragments\n\nTheoretical fragment masses:\n\n"
+    "The table lists the masses of the amino acids for the ion types selected. A mass "
+    "matched in the spectrum is highlighted in green.\n\n"
+    "# Ibuprofen\n\nSide effects:\n\nNausea and heartburn\n"
+)
+
+
+def test_a_label_the_question_names_brings_what_it_introduces(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A slide's "Next Step:" over its bullets: asked "what is the next step", the label
+    is read, and quoted with the line it introduces, not another bullet of the slide. A
+    label with a number is a caption, one opening with an article a term's over its
+    syntax, one over sentences their heading, and a passage lacking what else the
+    question names (the side effects of another drug) answers nothing: none is read at
+    them."""
+    assert not service.ingest([write(tmp_path / "docs" / "talk.md", SLIDES)]).failed
+    result = service.answer("According to the conclusion, what is the next step for the archive?")
+    assert result.answer is not None, result.refusal
+    assert "Next Step:" in result.answer.text and "Reduce partitions size" in result.answer.text
+    assert "Continuous availability" not in result.answer.text
+    for question in (
+        "What is in results table 2?",
+        "What is a pariah expression?",
+        "In the theoretical fragment masses table, what colour marks a matched mass?",
+        "What are the side effects of aspirin?",
+    ):
+        read = service.pipeline.prepare(service.question(question)).read
+        assert not any(r.posed for r in read), question

@@ -911,3 +911,43 @@ def test_a_name_after_non_is_not_held_unless_the_question_says_non_too() -> None
     # a people's word is asked loosely: "Russia's right" of the rights of non-Russian nations
     lenin = "Lenin asserted the right of the non-Russian nations to self-determination."
     assert asked("Who asserted Russia's right to self-determination?").missing([lenin]) == []
+
+
+NEWSLETTER = (
+    "Weekly Notes, 30 August 2002\n\n"
+    + "".join(
+        f"Story {n}: a reader wrote in about the state of the trains in the north, the "
+        f"price of coffee at the station and the weather of the week, which was grey.\n\n"
+        for n in range(1, 9)
+    )
+    + "For those of us who cannot hear the word upgrade without thinking of giant walking "
+    "machines and their deafening howls, which roared like thunder across the valley and "
+    "the sleeping town below it on every single record sleeve we ever owned as children, "
+    "we are sorry to report that this weekend's open-air multimedia performance of the "
+    "old radio play, long promised and twice delayed already, has been postponed due to "
+    '"health and safety issues". The event was to feature computer graphics, fireworks, '
+    "sixty-foot fighting machines wreaking havoc and destruction on a model of the "
+    "village green, a full orchestra in the rain and, most terrifying of all, a tribute "
+    "singer performing with a space rock band, but the tickets for the Saturday show at "
+    "Manchester's Heaton Park will still be valid at a range of new venues next summer, "
+    "the organisers say. Ironically, the invaders' original plans were "
+    "thwarted by health issues too, slain by the humblest creatures of all.\n\n"
+    "Elsewhere, a foundation is looking for a new director and suggested a raffle at its "
+    "convention, the first prize being the job itself.\n"
+)
+
+
+def test_a_name_the_question_adds_is_held_by_the_quotes_paragraph(
+    float_service: Footnoted, tmp_path: Path
+) -> None:
+    """A newsletter's story says why a show was postponed in one sentence and names its
+    park in the next; asked why the show at that park was postponed, the sentence
+    answers: its paragraph names the park. A park no paragraph names still refuses."""
+    path = write(tmp_path / "docs" / "notes.txt", NEWSLETTER)
+    assert not float_service.ingest([path]).failed
+    asked = "Why has the multimedia performance at {} been postponed?"
+    result = float_service.answer(asked.format("Heaton Park"))
+    assert result.answer is not None, result.refusal
+    assert "health and safety issues" in result.answer.text
+    other = float_service.answer(asked.format("Hyde Park"))
+    assert other.refusal is not None, other.answer

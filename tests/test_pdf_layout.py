@@ -953,3 +953,47 @@ def test_a_heading_naming_a_work_by_its_year_is_a_heading() -> None:
     assert not any("2019" in part for section in sections for part in section)
     # a reference line is no heading for its year: its comma and digits say so
     assert _heading_text("5.2. Petersen (2009)") and not _heading_text("Smith, J. (2009)")
+
+
+def test_a_slides_bullets_and_code_are_no_headings() -> None:
+    """A slide deck sets its bullets and its code larger than its notes: a line opening
+    with a bullet ("◮", a dingbat read as "!") or reading as code ("PROG = hello",
+    "MKC_REQD= 0.19.0", ".include <mkc.prog.mk>", "#!/bin/sh", "CC -G -h libfoo.so.1", a
+    path) is text under the slide's heading, not a heading of its own, so it can be
+    quoted; the slide's title still heads it."""
+    lines = _set(["Design principles and goals"], 740, size=14.0)
+    lines += _set(["◮ Written in bmake, portable version of NetBSD make(1)"], 700, size=12.0)
+    lines += _set(["! Dynamically generated methods for class properties"], 680, size=12.0)
+    lines += _set(["but bmake+sh is good enough for this task and others"], 660, size=9.0)
+    lines += _set(["Example 2: Makefile"], 620, size=14.0)
+    code = [
+        "PROG = hello",
+        "MKC_REQD= 0.19.0",
+        "CPPFLAGS += -I${PATH.common}/include",
+        ".include <mkc.prog.mk>",
+        "#!/bin/sh",
+        "CC -G -h libfoobar.so.1",
+        "/usr/local/lib/libfoobar.1.0.dylib",
+    ]
+    for n, text in enumerate(code):
+        lines += _set([text], 580 - 40 * n, size=12.0)
+        lines += _set(["and the rest of what the slide says in its notes"], 560 - 40 * n, 9.0)
+    cover = _set(["MK-CONFIGURE, an alternative to GNU Autotools"], 500, size=20.0)
+    blocks, title = lay_out([cover, lines], [], None)
+    doc = assemble(blocks, kind="pdf", title=title, page_count=2)
+    sections = {tuple(seg.section) for seg in doc.segments if seg.page == 2}
+    assert sections == {("Design principles and goals",), ("Example 2: Makefile",)}
+    for text in (*code, "◮ Written in bmake", "! Dynamically generated methods", "#include <x.h>"):
+        assert not _heading_text(text), text
+    # headings that name an option, a setting or a directory are still headings
+    for text in (
+        "Example 2: Makefile",
+        "2.3 The --prefix option",
+        "4.1 Setting CFLAGS = -O2",
+        "Results for k = 5",
+        "Using git --amend",
+        "The -O2 flag",
+        "/bin : Essential user command binaries",
+        "#MeToo and the press",
+    ):
+        assert _heading_text(text), text

@@ -8,6 +8,8 @@ quote's composition alone; the pipeline's own runs over real documents are
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from footnoted.answering.evidence import Read
 from footnoted.answering.pipeline import anchored, reasoned_first, worded_first
 from footnoted.answering.quotes import Quote, asked_thing, group_of, quote, value_at
@@ -950,3 +952,28 @@ def test_a_value_for_another_name_gives_way_to_the_next_sentence_naming_the_one_
     assert q.text.startswith("In total there are 352 votes")
     both = "What origin date does SPSS use, and what does POSIX use?"
     assert quote(read_at(text, "1582-10-14"), None, both).text.startswith("The program SPSS")
+
+
+def test_a_sheets_row_with_a_blank_label_is_under_the_label_its_group_prints_once() -> None:
+    """A sheet prints an episode once, in its group's first row, and leaves the cell
+    blank below: a row with that blank cell is under the episode, shown over it whatever
+    the question names. A paper's table in a PDF prints its model on a line of its own
+    over rows that may leave their first cell blank: those rows stay under that line,
+    not under the row above them."""
+    sheet = (
+        "Episode | Line | Chuck\n\nS1E7 | Looks like parents can be deceiving. | -\n\n"
+        "- | Spotted: Bass drunk at the bar. | -1"
+    )
+    read = read_at(sheet, "- | Spotted")
+    chunk = replace(read.hit.chunk, rows=((100 + sheet.index("S1E7"), 2),))
+    read = replace(read, hit=replace(read.hit, chunk=chunk))
+    q = quote(read, None, "What does Chuck score for 'Spotted: Bass drunk at the bar.'?")
+    assert q.group is not None and q.group.text == "S1E7"
+    assert q.render()[0].splitlines()[2] == "| S1E7 | | |"
+    paper = (
+        "Method | EM | F1\n\nChatGPT\n\nVANILLA (5-psg) | 57.2 | 60.1\n\n- | 24.5 | 30.2\n\n"
+        "GPT-4\n\nVANILLA (5-psg) | 61.0 | 64.2\n\n- | 29.9 | 33.0"
+    )
+    for after, label in (("ChatGPT", "ChatGPT"), ("GPT-4", "GPT-4")):
+        q = quote(read_at(paper, "- |", after=after), None, f"What F1 does {label} get?")
+        assert q.group is not None and q.group.text == label

@@ -126,6 +126,24 @@ def test_the_chunk_closest_to_the_question_is_read_where_the_rerank_passes_it_ov
     assert [h.chunk.id for h in to_read([*ranked, contents], 5)] == ["c0", "c1", "c2", "c3", "c4"]
 
 
+def test_the_keyword_searchs_first_chunk_is_read_where_the_rerank_passes_it_over() -> None:
+    """A table's rows all cover the question's other words through their header; the
+    one row naming the identifier asked ("ILib3MFModelMeshObject") is the keyword
+    search's first, and is read after the passages the rerank put first, where none of
+    them names it."""
+    ranked = [hit(f"IModel{i} | IBase | A model part.", "Guide", f"c{i}") for i in range(8)]
+    mesh = hit("IMeshObject | IObjectResource | Mesh objects.", "Guide", "mesh")
+    first = RetrievedChunk(mesh.chunk, "Guide", None, 0.5, dense_rank=9, keyword_rank=0)
+    closest = RetrievedChunk(ranked[7].chunk, "Guide", None, 0.7, dense_rank=0)
+    question = "Which interface is IMeshObject derived from?"
+    read = to_read([*ranked[:7], first, closest], 5, question)
+    assert [h.chunk.id for h in read] == ["c0", "c1", "c2", "c3", "c4", "c7", "mesh"]
+    assert to_read([first, *ranked], 5, question)[0].chunk.id == "mesh"
+    # a question naming no identifier, or one a passage read already holds, reads no more
+    for other in ("Which interface is the mesh derived from?", "Is IModel3 an interface?"):
+        assert [h.chunk.id for h in to_read([*ranked[:7], first], 5, other)][-1] == "c4"
+
+
 def test_a_passage_printed_again_word_for_word_is_read_once() -> None:
     """A slide's bullets uncovered one page at a time print the same text page after
     page: the first of them ranked stays, the others give their places to other passages

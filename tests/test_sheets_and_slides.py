@@ -112,6 +112,49 @@ def test_notes_written_around_a_sheets_table_are_lines_and_its_header_heads_it()
     assert costs == ["Region | Revenue | Cost", "- | €m | €m", "Asia | 5 | 3", "Africa | 4 | 2"]
 
 
+def test_a_header_over_a_first_row_whose_values_are_blank_still_heads_the_table() -> None:
+    """A sheet scoring each line of an episode prints the episode's first line with no
+    score: the row of words right above the first scores is that line, not the header.
+    The header names the columns of values it leaves blank, and stays the header; a note
+    spread over cells above a header, even one filling more of them, is still a note."""
+    data = workbook(
+        {
+            "Sheet1": [
+                ["Episode", "Line", "Blair", "Chuck", "Dan"],
+                ["S1E1", "Hey Upper East Siders. Gossip Girl here."],
+                [None, "Spotted: Lonely Boy.", None, None, 1],
+                [None, "Better lock it down with Nate, B.", -1],
+            ],
+            "notes": [
+                ["written by", None, None, "the analyst"],
+                ["Name", "Profession", "Age"],
+                ["David Bowie", "musician", 69],
+                ["Harper Lee", "author", 89],
+            ],
+        }
+    )
+    doc = load_bytes(data, "scores.xlsx")
+    rows = [text for text, section, _ in blocks(doc) if section == ("Sheet1",)]
+    assert rows[:2] == [
+        "Episode | Line | Blair | Chuck | Dan",
+        "S1E1 | Hey Upper East Siders. Gossip Girl here. | - | - | -",
+    ]
+    lonely = doc.text.index("Spotted: Lonely Boy.")
+    assert table_headers(doc.text, [lonely]) == ["Episode | Line | Blair | Chuck | Dan"]
+    notes = [text for text, section, _ in blocks(doc) if section == ("notes",)]
+    assert notes[:2] == ["written by the analyst", "Name | Profession | Age | -"]
+    # a note filling more cells than the header, over a header that names the values: a note
+    wide = [
+        ["Prepared by", "the finance team", "draft", "confidential"],
+        ["Item", "Cost", "Owner"],
+        ["Rent", 100, "Ann"],
+        ["Power", 50, "Bob"],
+    ]
+    costs = load_bytes(workbook({"wide": wide}), "costs.xlsx")
+    rent = costs.text.index("Rent")
+    assert table_headers(costs.text, [rent]) == ["Item | Cost | Owner | -"]
+
+
 def test_a_number_reads_as_the_sheet_shows_it() -> None:
     """A sum's float error is not shown, nor an average's fifteenth digit (a column of the
     default width shows ten); a number in a format of fixed decimals, a thousands separator

@@ -15,9 +15,10 @@ from footnoted.answering.citations import Answer, exact_cell
 from footnoted.answering.conversation import Conversation, Exchange
 from footnoted.answering.evidence import Read
 from footnoted.answering.question import Question
-from footnoted.answering.quotes import abbreviates, asked_terms, column_named
+from footnoted.answering.quotes import abbreviates, asked_terms, column_named, stands_for
 from footnoted.answering.tables import (
     Named,
+    _column,
     captioned,
     changed_row,
     continuations,
@@ -1303,3 +1304,99 @@ def test_a_row_of_a_sheet_printing_no_header_is_named_by_its_words_and_answers_w
     assert _named_text("What is the name of the vendor that issued bill MEC-0072?", read) is None
     pdf = _sheet_read("", rows, title="invoice")
     assert _named_text(price, pdf) is None
+
+
+def test_a_column_named_by_one_letter_is_named_by_its_letter_or_a_word_it_begins() -> None:
+    """A colour's table names its columns "r | g | b | h | s | l": a question writing the
+    letter alone ("the hue (h)") names the column, and in a header of such names a word
+    one begins ("green", "hue") does, where no word names a column otherwise; the
+    articles "a" and "I" name none, nor does a function word, nor a word of a header
+    with a one-letter name or two among words ("population" is no "p" of a p-value)."""
+    assert "§h" in asked_terms("What is the hue (h) value of Crimson?")
+    assert column_named(asked_terms("What is the hue (h) value of Crimson?"), "h") == 1
+    assert not {"§a", "§i"} & asked_terms("Is a colour I like named?")
+    colours = "Name | r | g | b | h | s | l"
+    green = asked_terms("What is Tomato's green value?") - {"tomato"}
+    assert _column(colours, green, set(), letters=True)[:2] == (1, 2)
+    assert _column(colours, green, set())[:2] == (0, None)  # the row's words: no letters
+    hue = asked_terms("What is Crimson's hue?") - {"crimson"}
+    assert _column(colours, hue, set(), letters=True)[:2] == (1, 4)
+    assert not stands_for("w", "what") and stands_for("w", "weight")
+    survey = "Country | n | mean | sd | p"
+    population = asked_terms("What was the population of Norway?") - {"norway"}
+    assert _column(survey, population, set(), letters=True)[:2] == (0, None)
+
+
+COLOURS = [
+    ("Pink", 255, 192, 203, 350, 100, 88),
+    ("Crimson", 220, 20, 60, 348, 83, 47),
+    ("FireBrick", 178, 34, 34, 0, 68, 42),
+    ("Tomato", 255, 99, 71, 9, 100, 64),
+    ("Coral", 255, 127, 80, 16, 100, 66),
+    ("Gold", 255, 215, 0, 51, 100, 50),
+]
+
+
+def test_a_colours_row_answers_the_column_its_letter_names(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """Asked a colour's hue, written "(h)", the colour's row answers under that column;
+    asked its green value, its row answers whole, under its header."""
+    rows = ["Name,r,g,b,h,s,l"] + [",".join(map(str, c)) for c in COLOURS]
+    rows += [f"Grey{i},{i},{i},{i},0,0,{i % 100}" for i in range(40)]
+    report = service.ingest([write(tmp_path / "docs" / "colours.csv", "\n".join(rows) + "\n")])
+    assert not report.failed, report.failed
+    hue = answered(service, "What is the hue (h) value of Crimson?")
+    assert "| Crimson | 348 |" in hue and "Pink" not in hue
+    green = answered(service, "What is Tomato's green value?")
+    assert "| Name | r | g | b |" in green and "| Tomato | 255 | 99 | 71 |" in green
+
+
+def test_a_cell_quoted_whole_names_its_row_under_the_label_its_group_prints_once(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A sheet of lines scored per character prints each episode once, in its first row,
+    and leaves it blank below; the first row's scores are blank too. Asked the score of a
+    line it quotes, the row of that line answers (not the episode's first row, which the
+    episode names), its episode shown over it; the header stays the header."""
+    lines: list[list[object]] = [["Episode", "Line", "Blair", "Chuck", "Dan"]]
+    for n in range(1, 9):
+        lines.append([f"S1E{n}", f"Episode {n} opens on the steps of the Met again.", None])
+        lines.append([None, f"Spotted: a quiet brunch number {n}.", None, None, 1])
+        lines.append([None, f"Word is that the party {n} ended early.", -1, None, None])
+    lines.insert(21, [None, "Spotted: Bass drunk at the bar.", None, -1, None])
+    path = tmp_path / "docs" / "lines.xlsx"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(workbook({"Sheet1": lines}))
+    report = service.ingest([path])
+    assert not report.failed, report.failed
+    text = answered(
+        service, "For the S1E7 line 'Spotted: Bass drunk at the bar.', what is the Chuck score?"
+    )
+    assert "| - | Spotted: Bass drunk at the bar. | - | -1 | - |" in text
+    assert "| S1E7 |" in text and "Episode 7 opens" not in text
+    # asked its episode, the row shows the label it is printed under
+    text = answered(service, "Which episode has the line 'Spotted: Bass drunk at the bar.'?")
+    assert "| S1E7 |" in text and "Spotted: Bass drunk at the bar." in text
+
+
+def test_a_row_named_by_its_label_asks_another_column_than_the_labels(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """ "Which interface is IMeshObject derived from?": the word after "which" names the
+    column of labels, but the question names the row by its label; it asks the other
+    column its words name."""
+    names = ["Model", "Factory", "Component", "Resource", "Texture", "Slice", "Mesh"]
+    lines = [
+        "# Interfaces",
+        "",
+        "The following interfaces specify an in-memory representation of the document.",
+        "",
+        "| Interface | derived from | Description |",
+        "| --- | --- | --- |",
+    ]
+    lines += [f"| I{n}Object | IBase | I{n}Object handles the {n.lower()} nodes. |" for n in names]
+    lines[-1] = "| IMeshObject | IObjectResource | IMeshObject handles the mesh objects. |"
+    ingest_markdown(service, tmp_path / "docs" / "interfaces.md", lines)
+    text = answered(service, "Which interface is IMeshObject derived from?")
+    assert "| IMeshObject | IObjectResource |" in text

@@ -12,6 +12,7 @@ never appear: the store filters them.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -225,7 +226,9 @@ def once(ranked: list[RetrievedChunk]) -> list[RetrievedChunk]:
     return out
 
 
-def to_read(ranked: Sequence[RetrievedChunk], top_k: int) -> list[RetrievedChunk]:
+def to_read(
+    ranked: Sequence[RetrievedChunk], top_k: int, question: str = ""
+) -> list[RetrievedChunk]:
     """The first ``top_k`` of ``ranked``, and after them the chunk closest to the question
     by embedding where the rerank's word coverage put it further: a table's rows, whose
     cells are numbers, cover few of the question's words ("Total | $2,852 | $2,249"
@@ -233,13 +236,31 @@ def to_read(ranked: Sequence[RetrievedChunk], top_k: int) -> list[RetrievedChunk
     development in 2022), and rows under such a header cover a year asked better than
     the sentence that answers ("As of December 31, 2022 and 2021, Boeing's total
     workforce was approximately 156,000", seventh, asked how many people worked for
-    Boeing at the end of 2022). Not a table of contents, which the rerank puts last on
-    purpose."""
+    Boeing at the end of 2022); and the chunk the keyword search ranks first, where the
+    rerank put it further and it holds an identifier the ``question`` names that none of
+    the first ``top_k`` holds: the one row naming "ILib3MFModelMeshObject" among a
+    table's rows that all cover the question's other words through their header. Not a
+    table of contents, which the rerank puts last on purpose."""
     hits = list(ranked[:top_k])
-    closest = next((h for h in ranked[top_k:] if h.dense_rank == 0), None)
-    if closest is not None and not contents_listing(closest.chunk.text):
-        hits.append(closest)
+    named = bag(" ".join(_IDENTIFIER.findall(question)))
+    for h in hits:
+        named -= bag(f"{h.chunk.header or ''}\n{h.chunk.text}")
+    for first in (
+        next((h for h in ranked[top_k:] if h.dense_rank == 0), None),
+        next(
+            (h for h in ranked[top_k:] if h.keyword_rank == 0 and named & bag(h.chunk.text)), None
+        ),
+    ):
+        if first is None or contents_listing(first.chunk.text):
+            continue
+        if all(h.chunk.id != first.chunk.id for h in hits):
+            hits.append(first)
     return hits
+
+
+# an identifier a question names: a word with a digit or a capital inside it
+# ("ILib3MFModelMeshObject", "x86_64"), not a capitalised word nor an acronym
+_IDENTIFIER = re.compile(r"\b\w*(?:\d|[a-z][A-Z])\w*\b")
 
 
 @lru_cache(maxsize=4096)

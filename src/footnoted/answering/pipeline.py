@@ -29,7 +29,7 @@ from typing import ParamSpec, TypeVar
 from ..errors import InvalidInput, NotFound
 from ..inference.embedding import SentenceTransformerEmbedder
 from ..inference.reader import Calibration, Reader, Reading, get_reader
-from ..lexical import CELLS, MARKER, NUMBER_WORD, bag, chunk_sentences
+from ..lexical import CELLS, MARKER, NUMBER_WORD, bag, chunk_sentences, words
 from ..models import (
     SECTION_JOIN,
     Chunk,
@@ -91,6 +91,8 @@ DEFINED_DEPTH = 20  # retrieved passages searched for the definition of a term a
 ABBREVIATED_DEPTH = 100  # passages holding an abbreviation searched for its first use
 CAPTION_CHARS = 8_000  # how far before a table's passage its caption sentence is looked for
 OPENING_CHARS = 20_000  # a document's opening, where a name the question asks about may be
+PARAGRAPH_CHARS = 1_500  # how far each side of a quote its paragraph is read for a name
+ITEM_WORDS = 12  # the most words of a line a label introduces (more: a sentence it heads)
 _DELTA = re.compile(r"\S+\s*")
 RAG_OFF_MESSAGE = (
     "Document search is turned off for this knowledge base, so no documents were "
@@ -241,7 +243,7 @@ class Pipeline:
         best = retrieval.max_score
         if best is not None and evidence.passes(best, limit):
             began = time.perf_counter()
-            hits = to_read(retrieval.candidates, k)
+            hits = to_read(retrieval.candidates, k, query)
             readings = self.reader.read(query, [readable(h.chunk.text, query) for h in hits])
             read = ranked(hits, readings, cal, self._cosines(about, hits))
             compared = comparison_sides(query, retrieval.candidates)
@@ -263,7 +265,7 @@ class Pipeline:
                     else self._defined(q, query, read, retrieval, cal, about)
                 )
                 if lead is None:
-                    lead = _posed(query, read)
+                    lead = _posed(query, read) or _labelled(query, read)
                 if row is not None and not row.filled:
                     read = ()  # the row the question names leaves the value it asks out
                 elif lead is not None:
@@ -434,8 +436,8 @@ class Pipeline:
         """The years, quarters and names ``query`` asks about that the leading passage
         lacks: its text and quote (a table row's header and the label it is printed
         under included), section path and title; a year or quarter may be in the
-        answer's other quotes too, a name in their passages or the document's opening
-        (``asked``)."""
+        answer's other quotes too, a name in their passages, the lead quote's paragraph
+        (``_paragraph``) or the document's opening (``asked``)."""
         wanted = asked(query)
         if not wanted.asks:
             return []
@@ -443,8 +445,9 @@ class Pipeline:
             quote(read[0], self.context, query)
         ]
         # a year is held by the lead or another quote's words; a name by any of its passage
+        # or by the lead's paragraph
         near = [*_shown(quotes[0]), *(q.text for q in quotes[1:]), self._captioned(quotes[0])]
-        further = [text for q in quotes[1:] for text in _shown(q)]
+        further = [text for q in quotes[1:] for text in _shown(q)] + [self._paragraph(quotes[0])]
         gone = wanted.missing(near, further)
         quarters = {f"Q{n}" for n in wanted.quarters}  # like years: not in an opening
         if self.context is not None and set(gone) - (wanted.years - wanted.filed) - quarters:
@@ -452,6 +455,21 @@ class Pipeline:
             place = (quotes[0].read.hit.chunk.section or "").split(SECTION_JOIN)[-1]
             gone = wanted.missing(near, further, opening, place)
         return gone
+
+    def _paragraph(self, lead: Quote) -> str:
+        """The paragraph of the document the lead quote is in, within
+        :data:`PARAGRAPH_CHARS` of it either side (the story whose sentence says why a show
+        was postponed names its park in the next sentence); empty for a table's row, whose
+        paragraph is its table, or without a way to read the document. A paragraph ends at
+        a blank line or a page's end."""
+        if lead.row or self.context is None:
+            return ""
+        doc = lead.read.hit.chunk.document_id
+        start = max(0, lead.body.start - PARAGRAPH_CHARS)
+        before = self.context(doc, start, lead.body.start)
+        after = self.context(doc, lead.body.end, lead.body.end + PARAGRAPH_CHARS)
+        head, tail = _BLOCK_BREAK.split(before)[-1], _BLOCK_BREAK.split(after, 1)[0]
+        return f"{head}{lead.text}{tail}"
 
     def _captioned(self, lead: Quote) -> str:
         """The sentence a table's row is read under, printed above the table before the
@@ -838,12 +856,12 @@ def _posed(query: str, read: tuple[Read, ...]) -> Read | None:
         around = bag(f"{r.hit.document_title} {r.hit.chunk.section or ''}")
         sentences = chunk_sentences(text)
         questions = [text[s:e].rstrip().endswith("?") for s, e, _ in sentences]
-        for i, ((qs, qe, words), (ns, ne, _)) in enumerate(pairwise(sentences)):
+        for i, ((qs, qe, held), (ns, ne, _)) in enumerate(pairwise(sentences)):
             if not questions[i] or (i and questions[i - 1]):
                 continue  # no question, or one of a list of them (a quiz)
             if i and _POINTS_BACK.search(text[qs:qe]):
-                words = words | sentences[i - 1][2]
-            if asked - _held_by(asked, words | around) or len(_held_by(asked, words)) < 2:
+                held = held | sentences[i - 1][2]
+            if asked - _held_by(asked, held | around) or len(_held_by(asked, held)) < 2:
                 continue
             answer = text[ns:ne]
             if answer.rstrip().endswith("?") or len(answer.split()) < 4:
@@ -852,6 +870,44 @@ def _posed(query: str, read: tuple[Read, ...]) -> Read | None:
     return None
 
 
+def _labelled(query: str, read: tuple[Read, ...]) -> Read | None:
+    """The first passage read that prints, on a line of its own, a label of two words or
+    more the question writes out whole, ending in a colon over what it introduces (a
+    slide's "Next Step:" over "Reduce partitions size", asked "what is the next step for
+    HDB++"), read at that label: quoted, it brings the lines it introduces. The passage,
+    its section path and its title hold every other word the question asks with
+    ("according to" and the kind of document it names aside): the side effects of
+    aspirin are not those a leaflet on ibuprofen lists. A label over a paragraph
+    ("Theoretical fragment masses:" over its sentences) heads it: the reader reads it as
+    it reads any passage. A label with a number ("Table 2:", "Q3 results:") is a
+    caption, not one; one opening with an article ("A pariah expression:") is a term's,
+    over its syntax, not its definition."""
+    asked = f" {' '.join(words(query))} "
+    wanted = bag(query) - _SCOPE - _KINDS
+    for r in read:
+        text = r.hit.chunk.text
+        around = bag(f"{r.hit.document_title} {r.hit.chunk.section or ''}")
+        if wanted - _held_by(wanted, bag(text) | around):
+            continue
+        for line in re.finditer(r"[^\n]+", text):
+            label = _LABEL_LINE.fullmatch(line.group())
+            named = [] if label is None or _DIGIT.search(label[1]) else words(label[1])
+            if not named or named[0] in _ARTICLES or f" {' '.join(named)} " not in asked:
+                continue  # no label, or a term's ("A pariah expression:" over its syntax)
+            after = text[line.end() :].lstrip("\n").split("\n", 1)[0].strip()
+            if after and after[-1] not in ":.!?" and len(after.split()) <= ITEM_WORDS:
+                start, end = line.span()
+                return replace(r, reading=Reading(r.reading.score, start, end), labelled=True)
+    return None
+
+
+_ARTICLES = frozenset({"a", "an", "the"})
+_BLOCK_BREAK = re.compile(r"\n[\n\f]")  # between two paragraphs, or two pages
+_DIGIT = re.compile(r"\d")
+# the kind of document a question names, as it says where to look: "the conclusion slide"
+_KINDS = bag("slide slides deck presentation talk document report guide paper manual page")
+# a label on a line of its own: two words or more, a colon after them
+_LABEL_LINE = re.compile(r"\s*((?:[^\W\d_][\w'’+-]*\s+)+[^\W\d_][\w'’+-]*)\s*:\s*")
 _POINTS_BACK = re.compile(r"\b(?:this|that|these|those|such|it)\b", re.IGNORECASE)
 _STEM_LETTERS = 4  # a word this long is held by a longer one it begins
 
@@ -950,13 +1006,15 @@ def worded_first(
     to the question (``_misses``; a table row the question names is no span of the
     reader's: a follow-up's query holds the previous row's figures; a span that only
     says again what a why-question says is one where the passage asks "Why?" next and
-    answers, ``quotes.posed_reason``) and another's is.
+    answers, ``quotes.posed_reason``) and another's is; a lead read at a label the
+    question names (``_labelled``) stays, read at what it introduces.
     Where no other passage is believed, the lead stays; with only headings it is no
     answer (``Pipeline._answers``)."""
     if not read:
         return read
     lead = read[0]
-    missed = not lead.named and _misses(lead, question)  # a row named is read whole
+    # a row named is read whole; a passage read at a label is read at what it introduces
+    missed = not (lead.named or lead.labelled) and _misses(lead, question)
     if missed and asks_why(question):
         # "… it really is not an expense. Why? A credit card account is a short-term loan":
         # a span restating what is asked, answered by the text next

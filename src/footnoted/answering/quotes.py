@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 from ..lexical import (
     CELLS,
+    EMPTY_CELL,
     GIVEN_NUMBER,
     LABEL_WORDS,
     NUMBER_WORD,
@@ -299,21 +300,24 @@ def value_at(row: str, header: str, index: int) -> int | None:
 
 def asked_terms(question: str) -> frozenset[str]:
     """What names a column in the question: its words (``bag``), the measures its
-    adjectives and units ask about ("How tall": "height"; ``lexical.measures``) and its
-    abbreviations ("P/E", "EPS", "R&D"), as ``column_terms`` writes a name's initials."""
+    adjectives and units ask about ("How tall": "height"; ``lexical.measures``), its
+    abbreviations ("P/E", "EPS", "R&D"), as ``column_terms`` writes a name's initials, and
+    a letter it writes alone ("the hue (h)"), as ``column_terms`` writes a one-letter name."""
     acronyms = _ACRONYM.findall(question)
     asked = bag(question) | bag(" ".join(measures(words(question))))
-    return asked | {"§" + re.sub("[/&]", "", a).lower() for a in acronyms}
+    letters = {"§" + letter.lower() for letter in _LETTER_ALONE.findall(question)}
+    return asked | letters | {"§" + re.sub("[/&]", "", a).lower() for a in acronyms}
 
 
 def column_terms(name: str) -> frozenset[str]:
-    """A column name's words, its words run together apart ("lifeExp": "life", "exp")
-    and its initials ("Price/Earnings": "§pe", "Earnings per share": "§eps"), so that a
-    question's abbreviation names it."""
+    """A column name's words, its words run together apart ("lifeExp": "life", "exp"),
+    its initials ("Price/Earnings": "§pe", "Earnings per share": "§eps") and a name of one
+    letter ("h": "§h"), so that a question's abbreviation names it."""
     name = _CAMEL.sub(" ", name)
     words = [w for w in re.findall(r"[^\W\d_]+", name) if w.lower() not in _LINKS]
     initials = {"§" + "".join(w[0] for w in words).lower()} if len(words) > 1 else set()
-    return bag(name) | initials
+    letter = {"§" + name.strip().lower()} if len(name.strip()) == 1 else set()
+    return bag(name) | initials | letter
 
 
 def column_named(terms: frozenset[str], name: str) -> int:
@@ -333,6 +337,20 @@ def column_named(terms: frozenset[str], name: str) -> int:
             rest.remove(term)
             count += 1
     return count
+
+
+def stands_for(letter: str, term: str) -> bool:
+    """Whether a column named by one letter may stand for the question's ``term`` (a
+    stem): a word of three letters or more it begins, not a function word ("g": "green",
+    "h": "hue")."""
+    letter = letter.strip().lower()
+    return (
+        len(letter) == 1
+        and term.isalpha()
+        and len(term) >= 3
+        and term[0] == letter
+        and term not in stop_words()
+    )
 
 
 def abbreviates(name: str, word: str) -> bool:
@@ -1001,6 +1019,8 @@ _ACRONYM = re.compile(r"\b[A-Z](?:[/&]?[A-Z]){1,4}\b")  # "P/E", "EPS", "R&D"
 _LINKS = frozenset({"and", "of", "the"})  # words an abbreviation leaves out
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")  # "lifeExp", "gdpPercap": two words
 _CUT_SHORT = re.compile(r"\b([^\W\d_]{3,5})\.")  # "Rec.", "Prec.": a word cut short
+# a letter written alone, as a column's name: "the hue (h)"; not the articles "a" and "I"
+_LETTER_ALONE = re.compile(r"(?<![\w'’.&/-])([b-hj-zB-HJ-Z])(?![\w'’.&/-])")
 _NOT_CUT = frozenset(  # abbreviations that name a company or a month, not a word cut short
     {"inc", "corp", "ltd", "llc", "plc"}
     | {"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"}
@@ -1020,7 +1040,12 @@ def _row(read: Read, start: int, end: int, context: Context | None, question: st
     exact = _cell(read, body, header, question)
     columns = shown_columns(body, header, exact, question)
     group = group_of(read, body.start, header, context)
-    if group is not None and not (bag(group.text) & bag(question)) - bag(label_words(body.text)):
+    own = body.text.split(CELLS, 1)[0].strip() == EMPTY_CELL  # a blank label: the group's
+    if (
+        group is not None
+        and not own
+        and not (bag(group.text) & bag(question)) - bag(label_words(body.text))
+    ):
         group = None  # shown, and weighed, only where it says what the question asks
     return Quote(read, body, header, exact, unit, columns, group=group)
 
@@ -1034,7 +1059,9 @@ def group_of(read: Read, row: int, header: Piece | None, context: Context | None
     table's rows: the last short line without cells between its ``header`` row and it,
     past the rows between ("ChatGPT" over "VANILLA (5-psg) | 57.2 | …" and "SNIPPET
     (10-psg) | 24.5 | …": a paper's rows of one model, each named by its method alone;
-    "2019:" over a quarter's row), not a page number or the amounts' unit. None where
+    "2019:" over a quarter's row), not a page number or the amounts' unit; of a sheet's
+    row whose first cell is blank, the first cell of the rows above that fills it
+    (``_carried``). None where
     prose, the header or a total row ("Total costs and expenses", which closes the rows
     under "Costs and expenses"; "Loss from operations" under "(Loss)/earnings from
     operations:") comes first, or the text above the passage cannot be read."""
@@ -1053,6 +1080,10 @@ def group_of(read: Read, row: int, header: Piece | None, context: Context | None
     own = chunk.text[row - chunk.char_start :].split("\n", 1)[0]
     if _TOTAL.match(own):
         return None  # a total row sums the rows above it: it is under none of them
+    if chunk.rows and CELLS in own and own.split(CELLS, 1)[0].strip() == EMPTY_CELL:
+        carried = _carried(lines, start)
+        if carried is not None:
+            return carried
     passed = [bag(label_words(own))]  # the labels of the row and those between, nearest first
     for line in reversed(lines):
         label = line.group().strip(PAGE_BREAK).strip()
@@ -1070,6 +1101,22 @@ def group_of(read: Read, row: int, header: Piece | None, context: Context | None
             return None  # a row sums the label's rows ("Loss from operations")
         at = start + line.start() + line.group().index(label)
         return Piece(at, at + len(label), label)
+    return None
+
+
+def _carried(lines: Sequence[re.Match[str]], start: int) -> Piece | None:
+    """The first cell of the nearest row above, among its sheet's ``lines`` (offsets from
+    ``start``), that fills it: the label a sheet prints once, in its group's first row,
+    over rows that leave it blank ("S1E7 | Looks like parents…" over "- | Spotted: Bass
+    drunk…"); None where a line of no cells comes first (a label line, read as any)."""
+    for line in reversed(lines):
+        if CELLS not in line.group():
+            return None
+        first = line.group().split(CELLS, 1)[0]
+        label = first.strip()
+        if label != EMPTY_CELL:
+            at = start + line.start() + first.index(label)
+            return Piece(at, at + len(label), label)
     return None
 
 

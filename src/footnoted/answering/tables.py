@@ -98,6 +98,7 @@ from .quotes import (
     header_row,
     in_percent,
     label_words,
+    stands_for,
     table_words,
     value_at,
 )
@@ -168,12 +169,13 @@ def named_row(
     given |= {m[1] for m in _LETTER_GIVEN.finditer(question)}  # "pressing capital L"
     given |= set(_DATE.findall(question))  # "on 2015-08-31": the row dated so
     shortened = bag(" ".join(abbreviated(written.split())))  # "October" heads "OCT | 2017"
+    quoted = frozenset(_cell_text(m[1]) for m in _QUOTED_CELL.finditer(question))
     best: tuple[_Naming, Named] | None = None
     captions = [frozenset[str]()] * len(read)
     captions += [bag(c.head.hit.chunk.text[slice(*c.caption)]) for c in further]
     passages = (*read, *(c.read for c in further))
     for i, (r, above) in enumerate(zip(passages, captions, strict=True)):
-        found = _row_in(r, terms, years, percent, written, given, shortened, context, above)
+        found = _row_in(r, terms, years, percent, written, given, shortened, quoted, context, above)
         if found is None or (i >= len(read) and found[0][WHOLE] != 0):
             continue  # a row of the rest of a table: only one the question names whole
         if best is None or found[0] > best[0]:
@@ -276,6 +278,7 @@ def _row_in(
     written: str,
     given: frozenset[str],
     shortened: frozenset[str],
+    quoted: frozenset[str],
     context: Context | None,
     above: frozenset[str] = frozenset(),
 ) -> tuple[_Naming, Named] | None:
@@ -296,7 +299,8 @@ def _row_in(
     labels, the question names: "Total" under "OCT | 2015 | 2016 | 2017" of a month's
     table of days, not September's; then a label that is the number given), when exactly
     one row is named best and a column too (or, dated as the question dates it, a word of
-    another of its cells: the row whole). ``above``: the words of the caption of the
+    another of its cells: the row whole). A cell the question quotes whole (``quoted``)
+    names its row as its first cell does. ``above``: the words of the caption of the
     table a passage continues, printed in the chunk before it (``continuations``)."""
     text = r.hit.chunk.text
     title = bag(r.hit.document_title)
@@ -348,13 +352,16 @@ def _row_in(
         if not label or (len(label) == 1 and not numbered and not _one_names(label, cells)):
             continue
         first = (bag(cells[0]) - title) | labelled
-        whole = bool(first) and first <= label  # its first cell named whole
+        first_named = bool(first) and first <= label  # its first cell named whole
+        # or a cell the question quotes whole: "the blast 'Spotted: Bass drunk…'"
+        whole = first_named or any(_cell_text(c) in quoted for c in cells)
         # the words naming the row name its column only where no other word names one
-        column, index, worded = _column(header, every - label, years)
+        column, index, worded = _column(header, every - label, years, letters=True)
         if not column:
             column, index, _ = _column(header, every, years)
         if column == 1 and index is None:
-            index = _asked_first(header, every - label, written)
+            labelled_first = first_named and len(heads) == len(cells)  # its label under it
+            index = _asked_first(header, every - label, written, labelled_first)
         # a table of two columns: "Key | Description" over "L | Seek 10 frames forward";
         # under years, words are a second header ("2019 | 2018" over "Number | Number");
         # or of keys and values under no header ("Receiver | Sertifitseerimiskeskus AS")
@@ -378,7 +385,9 @@ def _row_in(
             under = 1 if keyed else None if index is None else value_at(line, header, index)
             shown = _percent(cells, under) or in_percent(r, start, end, context)
             unit = shown == percent
-            filled = _filled(cells, under)
+            filled = _filled(cells, under) or (
+                under == 0 and group_of(r, row, header_of(r, row, context), context) is not None
+            )  # a sheet's row under the label its group prints once: that label
             # a row named whole is told from its neighbours by its first cell, not by its
             # description's words ("time [ (p) ] with time zone | 12 bytes | time of day
             # (no date), with time zone" over "time [ (p) ] [ without time zone ] | 8 ...")
@@ -415,6 +424,20 @@ def _row_in(
         start += 1
     reading = Reading(r.reading.score, start, end)
     return top, Named(replace(r, reading=reading, named=True), bool(top[FILLED]))
+
+
+# a cell's text quoted in a question: two words or more between quotation marks, an
+# apostrophe inside a word ("Blair’s") kept, a year's elision ("the '90s") no opening
+_QUOTED_CELL = re.compile(
+    r"(?<!\w)[\"“‘'](?!\d+s\b)((?:[^\"“”‘’']|['’](?=\w))*?\w\s+\w(?:[^\"“”‘’']|['’](?=\w))*?)"
+    r"[\"”’'](?!\w)"
+)
+
+
+def _cell_text(text: str) -> str:
+    """A cell's text as a question quoting it may write it: its words (``words``: in
+    lower case, a curly apostrophe as a straight one)."""
+    return " ".join(words(text))
 
 
 def _unheaded(chunk: Chunk, start: int, cells: Sequence[str]) -> bool:
@@ -480,15 +503,24 @@ def _percent(cells: list[str], under: int | None) -> bool:
     return 2 * sum("%" in c for c in values) > len(values)
 
 
-def _column(header: str, terms: frozenset[str], years: set[str]) -> tuple[int, int | None, int]:
+def _column(
+    header: str, terms: frozenset[str], years: set[str], letters: bool = False
+) -> tuple[int, int | None, int]:
     """How well the question names a column of ``header`` (2 by a year it asks about, 1
     by its words, 0 not at all: a year asked and not in a header of years is 0; in a
     header without years, the year asked is the whole table's, and words name the
     column, by its words or their initials: "P/E" names "Price/Earnings"), which
     column, when one is named alone, and how many of ``terms`` name the column they
-    name best (years or not)."""
+    name best (years or not). With ``letters`` (``terms`` the question's words that do
+    not name the row), in a header of one-letter names (three or more, at least half of
+    its columns: "Name | r | g | b | h | s | l", not "Country | n | mean | sd | p"), a
+    word such a name begins names it where no word names a column otherwise ("green":
+    "g"; ``quotes.stands_for``)."""
     names = header.split(CELLS)
     counts = [column_named(terms, n) for n in names]
+    lettered = sum(len(n.strip()) == 1 for n in names)
+    if letters and not any(counts) and lettered >= max(3, len(names) / 2):
+        counts = [int(any(stands_for(n, t) for t in terms)) for n in names]
     best = max(counts, default=0)
     if years and YEAR.search(header):  # a header without years: the year is the table's
         named = [i for i, n in enumerate(names) if years & set(YEAR.findall(n))]
@@ -497,11 +529,13 @@ def _column(header: str, terms: frozenset[str], years: set[str]) -> tuple[int, i
     return (1 if best else 0), index, best
 
 
-def _asked_first(header: str, terms: frozenset[str], written: str) -> int | None:
+def _asked_first(header: str, terms: frozenset[str], written: str, whole: bool) -> int | None:
     """Of the columns ``terms`` name alike, the one the question (``written``) names
     first after its "what" or "which" ("what is the flavor for the MIPS Malta
     subarchitecture": "Flavor", not "Subarchitecture" nor the "Debian Designation" of "In
-    Debian 12's table"); None where it asks neither or names none after it."""
+    Debian 12's table"), not the first where the row is named by its first cell, printed
+    under it (``whole``: "which interface is ILib3MFModelMeshObject derived from" asks "derived
+    from", not "Interface"); None where it asks neither or names none after it."""
     tokens = written.split()
     asking = next((i for i, t in enumerate(tokens) if t in _ASKING), None)
     if asking is None:
@@ -509,7 +543,7 @@ def _asked_first(header: str, terms: frozenset[str], written: str) -> int | None
     names = header.split(CELLS)
     counts = [column_named(terms, n) for n in names]
     best = max(counts, default=0)
-    tied = [i for i, n in enumerate(counts) if n == best and best]
+    tied = [i for i, n in enumerate(counts) if n == best and best and (i or not whole)]
     for token in tokens[asking + 1 :]:
         named = [i for i in tied if bag(token) & column_terms(names[i])]
         if named:

@@ -25,7 +25,17 @@ _LINE_HYPHEN = re.compile(r"([^\W\d_]+)-[ \t]*\n[ \t]*([^\W\d_]+)")
 _SOFT_HYPHEN = re.compile("[\ufffe\x02][ \t\r\n]*")
 _COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*(?:\[\d+\])*\s*$")
-_NOT_HEADING = re.compile(r"[☐☒□■✓✔]|__|\.\.|[a-z]{2}[.!?]\s+\S|^[(\[\"“'‘*•]|https?:|@|\|")
+# not a heading: a check box, a blank, a sentence's end, a bullet or a quotation opening
+# it (a slide's "◮", a dingbat read as "!", "- "), a link, a table's rule, or a line of
+# code: an assignment to a name in capitals ("PROG = hello", "MKC_REQD= 0.19.0",
+# "CPPFLAGS += -I${PATH.common}"), a command and its option ("CC -G -h libfoo.so.1",
+# "--version-script foo.sym"), a directive (".include <mkc.prog.mk>"), a comment or
+# "#!/bin/sh", "#include <stdio.h>", a path of two directories or more
+_NOT_HEADING = re.compile(
+    r"[☐☒□■✓✔]|__|\.\.|[a-z]{2}[.!?]\s+\S|^[(\[\"“'‘*•◮▪◦‣●○►▸▹➢➤!]|https?:|@|\||\$\{"
+    r"|^[A-Z_][A-Z0-9_ .]*[+:?]?=(?:\s|$)|^(?:[a-z][\w.+-]*|[A-Z][A-Z0-9_]*)\s+--?[A-Za-z]"
+    r"|^--?[A-Za-z\s]|^\.[a-z]|^#[a-z!\s]|^/[\w.-]+/"
+)
 # a filing's parts and items ("PART II", "Item 7. Management's Discussion and Analysis of
 # Financial Condition and Results of Operations"): headings at any style, at levels 1 and 2
 _FILING_PART = re.compile(r"PART\s+[IVX]{1,4}")

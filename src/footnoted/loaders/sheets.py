@@ -223,8 +223,10 @@ def _notes(rows: Sequence[tuple[int, list[str]]]) -> set[int]:
     """The numbers of the rows written around a sheet's table rather than in it, read as
     lines of text: its table is the run of rows holding values (numbers, dates,
     TRUE/FALSE) from the first two in a row to the last, under the row of words right
-    above them (its header); a note spread over cells above that header ("simply cannot
-    resist writing | - | - | - | - | some notes") or below the last row holding a value
+    above them (its header), or the row above rows of words that leave blank the columns
+    of values it names (a first row whose values are all blank); a note spread over
+    cells above that header ("simply cannot resist writing | - | - | - | - | some
+    notes") or below the last row holding a value
     is none of its rows, and would head the table in its header's place. A sheet
     whose values have no row of words right above them, or only a row of their units
     under the header ("- | €m | €m"), keeps every row."""
@@ -232,12 +234,27 @@ def _notes(rows: Sequence[tuple[int, list[str]]]) -> set[int]:
     first = next((i for i in range(len(rows) - 1) if valued[i] and valued[i + 1]), None)
     if first is None or first == 0:
         return set()
+    columns = [i for i, cell in enumerate(rows[first][1]) if _value(cell)]
+    while first > 1 and not valued[first - 2] and _blank_under(rows[first - 2 : first], columns):
+        first -= 1  # its first rows hold no value ("S1E1 | Hey Upper East Siders…" under
+        # "Season/episode | Blast | Blair | …", its scores blank): the header names them
     header = [cell for cell in rows[first - 1][1] if cell != EMPTY_CELL]
     if len(header) < 2 or valued[first - 1] or units(header):
         return set()  # no row of words right above the values, or their units ("€m | €m")
     last = max(i for i, held in enumerate(valued) if held)
     around = [*rows[: first - 1], *rows[last + 1 :]]
     return {n for n, cells in around if len(cells) > 1}
+
+
+def _blank_under(pair: Sequence[Row], columns: Sequence[int]) -> bool:
+    """Whether of two rows the lower leaves blank every column of values (``columns``)
+    that the upper fills: the lower is a row of the table whose values are missing, the
+    upper its header."""
+    (_, upper), (_, lower) = pair
+    return all(
+        i < len(upper) and upper[i] != EMPTY_CELL and (i >= len(lower) or lower[i] == EMPTY_CELL)
+        for i in columns
+    )
 
 
 def _value(cell: str) -> bool:
