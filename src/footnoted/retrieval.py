@@ -258,9 +258,9 @@ def to_read(
     return hits
 
 
-# an identifier a question names: a word with a digit or a capital inside it
-# ("ILib3MFModelMeshObject", "x86_64"), not a capitalised word nor an acronym
-_IDENTIFIER = re.compile(r"\b\w*(?:\d|[a-z][A-Z])\w*\b")
+# an identifier a question names: a word of letters with a digit or a capital inside it
+# ("ILib3MFModelMeshObject", "x86_64"), not a capitalised word, an acronym nor a number
+_IDENTIFIER = re.compile(r"\b(?=\w*[^\W\d_])\w*(?:\d|[a-z][A-Z])\w*\b")
 
 
 @lru_cache(maxsize=4096)

@@ -256,10 +256,9 @@ class Asked:
         is held as the question names it, by "the first, third and fourth quarters", by a
         table cell "Fourth", or by "three months ended": a quarter's table by its end; a
         half year as "H1", "the first half" or "six months ended") and the
-        names neither they nor ``further`` (the other passages the answer quotes, a
-        two-hop answer's bridge among them, and the lead quote's paragraph) nor
-        ``about`` (the document's opening, on its cover or where it occurs
-        :data:`ABOUT_TIMES` times) hold; not ``about`` where the leading
+        names neither they nor ``further`` (the other passages the answer quotes: a
+        two-hop answer's bridge) nor ``about`` (the document's opening, on its cover or
+        where it occurs :data:`ABOUT_TIMES` times) hold; not ``about`` where the leading
         passage's ``place`` (its section's heading, a table's caption) names another of
         the things the document is about, shaped as the name is ("Table 15: Retrieval
         results for ELI5" answers nothing asked of ASQA in a paper about both). A year

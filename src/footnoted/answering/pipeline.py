@@ -91,7 +91,6 @@ DEFINED_DEPTH = 20  # retrieved passages searched for the definition of a term a
 ABBREVIATED_DEPTH = 100  # passages holding an abbreviation searched for its first use
 CAPTION_CHARS = 8_000  # how far before a table's passage its caption sentence is looked for
 OPENING_CHARS = 20_000  # a document's opening, where a name the question asks about may be
-PARAGRAPH_CHARS = 1_500  # how far each side of a quote its paragraph is read for a name
 ITEM_WORDS = 12  # the most words of a line a label introduces (more: a sentence it heads)
 _DELTA = re.compile(r"\S+\s*")
 RAG_OFF_MESSAGE = (
@@ -436,8 +435,8 @@ class Pipeline:
         """The years, quarters and names ``query`` asks about that the leading passage
         lacks: its text and quote (a table row's header and the label it is printed
         under included), section path and title; a year or quarter may be in the
-        answer's other quotes too, a name in their passages, the lead quote's paragraph
-        (``_paragraph``) or the document's opening (``asked``)."""
+        answer's other quotes too, a name in their passages or the document's opening
+        (``asked``)."""
         wanted = asked(query)
         if not wanted.asks:
             return []
@@ -445,9 +444,8 @@ class Pipeline:
             quote(read[0], self.context, query)
         ]
         # a year is held by the lead or another quote's words; a name by any of its passage
-        # or by the lead's paragraph
         near = [*_shown(quotes[0]), *(q.text for q in quotes[1:]), self._captioned(quotes[0])]
-        further = [text for q in quotes[1:] for text in _shown(q)] + [self._paragraph(quotes[0])]
+        further = [text for q in quotes[1:] for text in _shown(q)]
         gone = wanted.missing(near, further)
         quarters = {f"Q{n}" for n in wanted.quarters}  # like years: not in an opening
         if self.context is not None and set(gone) - (wanted.years - wanted.filed) - quarters:
@@ -455,21 +453,6 @@ class Pipeline:
             place = (quotes[0].read.hit.chunk.section or "").split(SECTION_JOIN)[-1]
             gone = wanted.missing(near, further, opening, place)
         return gone
-
-    def _paragraph(self, lead: Quote) -> str:
-        """The paragraph of the document the lead quote is in, within
-        :data:`PARAGRAPH_CHARS` of it either side (the story whose sentence says why a show
-        was postponed names its park in the next sentence); empty for a table's row, whose
-        paragraph is its table, or without a way to read the document. A paragraph ends at
-        a blank line or a page's end."""
-        if lead.row or self.context is None:
-            return ""
-        doc = lead.read.hit.chunk.document_id
-        start = max(0, lead.body.start - PARAGRAPH_CHARS)
-        before = self.context(doc, start, lead.body.start)
-        after = self.context(doc, lead.body.end, lead.body.end + PARAGRAPH_CHARS)
-        head, tail = _BLOCK_BREAK.split(before)[-1], _BLOCK_BREAK.split(after, 1)[0]
-        return f"{head}{lead.text}{tail}"
 
     def _captioned(self, lead: Quote) -> str:
         """The sentence a table's row is read under, printed above the table before the
@@ -902,7 +885,6 @@ def _labelled(query: str, read: tuple[Read, ...]) -> Read | None:
 
 
 _ARTICLES = frozenset({"a", "an", "the"})
-_BLOCK_BREAK = re.compile(r"\n[\n\f]")  # between two paragraphs, or two pages
 _DIGIT = re.compile(r"\d")
 # the kind of document a question names, as it says where to look: "the conclusion slide"
 _KINDS = bag("slide slides deck presentation talk document report guide paper manual page")
