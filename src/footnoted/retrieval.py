@@ -243,13 +243,12 @@ def to_read(
     table of contents, which the rerank puts last on purpose."""
     hits = list(ranked[:top_k])
     named = bag(" ".join(_IDENTIFIER.findall(question)))
-    for h in hits:
+    for h in hits if named else ():  # most questions name no identifier: nothing to read
         named -= bag(f"{h.chunk.header or ''}\n{h.chunk.text}")
+    keyword = (h for h in ranked[top_k:] if h.keyword_rank == 0)
     for first in (
         next((h for h in ranked[top_k:] if h.dense_rank == 0), None),
-        next(
-            (h for h in ranked[top_k:] if h.keyword_rank == 0 and named & bag(h.chunk.text)), None
-        ),
+        next((h for h in keyword if named & bag(h.chunk.text)), None) if named else None,
     ):
         if first is None or contents_listing(first.chunk.text):
             continue

@@ -1040,10 +1040,9 @@ def _row(read: Read, start: int, end: int, context: Context | None, question: st
     exact = _cell(read, body, header, question)
     columns = shown_columns(body, header, exact, question)
     group = group_of(read, body.start, header, context)
-    own = body.text.split(CELLS, 1)[0].strip() == EMPTY_CELL  # a blank label: the group's
     if (
         group is not None
-        and not own
+        and not _blank_label(body.text)  # a row whose label is blank shows its group's
         and not (bag(group.text) & bag(question)) - bag(label_words(body.text))
     ):
         group = None  # shown, and weighed, only where it says what the question asks
@@ -1080,7 +1079,7 @@ def group_of(read: Read, row: int, header: Piece | None, context: Context | None
     own = chunk.text[row - chunk.char_start :].split("\n", 1)[0]
     if _TOTAL.match(own):
         return None  # a total row sums the rows above it: it is under none of them
-    if chunk.rows and CELLS in own and own.split(CELLS, 1)[0].strip() == EMPTY_CELL:
+    if chunk.rows and _blank_label(own):
         carried = _carried(lines, start)
         if carried is not None:
             return carried
@@ -1102,6 +1101,11 @@ def group_of(read: Read, row: int, header: Piece | None, context: Context | None
         at = start + line.start() + line.group().index(label)
         return Piece(at, at + len(label), label)
     return None
+
+
+def _blank_label(row: str) -> bool:
+    """Whether a table row leaves its first cell, its label, blank."""
+    return CELLS in row and row.split(CELLS, 1)[0].strip() == EMPTY_CELL
 
 
 def _carried(lines: Sequence[re.Match[str]], start: int) -> Piece | None:

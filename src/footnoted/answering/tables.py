@@ -387,7 +387,7 @@ def _row_in(
             unit = shown == percent
             filled = _filled(cells, under) or (
                 under == 0 and group_of(r, row, header_of(r, row, context), context) is not None
-            )  # a sheet's row under the label its group prints once: that label
+            )  # a row whose label is blank, under its group's label (``group_of``): that
             # a row named whole is told from its neighbours by its first cell, not by its
             # description's words ("time [ (p) ] with time zone | 12 bytes | time of day
             # (no date), with time zone" over "time [ (p) ] [ without time zone ] | 8 ...")
@@ -529,12 +529,12 @@ def _column(
     return (1 if best else 0), index, best
 
 
-def _asked_first(header: str, terms: frozenset[str], written: str, whole: bool) -> int | None:
+def _asked_first(header: str, terms: frozenset[str], written: str, labelled: bool) -> int | None:
     """Of the columns ``terms`` name alike, the one the question (``written``) names
     first after its "what" or "which" ("what is the flavor for the MIPS Malta
     subarchitecture": "Flavor", not "Subarchitecture" nor the "Debian Designation" of "In
     Debian 12's table"), not the first where the row is named by its first cell, printed
-    under it (``whole``: "which interface is ILib3MFModelMeshObject derived from" asks "derived
+    under it (``labelled``: "which interface is ILib3MFModelMeshObject derived from" asks "derived
     from", not "Interface"); None where it asks neither or names none after it."""
     tokens = written.split()
     asking = next((i for i, t in enumerate(tokens) if t in _ASKING), None)
@@ -543,7 +543,7 @@ def _asked_first(header: str, terms: frozenset[str], written: str, whole: bool) 
     names = header.split(CELLS)
     counts = [column_named(terms, n) for n in names]
     best = max(counts, default=0)
-    tied = [i for i, n in enumerate(counts) if n == best and best and (i or not whole)]
+    tied = [i for i, n in enumerate(counts) if n == best and best and (i or not labelled)]
     for token in tokens[asking + 1 :]:
         named = [i for i in tied if bag(token) & column_terms(names[i])]
         if named:

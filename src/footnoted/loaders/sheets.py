@@ -226,10 +226,10 @@ def _notes(rows: Sequence[tuple[int, list[str]]]) -> set[int]:
     above them (its header), or the row above rows of words that leave blank the columns
     of values it names (a first row whose values are all blank); a note spread over
     cells above that header ("simply cannot resist writing | - | - | - | - | some
-    notes") or below the last row holding a value
-    is none of its rows, and would head the table in its header's place. A sheet
-    whose values have no row of words right above them, or only a row of their units
-    under the header ("- | €m | €m"), keeps every row."""
+    notes") or below the last row holding a value is none of its rows, and would head
+    the table in its header's place. A sheet whose values have no row of words right
+    above them, or only a row of their units under the header ("- | €m | €m"), keeps
+    every row."""
     valued = [any(_value(cell) for cell in cells) for _, cells in rows]
     first = next((i for i in range(len(rows) - 1) if valued[i] and valued[i + 1]), None)
     if first is None or first == 0:
