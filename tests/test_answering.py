@@ -317,4 +317,52 @@ def test_a_label_the_question_names_brings_what_it_introduces(
         "What are the side effects of aspirin?",
     ):
         read = service.pipeline.prepare(service.question(question)).read
-        assert not any(r.posed for r in read), question
+        assert not any(r.posed or r.labelled for r in read), question
+
+
+EXAMPLES = (
+    "# GraphRAG\n\nGraphRAG constructs a graph on your dataset and queries it using LLMs. "
+    "It natively supports population level queries, but construction is very expensive.\n\n"
+    "# Global search\n\n"
+    "- Most existing algorithms struggle with population level queries such as\n"
+    "- Who are the main competitors of company X?\n"
+    "- Who has worked with person X?\n"
+    "- What does Paul Graham generally write about?\n\n"
+    "# Checklist\n\n"
+    "Any unknown copyleft licensed (Affero GPL, GPL, LGPL, MPL) code used in proprietary "
+    "software?\n\n"
+    "Any dual-licensed software that the target is using under a commercial license "
+    "(MySQL, Ghostscript)?\n\n"
+    "# Caching\n\n"
+    "In the caching example (cookie, coke), the price is changed and the product deleted. "
+    "The changes are written when the context commits.\n"
+)
+
+
+def test_asked_for_examples_the_passage_giving_them_after_what_they_are_of_is_read(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """ "Give examples of population-level queries": the lead-in ending "such as" is read
+    and quoted with the items it introduces (not the sentence that only says such
+    queries are supported); examples of dual-licensed software are the parenthesis after
+    it, not the copyleft licences before. A question about an example, or about
+    examples of something no passage names, reads no examples."""
+    assert not service.ingest([write(tmp_path / "docs" / "talk.md", EXAMPLES)]).failed
+    result = service.answer("Give examples of population-level queries from the slides")
+    assert result.answer is not None, result.refusal
+    text = result.answer.text
+    assert "such as" in text and "Who are the main competitors of company X?" in text
+    assert "Who has worked with person X?" in text
+    assert "construction is very expensive" not in text
+    read = service.pipeline.prepare(
+        service.question("Examples of dual-licensed software used under a commercial license?")
+    ).read
+    assert read and read[0].labelled
+    chunk = read[0].hit.chunk
+    assert chunk.text[read[0].reading.start : read[0].reading.end] == "MySQL, Ghostscript"
+    for question in (
+        "In the caching example, when are the changes written?",
+        "Give examples of population-level hardware from the slides",
+    ):
+        read = service.pipeline.prepare(service.question(question)).read
+        assert not any(r.labelled for r in read), question

@@ -1341,7 +1341,7 @@ def test_a_colours_row_answers_the_column_its_letter_names(
     service: Footnoted, tmp_path: Path
 ) -> None:
     """Asked a colour's hue, written "(h)", the colour's row answers under that column;
-    asked its green value, its row answers whole, under its header."""
+    asked its green value, its row answers under the "g" column, its cell marked."""
     rows = ["Name,r,g,b,h,s,l"] + [",".join(map(str, c)) for c in COLOURS]
     rows += [f"Grey{i},{i},{i},{i},0,0,{i % 100}" for i in range(40)]
     report = service.ingest([write(tmp_path / "docs" / "colours.csv", "\n".join(rows) + "\n")])
@@ -1349,7 +1349,9 @@ def test_a_colours_row_answers_the_column_its_letter_names(
     hue = answered(service, "What is the hue (h) value of Crimson?")
     assert "| Crimson | 348 |" in hue and "Pink" not in hue
     green = answered(service, "What is Tomato's green value?")
-    assert "| Name | r | g | b |" in green and "| Tomato | 255 | 99 | 71 |" in green
+    assert "| Name | g |" in green and "| Tomato | 99 |" in green and "Pink" not in green
+    result = service.answer("What is Tomato's green value?")
+    assert result.answer is not None and exact(result.answer) == "99"  # the g column's cell
 
 
 def test_a_cell_quoted_whole_names_its_row_under_the_label_its_group_prints_once(

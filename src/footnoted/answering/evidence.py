@@ -53,7 +53,7 @@ class Read:
     named: bool = False  # read at a table row the question names (``tables``): believed
     defines: bool = False  # read at the definition of the term asked (``definitions``): believed
     posed: bool = False  # read at the answer after the document's own question: believed
-    labelled: bool = False  # read at a label the question names, over what it introduces
+    labelled: bool = False  # read at a label the question names (or the examples it asks for)
 
     @classmethod
     def of(
@@ -113,7 +113,7 @@ def believed(read: Sequence[Read], calibration: Calibration) -> bool:
     """Whether the reader believes a passage of ``read`` (not empty): one scores at its
     threshold, or the lead was read where a rule found the answer (a table row the
     question names, the term's definition, the document's own question, a label the
-    question names over what it introduces)."""
+    question names over what it introduces, the examples it asks for)."""
     lead = read[0]
     return (
         max(r.score for r in read) >= calibration.threshold

@@ -12,7 +12,9 @@ leads when the first lacks a name or year the question asks and it holds them, o
 no passage is believed alone and it is, read after the sentence where the reader found
 what it names (``_second_hop``). A table row the question names (``tables``), else the
 passage that defines a term it asks the meaning of (``definitions``), else one that
-asks the question itself and answers it next (``_posed``), leads the passages read.
+asks the question itself and answers it next (``_posed``), or prints a label the
+question names over what it introduces (``_labelled``), or gives the examples it asks
+for after naming what they are of (``_exemplified``), leads the passages read.
 ``collect`` gathers the events into one ``AskResult``, so ``answer()`` is
 ``collect(ask())`` and both forms say the same.
 """
@@ -264,7 +266,9 @@ class Pipeline:
                     else self._defined(q, query, read, retrieval, cal, about)
                 )
                 if lead is None:
-                    lead = _posed(query, read) or _labelled(query, read)
+                    lead = (
+                        _posed(query, read) or _labelled(query, read) or _exemplified(query, read)
+                    )
                 if row is not None and not row.filled:
                     read = ()  # the row the question names leaves the value it asks out
                 elif lead is not None:
@@ -882,6 +886,55 @@ def _labelled(query: str, read: tuple[Read, ...]) -> Read | None:
                 start, end = line.span()
                 return replace(r, reading=Reading(r.reading.score, start, end), labelled=True)
     return None
+
+
+def _exemplified(query: str, read: tuple[Read, ...]) -> Read | None:
+    """Asked for examples of something, the passage read that gives them after naming
+    it: "… struggle with population level queries such as" over its bulleted questions,
+    "Any dual-licensed software that the target is using under a commercial license
+    (MySQL, Ghostscript)", read at the examples (a lead-in's line, quoted with the
+    items it introduces; a parenthesis's list). What the sentence names before them
+    holds two or more of the words the question asks about and the most of any
+    passage's; the passage, its section path and its title hold all of them."""
+    if not _ASKS_EXAMPLES.search(query):
+        return None
+    wanted = bag(query) - _SCOPE - _KINDS - _EXAMPLE_WORDS
+    best: tuple[int, Read, int, int] | None = None
+    for r in read:
+        text = r.hit.chunk.text
+        around = bag(f"{r.hit.document_title} {r.hit.chunk.section or ''}")
+        if len(wanted) < 2 or wanted - _held_by(wanted, bag(text) | around):
+            continue
+        for m in _EXAMPLES.finditer(text):
+            opened = max(text.rfind("\n", 0, m.start()), text.rfind(". ", 0, m.start())) + 1
+            held = len(_held_by(wanted, bag(text[opened : m.start()])))
+            if held < 2 or (best is not None and held <= best[0]):
+                continue
+            if m["listed"] is not None:  # the parenthesis: read at its list
+                best = (held, r, m.start("listed"), m.end("listed"))
+            else:  # the lead-in: read at its line, which brings the items after it
+                best = (held, r, len(text) - len(text[opened:].lstrip()), m.end())
+    if best is None:
+        return None
+    _, r, start, end = best
+    return replace(r, reading=Reading(r.reading.score, start, end), labelled=True)
+
+
+# a question asking for examples ("give examples of", "which examples does it give"), not
+# one about an example ("in the caching example, …")
+_ASKS_EXAMPLES = re.compile(
+    r"\bexamples\s+(?:of|does|do|did|are|were)\b|\bas\s+examples?\b"
+    r"|\b(?:give|list|name|which|what)\s+(?:\w+\s+)?examples?\b",
+    re.IGNORECASE,
+)
+_EXAMPLE_WORDS = bag("example examples instance instances sample samples")
+# examples after what they are of: a lead-in ending its line ("queries such as"), or a
+# parenthesis listing names ("(MySQL, Ghostscript)")
+_EXAMPLES = re.compile(
+    r"\b(?:such as|including|e\.g\.|for example|for instance)[ \t]*:?[ \t]*(?=\n\s*\S)"
+    r"|\((?P<listed>[^()\n,]{2,40}(?:,[^()\n,]{2,40})+)\)",
+    re.IGNORECASE,
+)
 
 
 _ARTICLES = frozenset({"a", "an", "the"})

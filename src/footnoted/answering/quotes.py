@@ -353,6 +353,16 @@ def stands_for(letter: str, term: str) -> bool:
     )
 
 
+def lettered(names: Sequence[str], terms: frozenset[str]) -> list[int] | None:
+    """In a header mostly of one-letter names (three or more, at least half of its
+    columns: "Name | r | g | b | h | s | l", not "Country | n | mean | sd | p"), how many
+    of ``terms`` each name stands for (``stands_for``: "green" for "g"); None for any
+    other header."""
+    if sum(len(n.strip()) == 1 for n in names) < max(3, len(names) / 2):
+        return None
+    return [int(any(stands_for(n, t) for t in terms)) for n in names]
+
+
 def abbreviates(name: str, word: str) -> bool:
     """Whether a column's short name (one word of at most ``SHORT_NAME`` letters) is the
     question's ``word`` cut short: its start ("carb": "carburetors", "mag": "magnitude")
@@ -397,7 +407,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     end = _with_number(text, start, end, question)
     body = Piece(base + start, base + end, text[start:end])
     more = False
-    if body.text.rstrip().endswith(":") or _HOW.match(text, end):
+    if _leads_in(body.text) or _HOW.match(text, end):
         body, more = _introduced(read, body, context)
     exact = None
     counted = words(text[span.end : span.end + 40])[:1]
@@ -722,7 +732,7 @@ def _introduced(read: Read, body: Piece, context: Context | None) -> tuple[Piece
     a quote takes)."""
     chunk = read.hit.chunk
     after = chunk.text[body.end - chunk.char_start :]
-    leads_in = body.text.rstrip().endswith(":")
+    leads_in = _leads_in(body.text)
     listed, more = _items(after) if leads_in else (0, False)
     # read on where the passage ends first: past its list, or past a term and its meaning
     # (whether more terms follow says whether it is a list of them)
@@ -736,6 +746,16 @@ def _introduced(read: Read, body: Piece, context: Context | None) -> tuple[Piece
     if taken <= 0:
         return body, False
     return Piece(body.start, body.end + taken, body.text + after[:taken]), bool(listed) and more
+
+
+def _leads_in(text: str) -> bool:
+    """Whether a quote ends leading into what follows it: a colon, or examples' opening
+    words left at the end of its line ("… population level queries such as")."""
+    said = text.rstrip()
+    return said.endswith(":") or _OPENS_EXAMPLES.search(said) is not None
+
+
+_OPENS_EXAMPLES = re.compile(r"\b(?:such as|including|e\.g\.|for example|for instance)$", re.I)
 
 
 def _items(after: str) -> tuple[int, bool]:
@@ -1307,9 +1327,12 @@ def _named_cell(
             ]
 
         # the words naming the row name its column only where no other word names one
-        scores = named(terms - bag(label_words(body.text)))
+        unnamed = terms - bag(label_words(body.text))
+        scores = named(unnamed)
         if max(scores) == (False, 0):
             scores = named(terms)
+        if max(scores) == (False, 0):  # a one-letter name a word begins: "green", "g"
+            scores = [(False, n) for n in lettered(names, unnamed) or ()] or scores
         if max(scores) == (False, 0):  # no column named by its words: by its short name
             scores = [
                 (False, int(_cut_short(body, header, i, question))) for i in range(len(names))

@@ -98,7 +98,7 @@ from .quotes import (
     header_row,
     in_percent,
     label_words,
-    stands_for,
+    lettered,
     table_words,
     value_at,
 )
@@ -515,12 +515,11 @@ def _column(
     not name the row), in a header of one-letter names (three or more, at least half of
     its columns: "Name | r | g | b | h | s | l", not "Country | n | mean | sd | p"), a
     word such a name begins names it where no word names a column otherwise ("green":
-    "g"; ``quotes.stands_for``)."""
+    "g"; ``quotes.lettered``)."""
     names = header.split(CELLS)
     counts = [column_named(terms, n) for n in names]
-    lettered = sum(len(n.strip()) == 1 for n in names)
-    if letters and not any(counts) and lettered >= max(3, len(names) / 2):
-        counts = [int(any(stands_for(n, t) for t in terms)) for n in names]
+    if letters and not any(counts):
+        counts = lettered(names, terms) or counts
     best = max(counts, default=0)
     if years and YEAR.search(header):  # a header without years: the year is the table's
         named = [i for i, n in enumerate(names) if years & set(YEAR.findall(n))]
