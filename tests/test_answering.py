@@ -5,8 +5,11 @@ from pathlib import Path
 from conftest import shared, write
 from footnoted import Delta, Done, Footnoted, Refusal, Sources, Started
 from footnoted.answering.citations import answer_markdown
+from footnoted.answering.evidence import Read
 from footnoted.answering.pipeline import Pipeline
+from footnoted.answering.quotes import quote
 from footnoted.api.wire import answer_payload
+from footnoted.inference.reader import Reading
 from footnoted.lexical import MARKER
 
 
@@ -366,3 +369,53 @@ def test_asked_for_examples_the_passage_giving_them_after_what_they_are_of_is_re
     ):
         read = service.pipeline.prepare(service.question(question)).read
         assert not any(r.labelled for r in read), question
+
+
+NEWS = (
+    "# GNU coreutils NEWS\n\n"
+    "## Noteworthy changes in release 9.0 (2021-09-24) [stable]\n\n"
+    "### Bug fixes\n\n"
+    "chmod -v no longer misreports modes of dangling symlinks. cp -a no longer fails to "
+    "preserve extended attributes on a directory it creates. df no longer outputs "
+    "duplicate remote mounts in the presence of bind mounts.\n\n"
+    "### New features\n\n"
+    "cksum -a now supports the 'sm3' argument, to use the SM3 digest algorithm.\n\n"
+    "## Noteworthy changes in release 8.26 (2016-11-30) [stable]\n\n"
+    "### Bug fixes\n\n"
+    "cp, mv, and install no longer run into undefined behavior when moving from ext4 "
+    "hard links. ls no longer prints a spurious error on a file it cannot stat. tail -f "
+    "no longer hangs when the file it follows is truncated.\n\n"
+    "### New programs\n\n"
+    "b2sum is added to support the BLAKE2 digest algorithm with a similar interface to "
+    "the existing md5sum and sha1sum commands.\n\n"
+    "# The mstate vignette\n\n## 6.1 The mstate package\n\n"
+    "A current restriction in R is that packages on the recommended list should not "
+    "depend on packages outside that list.\n"
+)
+
+
+def test_which_release_is_answered_under_the_release_its_section_path_names(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A changelog's line under "New programs" names no release: asked which release
+    added it, the answer shows the release heading its section path names, printed
+    above the passage. That heading is shown, not weighed: a line on SM3 under
+    "release 9.0" does not answer which release brought SHA-3, and a section's number
+    ("6.1 The mstate package") is no release."""
+    assert not service.ingest([write(tmp_path / "docs" / "NEWS.md", NEWS)]).failed
+    result = service.answer("Which coreutils release first added the b2sum program?")
+    assert result.answer is not None, result.refusal
+    assert "release 8.26 (2016-11-30) [stable]: b2sum is added" in result.answer.text
+    sha3 = "In which coreutils release did cksum gain support for SHA-3 digests?"
+    hits = service.pipeline.prepare(service.question(sha3)).retrieval.candidates
+    hit = next(h for h in hits if "'sm3'" in h.chunk.text)
+    at = hit.chunk.text.index("cksum -a")
+    read = Read(hit, Reading(20.0, at, at + len("cksum -a now supports")), 20.0)
+    assert "release 9.0" in quote(read, service.pipeline.context, sha3).render()[0]
+    assert not service.pipeline._answers(sha3, [read])  # no version in the passage itself
+    mstate = "Which version of the survival package does the mstate vignette describe?"
+    hits = service.pipeline.prepare(service.question(mstate)).retrieval.candidates
+    hit = next(h for h in hits if "current restriction" in h.chunk.text)
+    at = hit.chunk.text.index("A current")
+    read = Read(hit, Reading(20.0, at, at + 9), 20.0)
+    assert quote(read, service.pipeline.context, mstate).group is None  # "6.1" numbers it

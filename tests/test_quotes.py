@@ -274,6 +274,45 @@ def test_a_changelogs_version_heading_answers_which_version() -> None:
     assert [piece.text for _, piece in q.render()[1]] == ["dplyr 1.0.4", q.text]
 
 
+def test_a_release_heading_above_the_passage_answers_which_release() -> None:
+    """A changelog's release heading printed above the passage (its section path's
+    outer part, not its text) shows over the quote asked which release, taken from
+    where the document prints it; not asked which release, or where the quote names
+    one itself, the quote stands alone."""
+    document = (
+        "GNU coreutils NEWS\n\n* Noteworthy changes in release 8.27 (2017-03-08) [stable]\n\n"
+        "Bug fixes\n\ncp no longer fails on a directory.\n\n"
+        "* Noteworthy changes in release 8.26 (2016-11-30) [stable]\n\nNew programs\n\n"
+    )
+    text = (
+        "New programs\n\nb2sum is added to support the BLAKE2 digest algorithm with a "
+        "similar interface to md5sum."
+    )
+    base = len(document) - len("New programs\n\n")
+    full = document[:base] + text
+
+    def context(document_id: str, start: int, end: int) -> str:
+        assert document_id == "d1"
+        return full[start:end]
+
+    section = (
+        "GNU coreutils NEWS > Noteworthy changes in release 8.26 (2016-11-30) [stable] > "
+        "New programs"
+    )
+    read = read_at(text, "BLAKE2", section)
+    chunk = replace(read.hit.chunk, char_start=base, char_end=base + len(text))
+    read = replace(read, hit=replace(read.hit, chunk=chunk))
+    q = quote(read, context, "Which coreutils release first added the b2sum program?")
+    heading = "Noteworthy changes in release 8.26 (2016-11-30) [stable]"
+    assert q.group is not None and q.group.text == heading
+    assert full[q.group.start : q.group.end] == heading
+    assert q.render()[0].startswith(heading + ": b2sum is added")
+    assert quote(read, context, "What does b2sum support?").group is None
+    since = text.replace("md5sum.", "md5sum since 8.26.")
+    named = replace(read, hit=replace(read.hit, chunk=replace(chunk, text=since)))
+    assert quote(named, context, "Which release added b2sum?").group is None
+
+
 def test_asked_for_a_number_a_heading_above_holding_it_labels_the_quote() -> None:
     """Asked for a number the quote does not hold, the quote is shown under its own
     section's heading, printed above it, where that holds one ("requires pip 19.0 or
@@ -556,6 +595,26 @@ def test_a_why_question_brings_the_sentence_that_gives_the_reason() -> None:
     assert quote(read_at(text, "100-word"), None, what).text.endswith("previous works.")
     given = "We divide the corpus into passages because they are easy to verify. We use GTR."
     assert quote(read_at(given, "easy to verify"), None, why).text.endswith("to verify.")
+    # a sentence announcing a reason brings the next one, which gives it
+    text = (
+        "There is a more important reason to enumerate all of the legal values for factor "
+        "variables. If a value is omitted from the key, that value will be omitted from the "
+        "dataset.\n\nAmong our users, opinion is roughly balanced between the formats."
+    )
+    why = "Why should every legal value of a factor variable be listed in the key?"
+    q = quote(read_at(text, "more important reason"), None, why)
+    assert q.text.endswith("omitted from the dataset.")
+    what = "What should be enumerated for factor variables?"
+    assert quote(read_at(text, "legal values"), None, what).text.endswith("factor variables.")
+    given = "There is a reason to list them, because a value left out is dropped. We use R."
+    assert quote(read_at(given, "reason"), None, why).text.endswith("is dropped.")
+    several = (
+        "There are several reasons for checking the globs first. First of all, sniffing is "
+        "expensive. Secondly, some applications never sniff."
+    )
+    span = "several reasons for checking the globs first. First of all, sniffing"
+    q = quote(read_at(several, span), None, "Why are globs checked first?")
+    assert q.text.endswith("sniffing is expensive.")  # announced and given: no third
     # a purpose the quote states is not the reason the next sentence opens by giving
     text = (
         "The list software will send you an email to which you must reply in order to "

@@ -631,7 +631,10 @@ class Pipeline:
         lead = quote(read[0], self.context, query)
         if _only_headings(lead):
             return False
-        text = lead.text if lead.row else lead.render()[0]  # with the release it is under
+        # with the release it is under, where the passage prints it (one only its section
+        # path names is shown, not weighed: "release 9.0" over a line on SM3 for SHA-3)
+        inside = lead.group is not None and lead.group.start >= read[0].hit.chunk.char_start
+        text = lead.render()[0] if inside and not lead.row else lead.text
         if number and not holds_number(text, query):
             return False
         if not names_new(text, query):

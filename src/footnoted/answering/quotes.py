@@ -97,6 +97,13 @@ _REASON = re.compile(  # a sentence that gives a reason
     r"|to (?:avoid|prevent|guard against|protect against|keep \w+ from|stop))\b",
     re.IGNORECASE,
 )
+# a sentence announcing the reason the next one gives: "There is a more important reason
+# to …", "There are two reasons for this."
+_ANNOUNCES_REASON = re.compile(
+    r"(?:there|here) (?:is|are|was|were) (?:\w+ ){0,3}reasons?\b(?!.*\b(?:because|since)\b)"
+    r"[^.:!?]*[.:]",
+    re.IGNORECASE,
+)
 _EXPLAINS = re.compile(r"(?:This|That|It) is (?:because|so|done|meant|intended|needed|a|an)\b")
 # "(This …", and "The above four functions …" after the list of them
 _PRONOUN = re.compile(
@@ -414,6 +421,7 @@ def quote(read: Read, context: Context | None = None, question: str = "") -> Quo
     if _is_value(text[span.start : span.end], question, counted) and start <= span.start < end:
         exact = (base + span.start, base + min(span.end, end))
     above = _heading_above(text, base, start, end, question, chunk.section)
+    above = above or _release_above(read, start, end, question, context)
     return Quote(read, body, exact=exact, more=more, group=above)
 
 
@@ -516,12 +524,35 @@ def _heading_above(
     return None
 
 
+def _release_above(
+    read: Read, start: int, end: int, question: str, context: Context | None
+) -> Piece | None:
+    """Asked which version or release, the heading of the quote's section path, printed
+    above its passage, that names the release where the quote names none: a changelog's
+    "Noteworthy changes in release 8.26 (2016-11-30) [stable]" over "New programs" over
+    "b2sum is added to support the BLAKE2 digest algorithm …", the passage holding only
+    the last two; the nearest such heading, where the document prints it; else None.
+    Shown, not weighed: the pipeline asks the passage itself for a version."""
+    chunk = read.hit.chunk
+    if context is None or not asks_version(question) or not chunk.section:
+        return None
+    if _VERSION_NUMBER.search(chunk.text[start:end]):
+        return None
+    for part in reversed(chunk.section.split(SECTION_JOIN)):
+        name = part.strip()
+        if not _VERSION_NUMBER.search(_plain(name)):
+            continue  # no release, or only a section's number: "6.1 The mstate package"
+        at = _printed(chunk.document_id, chunk.char_start, name, context)
+        return None if at is None else Piece(at, at + len(name), name)
+    return None
+
+
 # a question answered by a heading: "which section is for …", "in what category …"
 _ASKS_HEADING = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+)?(?:section|subsection|category|subcategory|chapter)\b",
     re.I,
 )
-_VERSION_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.]|\.\d)")
+_VERSION_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?!\w|\.\d)")  # "8.26." ends a sentence
 
 
 def _past_headings(text: str, start: int, end: int, section: str | None) -> tuple[int, int]:
@@ -624,6 +655,10 @@ def _with_reason(
     if after is not None and _EXPLAINS.match(text, after[0]) and _REASON.search(text, *after):
         return start, after[1]  # "… reply in order to finish subscribing. This is a
         # security measure to keep people from subscribing others …": why, said next
+    announced = _ANNOUNCES_REASON.fullmatch(text[start:end].strip())
+    if announced and after is not None and not heading(text[after[0] : after[1]], section):
+        return start, after[1]  # "There is a more important reason to enumerate all of the
+        # legal values …. If a value is omitted from the key, that value will be omitted"
     if _REASON.search(text, start, end):
         return start, end
     following = [(s, e) for s, e, _ in chunk_sentences(text) if s >= end][:2]
