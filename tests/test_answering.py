@@ -338,7 +338,15 @@ EXAMPLES = (
     "(MySQL, Ghostscript)?\n\n"
     "# Caching\n\n"
     "In the caching example (cookie, coke), the price is changed and the product deleted. "
-    "The changes are written when the context commits.\n"
+    "The changes are written when the context commits.\n\n"
+    "# Attacks\n\n"
+    "Attacks on membership inference models (see Table 2, Figure 3) are common, and "
+    "attacks on membership inference models (Smith, 2019) are cheap.\n\n"
+    "Is any proprietary firmware shipped to customers? Copyleft licences (GPL, LGPL, MPL) "
+    "must be reviewed first.\n\n"
+    "# Budget\n\n"
+    "The board reviewed quarterly spending decisions and several other items including\n"
+    "the budget, which was approved without changes after a short debate.\n"
 )
 
 
@@ -348,8 +356,10 @@ def test_asked_for_examples_the_passage_giving_them_after_what_they_are_of_is_re
     """ "Give examples of population-level queries": the lead-in ending "such as" is read
     and quoted with the items it introduces (not the sentence that only says such
     queries are supported); examples of dual-licensed software are the parenthesis after
-    it, not the copyleft licences before. A question about an example, or about
-    examples of something no passage names, reads no examples."""
+    it, not the copyleft licences before. A question about an example, one asking
+    something else of examples, one about examples of something no passage names, reads
+    no examples; nor is a parenthesis of references or a citation, a list after another
+    sentence, or a sentence wrapped on after "including" read as examples."""
     assert not service.ingest([write(tmp_path / "docs" / "talk.md", EXAMPLES)]).failed
     result = service.answer("Give examples of population-level queries from the slides")
     assert result.answer is not None, result.refusal
@@ -366,6 +376,10 @@ def test_asked_for_examples_the_passage_giving_them_after_what_they_are_of_is_re
     for question in (
         "In the caching example, when are the changes written?",
         "Give examples of population-level hardware from the slides",
+        "Why are examples of population-level queries hard for existing algorithms?",
+        "Give examples of attacks on membership inference models",  # a reference, a citation
+        "What are some examples of proprietary firmware shipped to customers?",  # "?" ends it
+        "Give examples of the quarterly spending decisions the board reviewed",  # wrapped on
     ):
         read = service.pipeline.prepare(service.question(question)).read
         assert not any(r.labelled for r in read), question

@@ -311,6 +311,18 @@ def test_a_release_heading_above_the_passage_answers_which_release() -> None:
     since = text.replace("md5sum.", "md5sum since 8.26.")
     named = replace(read, hit=replace(read.hit, chunk=replace(chunk, text=since)))
     assert quote(named, context, "Which release added b2sum?").group is None
+    # a chapter's number is no release; a release printed in the passage above the
+    # quote is the quote's, not the one its section path lags behind at
+    chapter = replace(chunk, section="Guide > Chapter 4.2 Exporting > New programs")
+    read = replace(read, hit=replace(read.hit, chunk=chapter))
+    assert quote(read, context, "Which version added b2sum?").group is None
+    lagging = "Noteworthy changes in release 8.27\n\n" + text
+    behind = replace(chunk, text=lagging, char_end=base + len(lagging))
+    read = replace(read, hit=replace(read.hit, chunk=behind))
+    read = replace(
+        read, reading=Reading(20.0, lagging.index("BLAKE2"), lagging.index("BLAKE2") + 6)
+    )
+    assert quote(read, context, "Which coreutils release first added b2sum?").group is None
 
 
 def test_asked_for_a_number_a_heading_above_holding_it_labels_the_quote() -> None:
@@ -608,6 +620,10 @@ def test_a_why_question_brings_the_sentence_that_gives_the_reason() -> None:
     assert quote(read_at(text, "legal values"), None, what).text.endswith("factor variables.")
     given = "There is a reason to list them, because a value left out is dropped. We use R."
     assert quote(read_at(given, "reason"), None, why).text.endswith("is dropped.")
+    wrapped = "There is a reason to list them,\nbecause a value left out is dropped. We use R."
+    assert quote(read_at(wrapped, "reason"), None, why).text.endswith("is dropped.")
+    none = "There is no reason to list them. We use R for this."
+    assert quote(read_at(none, "no reason"), None, why).text == "There is no reason to list them."
     several = (
         "There are several reasons for checking the globs first. First of all, sniffing is "
         "expensive. Secondly, some applications never sniff."
@@ -615,6 +631,8 @@ def test_a_why_question_brings_the_sentence_that_gives_the_reason() -> None:
     span = "several reasons for checking the globs first. First of all, sniffing"
     q = quote(read_at(several, span), None, "Why are globs checked first?")
     assert q.text.endswith("sniffing is expensive.")  # announced and given: no third
+    q = quote(read_at(several, "several reasons"), None, "Why are globs checked first?")
+    assert q.text.endswith("sniffing is expensive.")  # announced: the next gives it
     # a purpose the quote states is not the reason the next sentence opens by giving
     text = (
         "The list software will send you an email to which you must reply in order to "

@@ -1354,6 +1354,23 @@ def test_a_colours_row_answers_the_column_its_letter_names(
     assert result.answer is not None and exact(result.answer) == "99"  # the g column's cell
 
 
+def test_a_letter_a_longer_name_also_begins_marks_no_cell(
+    service: Footnoted, tmp_path: Path
+) -> None:
+    """A league table's "P" (played) and "Pts" (points): asked Leeds' points, the cell
+    under "P", the letter "points" begins, is not marked nor shown alone as the answer
+    ("Pts" may be the word cut short): the row answers whole."""
+    rows = ["Team,P,W,D,L,GF,GA,Pts"]
+    rows += [f"Club{i},38,{i % 20},{i % 7},{i % 11},{40 + i},{30 + i},{50 + i}" for i in range(30)]
+    rows.insert(5, "Leeds,38,21,5,12,62,47,68")
+    report = service.ingest([write(tmp_path / "docs" / "league.csv", "\n".join(rows) + "\n")])
+    assert not report.failed, report.failed
+    result = service.answer("How many points did Leeds get?")
+    assert result.answer is not None, result.refusal
+    assert "| Leeds | 38 | 21 | 5 | 12 | 62 | 47 | 68 |" in result.answer.text
+    assert exact(result.answer) != "38"
+
+
 def test_a_cell_quoted_whole_names_its_row_under_the_label_its_group_prints_once(
     service: Footnoted, tmp_path: Path
 ) -> None:

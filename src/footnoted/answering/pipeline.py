@@ -896,10 +896,13 @@ def _exemplified(query: str, read: tuple[Read, ...]) -> Read | None:
     it: "… struggle with population level queries such as" over its bulleted questions,
     "Any dual-licensed software that the target is using under a commercial license
     (MySQL, Ghostscript)", read at the examples (a lead-in's line, quoted with the
-    items it introduces; a parenthesis's list). What the sentence names before them
-    holds two or more of the words the question asks about and the most of any
-    passage's; the passage, its section path and its title hold all of them."""
-    if not _ASKS_EXAMPLES.search(query):
+    items it introduces; a parenthesis listing names). The sentence before them holds
+    two or more of the words the question asks about and the most of any passage's; the
+    passage, its section path and its title hold all of them. A lead-in's next line is
+    an item (a bullet, or a short line opening in capitals), not its sentence wrapped
+    on; a parenthesis lists names (capitalised, no number: not "(Smith, 2019)" nor
+    "(see Table 2, Figure 3)")."""
+    if not _ASKS_EXAMPLES.search(query) or _ASKS_OTHER.match(query):
         return None
     wanted = bag(query) - _SCOPE - _KINDS - _EXAMPLE_WORDS
     best: tuple[int, Read, int, int] | None = None
@@ -909,13 +912,20 @@ def _exemplified(query: str, read: tuple[Read, ...]) -> Read | None:
         if len(wanted) < 2 or wanted - _held_by(wanted, bag(text) | around):
             continue
         for m in _EXAMPLES.finditer(text):
-            opened = max(text.rfind("\n", 0, m.start()), text.rfind(". ", 0, m.start())) + 1
+            listed = m["listed"]
+            if listed is not None and not all(map(_NAME_ITEM.fullmatch, listed.split(","))):
+                continue  # years, references, a citation: no names
+            if listed is None and not _ITEM_NEXT.match(text, m.end()):
+                continue  # the sentence wraps on: no list
+            line = text.rfind("\n", 0, m.start()) + 1
+            ends = [e.end() for e in _SENTENCE_END.finditer(text, line, m.start())]
+            opened = ends[-1] if ends else line
             held = len(_held_by(wanted, bag(text[opened : m.start()])))
             if held < 2 or (best is not None and held <= best[0]):
                 continue
-            if m["listed"] is not None:  # the parenthesis: read at its list
+            if listed is not None:  # the parenthesis: read at its list
                 best = (held, r, m.start("listed"), m.end("listed"))
-            else:  # the lead-in: read at its line, which brings the items after it
+            else:  # the lead-in: read at its sentence, which brings the items after it
                 best = (held, r, len(text) - len(text[opened:].lstrip()), m.end())
     if best is None:
         return None
@@ -923,21 +933,33 @@ def _exemplified(query: str, read: tuple[Read, ...]) -> Read | None:
     return replace(r, reading=Reading(r.reading.score, start, end), labelled=True)
 
 
-# a question asking for examples ("give examples of", "which examples does it give"), not
-# one about an example ("in the caching example, …")
+# a question asking for examples ("give examples of", "what are some examples of", "which
+# examples does it give"), not one about an example ("in the caching example, …", "which
+# example program prints …") nor one asking something else of them ("why are examples
+# of … hard", "how many examples …")
 _ASKS_EXAMPLES = re.compile(
     r"\bexamples\s+(?:of|does|do|did|are|were)\b|\bas\s+examples?\b"
-    r"|\b(?:give|list|name|which|what)\s+(?:\w+\s+)?examples?\b",
+    r"|\b(?:give|list|name)\s+(?:\w+\s+)?examples?\b|\b(?:which|what)\s+(?:\w+\s+)?examples\b"
+    r"|\bwhat\s+(?:is|are)\s+(?:an?\s+|some\s+)?examples?\s+of\b",
     re.IGNORECASE,
 )
+_ASKS_OTHER = re.compile(r"\W*(?:why|how|who|whom|whose|where|when)\b", re.IGNORECASE)
 _EXAMPLE_WORDS = bag("example examples instance instances sample samples")
 # examples after what they are of: a lead-in ending its line ("queries such as"), or a
 # parenthesis listing names ("(MySQL, Ghostscript)")
 _EXAMPLES = re.compile(
-    r"\b(?:such as|including|e\.g\.|for example|for instance)[ \t]*:?[ \t]*(?=\n\s*\S)"
+    r"\b(?:such as|including|e\.g\.|for example|for instance)[ \t]*(?::[ \t]*)?(?=\n)"
     r"|\((?P<listed>[^()\n,]{2,40}(?:,[^()\n,]{2,40})+)\)",
     re.IGNORECASE,
 )
+# a listed name: a word or a few opening in a capital, no number ("MySQL", "Affero GPL")
+_NAME_ITEM = re.compile(
+    r"\s*(?:and\s+|or\s+)?[A-Z][^\W\d_]*(?:[-.+#&/][^\W\d_]*)*"
+    r"(?:\s+[A-Za-z][^\W\d_]*(?:[-.+#&/][^\W\d_]*)*){0,3}\s*"
+)
+# an item on the next line: a bullet, or a short line opening with a capital
+_ITEM_NEXT = re.compile(r"\s*\n\s*(?:[•●▪◦‣∙·\-–*]\s|[A-Z\d\"“'][^\n]{0,80}(?:\n|$))")
+_SENTENCE_END = re.compile(r"[.?!][\"”’)]?\s+")
 
 
 _ARTICLES = frozenset({"a", "an", "the"})

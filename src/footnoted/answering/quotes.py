@@ -100,8 +100,8 @@ _REASON = re.compile(  # a sentence that gives a reason
 # a sentence announcing the reason the next one gives: "There is a more important reason
 # to …", "There are two reasons for this."
 _ANNOUNCES_REASON = re.compile(
-    r"(?:there|here) (?:is|are|was|were) (?:\w+ ){0,3}reasons?\b(?!.*\b(?:because|since)\b)"
-    r"[^.:!?]*[.:]",
+    r"there (?:is|are|was|were) (?!no\b|not\b|little\b)(?:\w+ ){0,3}reasons?\b"
+    r"(?![^.:!?]*\b(?:because|since)\b)[^.:!?]*[.:]",
     re.IGNORECASE,
 )
 _EXPLAINS = re.compile(r"(?:This|That|It) is (?:because|so|done|meant|intended|needed|a|an)\b")
@@ -360,14 +360,17 @@ def stands_for(letter: str, term: str) -> bool:
     )
 
 
-def lettered(names: Sequence[str], terms: frozenset[str]) -> list[int] | None:
+def lettered(names: Sequence[str], terms: frozenset[str], strict: bool = False) -> list[int] | None:
     """In a header mostly of one-letter names (three or more, at least half of its
-    columns: "Name | r | g | b | h | s | l", not "Country | n | mean | sd | p"), how many
-    of ``terms`` each name stands for (``stands_for``: "green" for "g"); None for any
-    other header."""
+    columns: "Name | r | g | b | h | s | l", not "Country | n | mean | sd | p"), whether
+    a term of ``terms`` stands for each name (1, else 0; ``stands_for``: "green" for
+    "g"); None for any other header. ``strict``, for the one cell marked as the answer:
+    not where a longer name begins with the same letter, which may be the word cut
+    short ("points" may be a league table's "Pts", not its "P" for played)."""
     if sum(len(n.strip()) == 1 for n in names) < max(3, len(names) / 2):
         return None
-    return [int(any(stands_for(n, t) for t in terms)) for n in names]
+    longer = {n.strip()[0].lower() for n in names if len(n.strip()) > 1} if strict else set()
+    return [int(any(stands_for(n, t) and t[0] not in longer for t in terms)) for n in names]
 
 
 def abbreviates(name: str, word: str) -> bool:
@@ -531,20 +534,42 @@ def _release_above(
     above its passage, that names the release where the quote names none: a changelog's
     "Noteworthy changes in release 8.26 (2016-11-30) [stable]" over "New programs" over
     "b2sum is added to support the BLAKE2 digest algorithm …", the passage holding only
-    the last two; the nearest such heading, where the document prints it; else None.
-    Shown, not weighed: the pipeline asks the passage itself for a version."""
+    the last two; the nearest such heading, where the document prints it within
+    ``RELEASE_REACH`` characters above the passage; else None. A release heading is a
+    release's number after a name or "release"/"version", a date or a note in brackets
+    after it at most ("readxl 1.4.0"; not "Chapter 4.2 Exporting", "Drop support for
+    Python 3.7", "Q3 revenue up 2.5%"), and none is taken where the passage prints one
+    above the quote itself (its path then lags behind it). Shown, not weighed: the
+    pipeline asks the passage itself for a version."""
     chunk = read.hit.chunk
     if context is None or not asks_version(question) or not chunk.section:
         return None
     if _VERSION_NUMBER.search(chunk.text[start:end]):
         return None
+    if any(
+        _RELEASE_HEADING.fullmatch(_plain(chunk.text[a:b]))
+        for a, b in _lines_of(chunk.text, 0, start)
+    ):
+        return None
     for part in reversed(chunk.section.split(SECTION_JOIN)):
         name = part.strip()
-        if not _VERSION_NUMBER.search(_plain(name)):
+        if not _RELEASE_HEADING.fullmatch(_plain(name)):
             continue  # no release, or only a section's number: "6.1 The mstate package"
-        at = _printed(chunk.document_id, chunk.char_start, name, context)
-        return None if at is None else Piece(at, at + len(name), name)
+        reach = max(chunk.char_start - RELEASE_REACH, 0)
+        at = context(chunk.document_id, reach, chunk.char_start).rfind(name)
+        return None if at < 0 else Piece(reach + at, reach + at + len(name), name)
     return None
+
+
+RELEASE_REACH = 20_000  # characters read above a passage for the release it is under
+# a release's heading: "readxl 1.4.0", "Noteworthy changes in release 8.26 (2016-11-30)
+# [stable]", "Version 2.1", "v1.5.0 - 2021-03-02" (a date or a note after it at most)
+_RELEASE_HEADING = re.compile(
+    r"(?:(?:[\w ]*\b(?:release|version)|(?!(?:chapter|section|part|appendix|table|figure|"
+    r"step|item|sprint|page|volume|issue|note|rule|article)\b)[\w+.-]+)\s+)?"
+    r"v?\d+(?:\.\d+){1,3}(?:\s*(?:[-–—:]\s*)?(?:[(\[][^()\[\]]*[)\]]\s*)*|\s*[-–—]\s*\d{4}-\d\d-\d\d)",
+    re.IGNORECASE,
+)
 
 
 # a question answered by a heading: "which section is for …", "in what category …"
@@ -1366,12 +1391,12 @@ def _named_cell(
         scores = named(unnamed)
         if max(scores) == (False, 0):
             scores = named(terms)
-        if max(scores) == (False, 0):  # a one-letter name a word begins: "green", "g"
-            scores = [(False, n) for n in lettered(names, unnamed) or ()] or scores
         if max(scores) == (False, 0):  # no column named by its words: by its short name
             scores = [
                 (False, int(_cut_short(body, header, i, question))) for i in range(len(names))
             ]
+        if max(scores) == (False, 0):  # a one-letter name a word begins: "green", "g"
+            scores = [(False, n) for n in lettered(names, unnamed, strict=True) or ()] or scores
         best = max(scores)
         if best > (False, 0) and scores.count(best) == 1:
             i = value_at(body.text, header.text, scores.index(best))
