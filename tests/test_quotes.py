@@ -323,6 +323,13 @@ def test_a_release_heading_above_the_passage_answers_which_release() -> None:
         read, reading=Reading(20.0, lagging.index("BLAKE2"), lagging.index("BLAKE2") + 6)
     )
     assert quote(read, context, "Which coreutils release first added b2sum?").group is None
+    # a list of bare versions above the quote (a library's, bundled) names no release
+    listed = "v1.6.2\n\nv1.6.1\n\n" + text
+    bundled = replace(chunk, text=listed, char_end=base + len(listed))
+    at = listed.index("BLAKE2")
+    read = replace(read, hit=replace(read.hit, chunk=bundled), reading=Reading(20.0, at, at + 6))
+    group = quote(read, context, "Which coreutils release first added b2sum?").group
+    assert group is not None and group.text == heading
 
 
 def test_asked_for_a_number_a_heading_above_holding_it_labels_the_quote() -> None:

@@ -539,18 +539,15 @@ def _release_above(
     release's number after a name or "release"/"version", a date or a note in brackets
     after it at most ("readxl 1.4.0"; not "Chapter 4.2 Exporting", "Drop support for
     Python 3.7", "Q3 revenue up 2.5%"), and none is taken where the passage prints one
-    above the quote itself (its path then lags behind it). Shown, not weighed: the
-    pipeline asks the passage itself for a version."""
+    naming its release above the quote itself (its path then lags behind it). Shown,
+    not weighed: the pipeline asks the passage itself for a version."""
     chunk = read.hit.chunk
     if context is None or not asks_version(question) or not chunk.section:
         return None
     if _VERSION_NUMBER.search(chunk.text[start:end]):
         return None
-    if any(
-        _RELEASE_HEADING.fullmatch(_plain(chunk.text[a:b]))
-        for a, b in _lines_of(chunk.text, 0, start)
-    ):
-        return None
+    if any(_named_release(chunk.text[a:b]) for a, b in _lines_of(chunk.text, 0, start)):
+        return None  # the passage's own release heading (a bare "v1.6.2" is a list's item)
     for part in reversed(chunk.section.split(SECTION_JOIN)):
         name = part.strip()
         if not _RELEASE_HEADING.fullmatch(_plain(name)):
@@ -559,6 +556,13 @@ def _release_above(
         at = context(chunk.document_id, reach, chunk.char_start).rfind(name)
         return None if at < 0 else Piece(reach + at, reach + at + len(name), name)
     return None
+
+
+def _named_release(line: str) -> bool:
+    """Whether a line is a release's heading that names what is released or says
+    "release" ("readxl 1.4.0", "Noteworthy changes in release 8.26"), not a bare number."""
+    plain = _plain(line)
+    return bool(_RELEASE_HEADING.fullmatch(plain)) and re.search(r"[^\W\d_]{2}", plain) is not None
 
 
 RELEASE_REACH = 20_000  # characters read above a passage for the release it is under
