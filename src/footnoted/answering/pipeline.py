@@ -75,6 +75,7 @@ from .llm.client import LLMUnavailable
 from .named import YES_NO, bridge_candidates, comparison_sides, named, naming_sentence
 from .question import Question, without_instructions
 from .quotes import (
+    EXAMPLES_OPEN,
     Context,
     Quote,
     asks_why,
@@ -948,7 +949,7 @@ _EXAMPLE_WORDS = bag("example examples instance instances sample samples")
 # examples after what they are of: a lead-in ending its line ("queries such as"), or a
 # parenthesis listing names ("(MySQL, Ghostscript)")
 _EXAMPLES = re.compile(
-    r"\b(?:such as|including|e\.g\.|for example|for instance)[ \t]*(?::[ \t]*)?(?=\n)"
+    rf"\b(?:{EXAMPLES_OPEN})[ \t]*(?::[ \t]*)?(?=\n)"
     r"|\((?P<listed>[^()\n,]{2,40}(?:,[^()\n,]{2,40})+)\)",
     re.IGNORECASE,
 )

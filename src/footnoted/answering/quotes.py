@@ -553,8 +553,8 @@ def _release_above(
         if not _RELEASE_HEADING.fullmatch(_plain(name)):
             continue  # no release, or only a section's number: "6.1 The mstate package"
         reach = max(chunk.char_start - RELEASE_REACH, 0)
-        at = context(chunk.document_id, reach, chunk.char_start).rfind(name)
-        return None if at < 0 else Piece(reach + at, reach + at + len(name), name)
+        at = _printed(chunk.document_id, chunk.char_start, name, context, reach)
+        return None if at is None else Piece(at, at + len(name), name)
     return None
 
 
@@ -819,7 +819,9 @@ def _leads_in(text: str) -> bool:
     return said.endswith(":") or _OPENS_EXAMPLES.search(said) is not None
 
 
-_OPENS_EXAMPLES = re.compile(r"\b(?:such as|including|e\.g\.|for example|for instance)$", re.I)
+# the words that open a list of examples: "such as", "e.g."
+EXAMPLES_OPEN = r"such as|including|e\.g\.|for example|for instance"
+_OPENS_EXAMPLES = re.compile(rf"\b(?:{EXAMPLES_OPEN})$", re.I)
 
 
 def _items(after: str) -> tuple[int, bool]:
@@ -1338,11 +1340,14 @@ def _probe(text: str, at: int) -> str:
     return line if CELLS in line else f"x{CELLS}x"
 
 
-def _printed(document_id: str, before: int, header: str, context: Context) -> int | None:
-    """Where ``header`` is printed last before offset ``before`` of the document."""
+def _printed(
+    document_id: str, before: int, header: str, context: Context, floor: int = 0
+) -> int | None:
+    """Where ``header`` is printed last before offset ``before`` of the document (and
+    not before ``floor``)."""
     end = before
-    while end > 0:
-        start = max(end - HEADER_WINDOW, 0)
+    while end > floor:
+        start = max(end - HEADER_WINDOW, floor)
         piece = context(document_id, start, min(end + len(header), before))
         at = piece.rfind(header)
         if at >= 0:
